@@ -1,0 +1,38 @@
+# Everything runs from a fresh machine with only python3: each target makes .venv itself.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: quickstart test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	touch $@
+
+## The README's first command: install and run the quick start.
+quickstart: $(VENV)/.installed
+	$(BIN)/python examples/quickstart.py
+
+## The README's second command: install, lint, type-check and run the whole test suite.
+test: $(VENV)/.installed-dev lint
+	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q benchmarks --benchmark-disable
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check dsampler tests benchmarks examples
+	$(BIN)/ruff format --check dsampler tests benchmarks examples
+	$(BIN)/mypy
+
+## Benchmarks with timings (a few minutes); results table in docs/benchmarks.md.
+bench: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-columns=median,iqr,ops --benchmark-sort=name
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .benchmarks

@@ -1,0 +1,163 @@
+"""numba kernels for the hash rules, bit-identical to :mod:`dsampler.hashing.reference`.
+
+Importing this module compiles (or loads from the on-disk cache) every kernel, which
+takes seconds on a cold cache: only :mod:`dsampler.hashing.loader` imports it, off the
+request path. Every signature is explicit ``uint64``: untyped, a Python int above
+2**63 would be typed as float64 and silently lose bits. Constants are ``np.uint64`` for
+the same reason; mixing a uint64 with a plain int literal promotes to float in numba.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import boolean, int64, njit, uint64
+
+__all__ = ["RULE_CODES", "SCALAR_KEYS", "batch_decide", "batch_keys"]
+
+_OFFSET = np.uint64(0xCBF29CE484222325)
+_PRIME = np.uint64(0x100000001B3)
+_BYTE = np.uint64(0xFF)
+_M32 = np.uint64(0xFFFFFFFF)
+_M63 = np.uint64((1 << 63) - 1)
+_S8 = np.uint64(8)
+_S32 = np.uint64(32)
+_S33 = np.uint64(33)
+_S37 = np.uint64(37)
+_FMIX1 = np.uint64(0xFF51AFD7ED558CCD)
+_FMIX2 = np.uint64(0xC4CEB9FE1A85EC53)
+_XXH3_BITFLIP1 = np.uint64(0x1F67B3B7A4A44072 ^ 0x78E5C0CC4EE679CB)
+_XXH3_BITFLIP2 = np.uint64(0x2172FFCC7DD05A82 ^ 0x8E2443F7744608B8)
+_XXH3_AVALANCHE = np.uint64(0x165667919E3779F9)
+_SIXTEEN = np.uint64(16)
+
+_SCALAR = uint64(uint64, uint64)
+_OPTS: dict[str, Any] = {"cache": True, "nogil": True}
+
+
+@njit(_SCALAR, **_OPTS)
+def fnv1a(hi: int, lo: int) -> int:
+    h = _OFFSET
+    for i in range(8):
+        h = (h ^ ((hi >> np.uint64(56 - 8 * i)) & _BYTE)) * _PRIME
+    for i in range(8):
+        h = (h ^ ((lo >> np.uint64(56 - 8 * i)) & _BYTE)) * _PRIME
+    return h
+
+
+@njit(uint64(uint64), **_OPTS)
+def _fmix64(k: int) -> int:
+    k ^= k >> _S33
+    k *= _FMIX1
+    k ^= k >> _S33
+    k *= _FMIX2
+    k ^= k >> _S33
+    return k
+
+
+@njit(_SCALAR, **_OPTS)
+def fnv1a_mix(hi: int, lo: int) -> int:
+    return _fmix64(fnv1a(hi, lo))
+
+
+@njit(uint64(uint64), **_OPTS)
+def _bswap64(x: int) -> int:
+    out = np.uint64(0)
+    for _ in range(8):
+        out = (out << _S8) | (x & _BYTE)
+        x >>= _S8
+    return out
+
+
+@njit(_SCALAR, **_OPTS)
+def _mul128_fold64(a: int, b: int) -> int:
+    # Portable 64x64->128 multiply (xxhash's XXH_mult64to128 scalar path).
+    lo_lo = (a & _M32) * (b & _M32)
+    hi_lo = (a >> _S32) * (b & _M32)
+    lo_hi = (a & _M32) * (b >> _S32)
+    hi_hi = (a >> _S32) * (b >> _S32)
+    cross = (lo_lo >> _S32) + (hi_lo & _M32) + lo_hi
+    upper = (hi_lo >> _S32) + (cross >> _S32) + hi_hi
+    lower = (cross << _S32) | (lo_lo & _M32)
+    return lower ^ upper
+
+
+@njit(_SCALAR, **_OPTS)
+def xxh3(hi: int, lo: int) -> int:
+    input_lo = _bswap64(hi) ^ _XXH3_BITFLIP1
+    input_hi = _bswap64(lo) ^ _XXH3_BITFLIP2
+    acc = _SIXTEEN + _bswap64(input_lo) + input_hi + _mul128_fold64(input_lo, input_hi)
+    acc ^= acc >> _S37
+    acc *= _XXH3_AVALANCHE
+    return acc ^ (acc >> _S32)
+
+
+@njit(_SCALAR, **_OPTS)
+def low64(hi: int, lo: int) -> int:
+    return lo
+
+
+@njit(_SCALAR, **_OPTS)
+def low63(hi: int, lo: int) -> int:
+    return lo & _M63
+
+
+# Rule codes for the batch kernels. Each kernel holds one loop per rule, chosen before
+# the loop so that LLVM vectorises each loop on its own (a switch inside the loop halved
+# throughput); closures, one kernel per rule, cannot be cached by numba reliably.
+RULE_CODES = {"fnv1a": 0, "fnv1a-mix": 1, "xxh3": 2, "otel": 3, "jaeger": 3, "jaeger-go": 4}
+
+
+@njit(uint64[::1](uint64[::1], uint64[::1], int64), **_OPTS)
+def batch_keys(hi: Any, lo: Any, rule: int) -> Any:
+    n = hi.shape[0]
+    out = np.empty(n, dtype=np.uint64)
+    if rule == 0:
+        for i in range(n):
+            out[i] = fnv1a(hi[i], lo[i])
+    elif rule == 1:
+        for i in range(n):
+            out[i] = fnv1a_mix(hi[i], lo[i])
+    elif rule == 2:
+        for i in range(n):
+            out[i] = xxh3(hi[i], lo[i])
+    elif rule == 3:
+        for i in range(n):
+            out[i] = lo[i]
+    else:
+        for i in range(n):
+            out[i] = lo[i] & _M63
+    return out
+
+
+@njit(boolean[::1](uint64[::1], uint64[::1], uint64, int64), **_OPTS)
+def batch_decide(hi: Any, lo: Any, bound: int, rule: int) -> Any:
+    n = hi.shape[0]
+    out = np.empty(n, dtype=np.bool_)
+    if rule == 0:
+        for i in range(n):
+            out[i] = fnv1a(hi[i], lo[i]) < bound
+    elif rule == 1:
+        for i in range(n):
+            out[i] = fnv1a_mix(hi[i], lo[i]) < bound
+    elif rule == 2:
+        for i in range(n):
+            out[i] = xxh3(hi[i], lo[i]) < bound
+    elif rule == 3:
+        for i in range(n):
+            out[i] = lo[i] < bound
+    else:
+        for i in range(n):
+            out[i] = (lo[i] & _M63) < bound
+    return out
+
+
+SCALAR_KEYS = {
+    "fnv1a": fnv1a,
+    "fnv1a-mix": fnv1a_mix,
+    "xxh3": xxh3,
+    "otel": low64,
+    "jaeger": low64,
+    "jaeger-go": low63,
+}

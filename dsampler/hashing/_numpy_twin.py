@@ -1,0 +1,73 @@
+"""Vectorised numpy versions of the rules: the batch fallback when numba is unavailable.
+
+numpy's uint64 arithmetic wraps modulo 2**64 like the kernels, so these agree bit for
+bit with :mod:`dsampler.hashing.reference` (property-tested); they allocate a temporary
+per step and run several times slower than the kernels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["keys"]
+
+_U = np.uint64
+
+
+def _fnv1a(hi: Any, lo: Any) -> Any:
+    h = np.full(hi.shape, _U(0xCBF29CE484222325), dtype=np.uint64)
+    prime, byte = _U(0x100000001B3), _U(0xFF)
+    for half in (hi, lo):
+        for shift in range(56, -8, -8):
+            h ^= (half >> _U(shift)) & byte
+            h *= prime
+    return h
+
+
+def _fmix64(k: Any) -> Any:
+    k = k ^ (k >> _U(33))
+    k *= _U(0xFF51AFD7ED558CCD)
+    k ^= k >> _U(33)
+    k *= _U(0xC4CEB9FE1A85EC53)
+    k ^= k >> _U(33)
+    return k
+
+
+def _bswap(x: Any) -> Any:
+    return x.byteswap()
+
+
+def _mul128_fold64(a: Any, b: Any) -> Any:
+    m32, s32 = _U(0xFFFFFFFF), _U(32)
+    lo_lo = (a & m32) * (b & m32)
+    hi_lo = (a >> s32) * (b & m32)
+    lo_hi = (a & m32) * (b >> s32)
+    hi_hi = (a >> s32) * (b >> s32)
+    cross = (lo_lo >> s32) + (hi_lo & m32) + lo_hi
+    upper = (hi_lo >> s32) + (cross >> s32) + hi_hi
+    lower = (cross << s32) | (lo_lo & m32)
+    return lower ^ upper
+
+
+def _xxh3(hi: Any, lo: Any) -> Any:
+    input_lo = _bswap(hi) ^ _U(0x1F67B3B7A4A44072 ^ 0x78E5C0CC4EE679CB)
+    input_hi = _bswap(lo) ^ _U(0x2172FFCC7DD05A82 ^ 0x8E2443F7744608B8)
+    acc = _U(16) + _bswap(input_lo) + input_hi + _mul128_fold64(input_lo, input_hi)
+    acc ^= acc >> _U(37)
+    acc *= _U(0x165667919E3779F9)
+    return acc ^ (acc >> _U(32))
+
+
+def keys(rule: str, hi: Any, lo: Any) -> Any:
+    """The 64-bit keys of ``rule`` for contiguous ``uint64`` halves."""
+    if rule == "fnv1a":
+        return _fnv1a(hi, lo)
+    if rule == "fnv1a-mix":
+        return _fmix64(_fnv1a(hi, lo))
+    if rule == "xxh3":
+        return _xxh3(hi, lo)
+    if rule == "jaeger-go":
+        return lo & _U((1 << 63) - 1)
+    return lo.copy()  # otel, jaeger

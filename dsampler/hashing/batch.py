@@ -1,0 +1,117 @@
+"""Scalar and batch entry points of the decision core (public API).
+
+Batch entries take the trace IDs as two ``uint64`` arrays, the high and the low halves,
+because numpy has no 128-bit integer. They run the numba kernels when those are ready
+and a vectorised numpy twin otherwise (bit-identical, several times slower); they never
+wait for the JIT. Call :func:`wait_for_jit` first when a large batch should get the
+compiled kernels. numpy is imported on first use, so ``import dsampler`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from dsampler.hashing.loader import LOADER
+from dsampler.hashing.reference import MASK64
+from dsampler.hashing.rules import DEFAULT_RULE, RULES, get_rule, validate_rate
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["decide_batch", "fnv1a64", "fnv1a64_batch", "jit_status", "wait_for_jit"]
+
+_MAX_ID = (1 << 128) - 1
+
+
+def fnv1a64(trace_id: int) -> int:
+    """FNV-1a 64 of a trace ID's 16 big-endian bytes (dsampler's canonical hash).
+
+    A 64-bit Jaeger ID is zero-extended, as W3C does. Samplers reduce any int modulo
+    2**128 instead of raising; this function is strict because a caller asking for a
+    hash of ``-1`` has a bug.
+
+    Raises:
+        TypeError: ``trace_id`` is not an int.
+        ValueError: ``trace_id`` is outside [0, 2**128).
+    """
+    if isinstance(trace_id, bool) or not isinstance(trace_id, int):
+        raise TypeError(f"trace_id: expected an int, got {type(trace_id).__name__}")
+    if not 0 <= trace_id <= _MAX_ID:
+        raise ValueError(f"trace_id: expected an int in [0, 2**128), got {trace_id}")
+    return RULES["fnv1a"].key(trace_id >> 64, trace_id & MASK64)
+
+
+def jit_status() -> str:
+    """``idle``, ``loading``, ``ready`` or ``unavailable`` (then pure Python serves)."""
+    return LOADER.state
+
+
+def wait_for_jit(timeout: float | None = None) -> bool:
+    """Start the kernel load if needed and wait for it; True once compiled kernels serve."""
+    return LOADER.wait(timeout)
+
+
+def _as_u64(name: str, values: Any) -> np.ndarray[Any, np.dtype[np.uint64]]:
+    import numpy as np
+
+    array = np.asarray(values)
+    if array.dtype.kind == "u":
+        return np.ascontiguousarray(array, dtype=np.uint64)
+    if array.dtype.kind == "i":
+        # Two's complement, as Jaeger's Thrift i64 trace-ID halves are stored.
+        return np.ascontiguousarray(array, dtype=np.int64).view(np.uint64)
+    raise TypeError(f"{name}: expected an array of integers, got dtype {array.dtype}")
+
+
+def _halves(hi: Any, lo: Any) -> tuple[Any, Any, tuple[int, ...]]:
+    hi_a, lo_a = _as_u64("hi", hi), _as_u64("lo", lo)
+    if hi_a.shape != lo_a.shape:
+        raise ValueError(f"hi, lo: expected arrays of one shape, got {hi_a.shape} and {lo_a.shape}")
+    return hi_a.ravel(), lo_a.ravel(), hi_a.shape
+
+
+def fnv1a64_batch(hi: npt.ArrayLike, lo: npt.ArrayLike) -> np.ndarray[Any, np.dtype[np.uint64]]:
+    """FNV-1a 64 of many trace IDs given as high and low ``uint64`` halves (any shape)."""
+    return cast("np.ndarray[Any, np.dtype[np.uint64]]", _keys(hi, lo, "fnv1a"))
+
+
+def _keys(hi: Any, lo: Any, rule: str) -> Any:
+    from dsampler.hashing import _numpy_twin
+
+    flat_hi, flat_lo, shape = _halves(hi, lo)
+    kernels = LOADER.kernels
+    if kernels is not None:
+        out = kernels.batch_keys(flat_hi, flat_lo, kernels.RULE_CODES[rule])
+    else:
+        out = _numpy_twin.keys(rule, flat_hi, flat_lo)
+    return out.reshape(shape)
+
+
+def decide_batch(
+    hi: npt.ArrayLike, lo: npt.ArrayLike, rate: float, hash: str = DEFAULT_RULE
+) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """Decisions for many trace IDs under one rate and rule: ``key < bound`` per ID.
+
+    Exactly the decisions a :class:`~dsampler.RatioSampler` with the same ``rate`` and
+    ``hash`` makes one at a time.
+
+    Raises:
+        ConfigError: ``rate`` is not a number in [0, 1] or ``hash`` is unknown.
+        TypeError, ValueError: the arrays are not integer arrays of one shape.
+    """
+    import numpy as np
+
+    from dsampler.hashing import _numpy_twin
+
+    rule = get_rule(hash)
+    bound = rule.bound(validate_rate(rate))
+    flat_hi, flat_lo, shape = _halves(hi, lo)
+    if bound > MASK64:  # rate 1 under a 64-bit key: 2**64 does not fit a uint64
+        return np.ones(shape, dtype=np.bool_)
+    kernels = LOADER.kernels
+    if kernels is not None:
+        out = kernels.batch_decide(flat_hi, flat_lo, np.uint64(bound), kernels.RULE_CODES[rule.name])
+    else:
+        out = _numpy_twin.keys(rule.name, flat_hi, flat_lo) < np.uint64(bound)
+    return cast("np.ndarray[Any, np.dtype[np.bool_]]", out.reshape(shape))

@@ -1,0 +1,105 @@
+"""Pure-Python hash rules: the definition of every rule, and the fallback that serves
+until (or instead of) the numba kernels.
+
+A trace ID is handled as two unsigned 64-bit halves ``hi`` and ``lo``; the bytes hashed
+are ``hi`` then ``lo``, each big-endian: the W3C byte order of the 16-byte trace ID.
+A 64-bit Jaeger ID is ``hi = 0``, which is exactly the zero extension W3C prescribes,
+so Jaeger-client and OpenTelemetry services decide the same trace the same way.
+
+Every function here returns the 64-bit *key* that a rule compares with its integer
+bound (``sample iff key < bound``); see :mod:`dsampler.hashing.rules`. The numba kernels
+in :mod:`dsampler.hashing._kernels` must agree bit for bit (property-tested).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "FNV_OFFSET_BASIS",
+    "FNV_PRIME",
+    "MASK63",
+    "MASK64",
+    "fmix64",
+    "fnv1a64_bytes",
+    "fnv1a64_key",
+    "fnv1a_mix_key",
+    "jaeger_go_key",
+    "low64_key",
+    "xxh3_key",
+]
+
+MASK64 = (1 << 64) - 1
+MASK63 = (1 << 63) - 1
+
+FNV_OFFSET_BASIS = 0xCBF29CE484222325
+FNV_PRIME = 0x100000001B3
+
+# XXH3's default secret, bytes 24..55 read little-endian: the four words its 9-16 byte
+# path uses (xxhash.h, XXH3_len_9to16_64b). Checked against the xxhash package in tests.
+_XXH3_SECRET_24 = 0x1F67B3B7A4A44072
+_XXH3_SECRET_32 = 0x78E5C0CC4EE679CB
+_XXH3_SECRET_40 = 0x2172FFCC7DD05A82
+_XXH3_SECRET_48 = 0x8E2443F7744608B8
+_XXH3_BITFLIP1 = _XXH3_SECRET_24 ^ _XXH3_SECRET_32  # + seed (0)
+_XXH3_BITFLIP2 = _XXH3_SECRET_40 ^ _XXH3_SECRET_48  # - seed (0)
+_XXH3_AVALANCHE = 0x165667919E3779F9
+
+
+def fnv1a64_bytes(data: bytes) -> int:
+    """FNV-1a 64 over arbitrary bytes; the golden vectors are stated this way."""
+    h = FNV_OFFSET_BASIS
+    for byte in data:
+        h = ((h ^ byte) * FNV_PRIME) & MASK64
+    return h
+
+
+def fnv1a64_key(hi: int, lo: int) -> int:
+    """FNV-1a 64 over the 16 big-endian bytes of ``hi:lo`` (dsampler's canonical rule)."""
+    h = FNV_OFFSET_BASIS
+    for byte in ((hi << 64) | lo).to_bytes(16, "big"):
+        h = ((h ^ byte) * FNV_PRIME) & MASK64
+    return h
+
+
+def fmix64(k: int) -> int:
+    """MurmurHash3's 64-bit finalizer: spreads FNV-1a's weak high bits over all 64."""
+    k ^= k >> 33
+    k = (k * 0xFF51AFD7ED558CCD) & MASK64
+    k ^= k >> 33
+    k = (k * 0xC4CEB9FE1A85EC53) & MASK64
+    k ^= k >> 33
+    return k
+
+
+def fnv1a_mix_key(hi: int, lo: int) -> int:
+    """``fnv1a-mix``: FNV-1a 64 then fmix64, unbiased on sequential trace IDs."""
+    return fmix64(fnv1a64_key(hi, lo))
+
+
+def _bswap64(x: int) -> int:
+    return int.from_bytes(x.to_bytes(8, "big"), "little")
+
+
+def xxh3_key(hi: int, lo: int) -> int:
+    """XXH3-64 (seed 0) of the 16 big-endian trace-ID bytes.
+
+    XXH3 reads its input little-endian, so the first input word is ``bswap(hi)`` and the
+    last is ``bswap(lo)``; the rest is XXH3_len_9to16_64b followed by XXH3_avalanche.
+    """
+    input_lo = _bswap64(hi) ^ _XXH3_BITFLIP1
+    input_hi = _bswap64(lo) ^ _XXH3_BITFLIP2
+    product = input_lo * input_hi
+    fold = (product & MASK64) ^ (product >> 64)
+    acc = (16 + _bswap64(input_lo) + input_hi + fold) & MASK64
+    acc ^= acc >> 37
+    acc = (acc * _XXH3_AVALANCHE) & MASK64
+    return acc ^ (acc >> 32)
+
+
+def low64_key(hi: int, lo: int) -> int:
+    """``otel`` and ``jaeger`` rules: the low 64 bits, unhashed (W3C IDs are random)."""
+    return lo
+
+
+def jaeger_go_key(hi: int, lo: int) -> int:
+    """``jaeger-go``: the low 63 bits, as jaeger-client-go's ``id.Low & maxRandomNumber``."""
+    return lo & MASK63
