@@ -1,0 +1,1 @@
+"""Adapters to other entry points: OpenTelemetry's environment-variable factories."""

@@ -1,0 +1,124 @@
+"""Factories behind ``OTEL_TRACES_SAMPLER=dsampler`` and ``parentbased_dsampler``.
+
+The SDK configurator (``opentelemetry-instrument``, distros) calls a factory with the
+raw ``OTEL_TRACES_SAMPLER_ARG``: a ``str``, or ``None`` when unset. If a factory raises,
+the SDK logs and installs ``ParentBased(ALWAYS_ON)``: a typo would silently become 100%
+sampling. So these factories never raise. Following the specification, an invalid
+argument is logged once and ignored as a whole, and the sampler runs at the documented
+default, :data:`DEFAULT_RATE` (0.1%, the default Jaeger and the OpenTelemetry Jaeger
+remote samplers start from).
+
+Accepted argument forms: ``0.25`` (a rate), or comma-separated ``key=value`` pairs with
+keys ``rate`` and ``hash`` (``rate=0.25,hash=fnv1a-mix``). Note that
+``TracerProvider()`` on its own never consults entry points; only the configurator does.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from typing import Any, Final
+
+from opentelemetry.sdk.trace.sampling import Sampler
+
+from dsampler.errors import ConfigError
+from dsampler.hashing.rules import DEFAULT_RULE, get_rule, validate_rate
+from dsampler.samplers.parent import ParentBasedSampler
+from dsampler.samplers.ratio import RatioSampler
+
+__all__ = [
+    "DEFAULT_RATE",
+    "SamplerArg",
+    "dsampler_sampler",
+    "parentbased_dsampler_sampler",
+    "parse_sampler_arg",
+]
+
+DEFAULT_RATE: Final = 0.001
+_MAX_ARG_CHARS: Final = 4096
+_log = logging.getLogger("dsampler.otel")
+
+
+@dataclass(frozen=True, slots=True)
+class SamplerArg:
+    """What ``OTEL_TRACES_SAMPLER_ARG`` asks of the ``dsampler`` entry points."""
+
+    rate: float = DEFAULT_RATE
+    hash: str = DEFAULT_RULE
+
+
+def parse_sampler_arg(arg: object) -> SamplerArg:
+    """``OTEL_TRACES_SAMPLER_ARG`` -> settings, or :class:`ConfigError` naming the field.
+
+    ``None`` and blank strings give the defaults.
+    """
+    if arg is None:
+        return SamplerArg()
+    if isinstance(arg, (int, float)) and not isinstance(arg, bool):
+        return SamplerArg(rate=validate_rate(arg, "OTEL_TRACES_SAMPLER_ARG"))
+    if not isinstance(arg, str):
+        raise ConfigError("OTEL_TRACES_SAMPLER_ARG", f"expected a string, got {type(arg).__name__}")
+    if len(arg) > _MAX_ARG_CHARS:
+        raise ConfigError(
+            "OTEL_TRACES_SAMPLER_ARG", f"expected at most {_MAX_ARG_CHARS} characters, got {len(arg)}"
+        )
+    text = arg.strip()
+    if not text:
+        return SamplerArg()
+    if "=" not in text:
+        return SamplerArg(rate=_parse_rate(text, "OTEL_TRACES_SAMPLER_ARG"))
+    settings: dict[str, Any] = {}
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise ConfigError(
+                "OTEL_TRACES_SAMPLER_ARG", f"expected key=value pairs, got {item.strip()!r:.80}"
+            )
+        if key in settings:
+            raise ConfigError(key, "given twice")
+        if key == "rate":
+            settings[key] = _parse_rate(value, "rate")
+        elif key == "hash":
+            settings[key] = get_rule(value, "hash").name
+        else:
+            raise ConfigError(key, "unknown key; expected rate or hash")
+    return SamplerArg(**settings)
+
+
+def _parse_rate(text: str, field: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(field, f"expected a number in [0, 1], got {text!r:.80}") from None
+    if math.isnan(value):
+        raise ConfigError(field, f"expected a number in [0, 1], got {text!r:.80}")
+    return validate_rate(value, field)
+
+
+def _ratio_from_arg(arg: object, entry: str) -> RatioSampler:
+    try:
+        settings = parse_sampler_arg(arg)
+    except ConfigError as exc:
+        _log.warning(
+            "dsampler: OTEL_TRACES_SAMPLER_ARG=%.200r ignored for %s: %s; sampling at the "
+            "default rate %s with hash %s",
+            arg,
+            entry,
+            exc,
+            DEFAULT_RATE,
+            DEFAULT_RULE,
+        )
+        settings = SamplerArg()
+    return RatioSampler(settings.rate, hash=settings.hash)
+
+
+def dsampler_sampler(arg: str | float | None = None) -> Sampler:
+    """Entry point ``dsampler``: a :class:`RatioSampler` deciding every span itself."""
+    return _ratio_from_arg(arg, "dsampler")
+
+
+def parentbased_dsampler_sampler(arg: str | float | None = None) -> Sampler:
+    """Entry point ``parentbased_dsampler``: children follow their parent."""
+    return ParentBasedSampler(_ratio_from_arg(arg, "parentbased_dsampler"))

@@ -1,0 +1,115 @@
+"""The few places where dsampler touches OpenTelemetry SDK internals, kept together.
+
+Two costs dominate a cheap sampler: finding the parent span context and building a
+``SamplingResult``. The SDK never passes the parent's tracestate to ``should_sample``
+(and ``ParentBased`` does not forward it), so every sampler must read it from the parent
+span context and hand it back, or it is wiped from the child and everything downstream.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Final
+
+from opentelemetry import context as _context_api
+from opentelemetry.context import Context, get_current
+from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
+from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
+from opentelemetry.trace import INVALID_SPAN, Span, SpanContext, set_span_in_context
+from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
+
+__all__ = [
+    "DEFAULT_TRACE_STATE",
+    "DROP",
+    "EMPTY",
+    "RECORD_AND_SAMPLE",
+    "SPAN_KEY",
+    "FaultLog",
+    "current_context",
+    "make_result",
+    "span_context_of",
+    "trace_state_of",
+]
+
+DROP: Final = Decision.DROP
+RECORD_AND_SAMPLE: Final = Decision.RECORD_AND_SAMPLE
+EMPTY: Final[Mapping[str, Any]] = MappingProxyType({})
+
+
+def _span_key() -> str:
+    """The context key under which the API stores the current span, found through the
+    public API (the constant itself is private)."""
+    (key,) = set_span_in_context(INVALID_SPAN, Context()).keys()
+    return key
+
+
+SPAN_KEY: Final = _span_key()
+
+_new = object.__new__
+
+# get_current() is a call through the runtime-context object to a ContextVar; with the
+# default runtime context the ContextVar's own bound ``get`` returns the same object.
+_runtime = getattr(_context_api, "_RUNTIME_CONTEXT", None)
+current_context = (
+    _runtime._current_context.get
+    if type(_runtime) is ContextVarsRuntimeContext and hasattr(_runtime, "_current_context")
+    else get_current
+)
+
+
+def make_result(
+    decision: Decision, attributes: Mapping[str, Any], trace_state: TraceState | None
+) -> SamplingResult:
+    """A ``SamplingResult`` without its ``__init__`` (which re-wraps the attributes).
+
+    ``attributes`` must already be read-only (a ``MappingProxyType``); a test checks
+    that the object equals what ``SamplingResult(...)`` builds, so a new field in a
+    future SDK fails loudly instead of going missing.
+    """
+    result: SamplingResult = _new(SamplingResult)
+    result.decision = decision
+    result.attributes = attributes  # type: ignore[assignment]
+    result.trace_state = trace_state
+    return result
+
+
+def span_context_of(span: object) -> SpanContext | None:
+    """The valid span context of what the context holds under the span key, else None."""
+    if span is None or not isinstance(span, Span):
+        return None
+    sc = span.get_span_context()
+    return sc if sc.is_valid else None
+
+
+def trace_state_of(sc: SpanContext | None) -> TraceState | None:
+    """The tracestate to hand back, None when there is nothing to carry."""
+    if sc is None or sc.trace_state is DEFAULT_TRACE_STATE:
+        return None
+    return sc.trace_state
+
+
+class FaultLog:
+    """Counts a sampler's internal faults and logs the first one with its traceback.
+
+    ``should_sample`` must never raise, so a fault becomes a fallback decision; the
+    count (``faults``) and the single log line are how it stays visible.
+    """
+
+    __slots__ = ("_logger", "count", "owner")
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+        self.count = 0
+        self._logger = logging.getLogger("dsampler.samplers")
+
+    def record(self) -> None:
+        """Call from inside an ``except`` block."""
+        self.count += 1  # a lost increment under a race is acceptable for a diagnostic
+        if self.count == 1:
+            self._logger.warning(
+                "dsampler: %s fell back after an internal fault; further faults are only counted",
+                self.owner,
+                exc_info=True,
+            )

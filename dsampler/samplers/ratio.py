@@ -1,0 +1,125 @@
+"""Trace-ID ratio sampling: hash the trace ID, compare with a precomputed bound."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import MappingProxyType
+from typing import Any
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace.sampling import Sampler, SamplingResult
+from opentelemetry.trace import Link, SpanKind
+from opentelemetry.trace.span import TraceState
+from opentelemetry.util.types import Attributes
+
+from dsampler.hashing.loader import LOADER
+from dsampler.hashing.reference import MASK64
+from dsampler.hashing.rules import DEFAULT_RULE, get_rule, validate_rate
+from dsampler.samplers._otel import (
+    DROP,
+    EMPTY,
+    RECORD_AND_SAMPLE,
+    SPAN_KEY,
+    FaultLog,
+    current_context,
+    make_result,
+    span_context_of,
+    trace_state_of,
+)
+
+__all__ = ["RatioSampler"]
+
+
+class RatioSampler(Sampler):
+    """Samples a fixed fraction of traces, decided by a hash of the trace ID alone.
+
+    Pick it for a plain "keep 10% of traces" policy: every service using the same rate
+    and rule keeps the same traces, whatever the language, and a trace kept at rate
+    ``r`` is kept at every rate above ``r``. Use it as the root of
+    :class:`~dsampler.ParentBasedSampler` so children follow their parent.
+
+    Sampled spans carry ``sampler.type="probabilistic"`` and ``sampler.param=rate``, the
+    tags Jaeger's adaptive sampling learns from; dropped decisions carry none. The
+    parent's tracestate is returned unchanged with every decision.
+
+    Trace IDs are reduced modulo 2**128 (their two's complement low 128 bits), so 0, a
+    negative int or a wider int still gets a decision; anything that is not an int is
+    dropped and counted in :attr:`faults`. ``should_sample`` never raises.
+
+    Args:
+        rate: fraction of traces to sample, in [0, 1]; 0 never samples, 1 always does.
+        hash: decision rule, see :mod:`dsampler.hashing.rules` (default ``fnv1a``).
+
+    Raises:
+        ConfigError: ``rate`` is not a number in [0, 1] (NaN, bool and str included),
+            or ``hash`` names no rule.
+    """
+
+    def __init__(self, rate: float, hash: str = DEFAULT_RULE) -> None:
+        self._rate = validate_rate(rate)
+        self._rule = get_rule(hash)
+        self._bound = self._rule.bound(self._rate)
+        self._tags: dict[str, Any] = {"sampler.type": "probabilistic", "sampler.param": self._rate}
+        self._sampled = make_result(RECORD_AND_SAMPLE, MappingProxyType(self._tags), None)
+        self._dropped = make_result(DROP, EMPTY, None)
+        self._fault_log = FaultLog(self.get_description())
+        LOADER.ensure_started()
+
+    @property
+    def rate(self) -> float:
+        """The configured sampling rate."""
+        return self._rate
+
+    @property
+    def hash(self) -> str:
+        """Name of the decision rule."""
+        return self._rule.name
+
+    @property
+    def bound(self) -> int:
+        """Integer bound: a trace is sampled iff its key is below it."""
+        return self._bound
+
+    @property
+    def faults(self) -> int:
+        """How many decisions fell back after an internal fault (bad input included)."""
+        return self._fault_log.count
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        try:
+            span = (parent_context if parent_context is not None else current_context()).get(SPAN_KEY)
+            ts = None if span is None else trace_state_of(span_context_of(span))
+            if self._rule.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self._bound:
+                if not attributes and ts is None:
+                    return self._sampled
+                merged = {**attributes, **self._tags} if attributes else self._tags
+                return make_result(RECORD_AND_SAMPLE, MappingProxyType(merged), ts)
+            if ts is None:
+                return self._dropped
+            return make_result(DROP, EMPTY, ts)
+        except Exception:
+            self._fault_log.record()
+            return self._fallback(trace_id)
+
+    def _fallback(self, trace_id: object) -> SamplingResult:
+        """Decide on the trace ID alone (the parent could not be read), else drop."""
+        if isinstance(trace_id, int):
+            ref = self._rule.reference
+            return (
+                self._sampled
+                if ref((trace_id >> 64) & MASK64, trace_id & MASK64) < self._bound
+                else self._dropped
+            )
+        return self._dropped
+
+    def get_description(self) -> str:
+        return f"RatioSampler{{rate={self._rate},hash={self._rule.name}}}"
