@@ -1,0 +1,62 @@
+"""Shared fixtures: the shared vectors directory, compiled kernels, a real TracerProvider."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import Sampler
+
+import dsampler
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("DSAMPLER_SHARED", REPO.parent / "shared"))
+
+
+def shared_json(relative: str) -> Any:
+    """Load a fixture or vector file from ../shared; missing files fail, never skip."""
+    path = SHARED / relative
+    if not path.is_file():
+        pytest.fail(f"shared fixture {path} is missing (set DSAMPLER_SHARED to the shared/ directory)")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def jit() -> None:
+    """Compiled numba kernels serving (tests of the jitted path need them)."""
+    assert dsampler.wait_for_jit(120), f"numba kernels unavailable: {dsampler.jit_status()}"
+
+
+class Traced:
+    """A real TracerProvider with an in-memory exporter, for end-to-end decisions."""
+
+    def __init__(self, sampler: Sampler) -> None:
+        self.exporter = InMemorySpanExporter()
+        self.provider = TracerProvider(sampler=sampler)
+        self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        self.tracer = self.provider.get_tracer("dsampler-tests")
+
+    def finished(self) -> Any:
+        return self.exporter.get_finished_spans()
+
+
+@pytest.fixture
+def traced() -> Iterator[Callable[[Sampler], Traced]]:
+    """Factory of real tracer providers; shut down after the test."""
+    made: list[Traced] = []
+
+    def make(sampler: Sampler) -> Traced:
+        t = Traced(sampler)
+        made.append(t)
+        return t
+
+    yield make
+    for t in made:
+        t.provider.shutdown()

@@ -1,0 +1,92 @@
+"""OTEL_TRACES_SAMPLER=dsampler through the real SDK configurator and opentelemetry-instrument."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dsampler.compat.otel_env import DEFAULT_RATE
+
+pytestmark = pytest.mark.slow
+
+PRINT_SAMPLER = (
+    "from opentelemetry import trace; p = trace.get_tracer_provider(); "
+    "print('SAMPLER=' + p.sampler.get_description())"
+)
+CONFIGURE = (
+    "from opentelemetry.sdk._configuration import _OTelSDKConfigurator; _OTelSDKConfigurator().configure(); "
+)
+
+
+def run(argv: list[str], sampler: str, arg: str | None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env.update(
+        OTEL_TRACES_SAMPLER=sampler,
+        OTEL_TRACES_EXPORTER="none",
+        OTEL_METRICS_EXPORTER="none",
+        OTEL_LOGS_EXPORTER="none",
+        OTEL_SERVICE_NAME="configurator-test",
+    )
+    if arg is not None:
+        env["OTEL_TRACES_SAMPLER_ARG"] = arg
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=True)
+
+
+def sampler_line(proc: subprocess.CompletedProcess[str]) -> str:
+    (line,) = [x for x in proc.stdout.splitlines() if x.startswith("SAMPLER=")]
+    return line.removeprefix("SAMPLER=")
+
+
+@pytest.mark.parametrize(
+    ("sampler", "arg", "expected"),
+    [
+        ("dsampler", "0.25", "RatioSampler{rate=0.25,hash=fnv1a}"),
+        ("dsampler", "rate=0.5,hash=xxh3", "RatioSampler{rate=0.5,hash=xxh3}"),
+        ("dsampler", None, f"RatioSampler{{rate={DEFAULT_RATE},hash=fnv1a}}"),
+        (
+            "parentbased_dsampler",
+            "0.1",
+            "ParentBased{root:RatioSampler{rate=0.1,hash=fnv1a},remoteParentSampled:",
+        ),
+    ],
+)
+def test_sdk_configurator_loads_the_entry_points(sampler: str, arg: str | None, expected: str) -> None:
+    """The SDK's own configurator finds dsampler's entry points and passes the raw argument."""
+    proc = run([sys.executable, "-c", CONFIGURE + PRINT_SAMPLER], sampler, arg)
+    assert sampler_line(proc).startswith(expected)
+
+
+@pytest.mark.parametrize("arg", ["1.5", "ten percent", "rate=0.1,typo=1"])
+def test_malformed_argument_is_logged_and_not_full_sampling(arg: str) -> None:
+    """The SDK falls back to 100% when a factory raises; dsampler warns and uses its default."""
+    proc = run([sys.executable, "-c", CONFIGURE + PRINT_SAMPLER], "dsampler", arg)
+    assert sampler_line(proc) == f"RatioSampler{{rate={DEFAULT_RATE},hash=fnv1a}}"
+    assert "OTEL_TRACES_SAMPLER_ARG=" in proc.stderr
+    assert "ignored" in proc.stderr
+    assert "Failed to initialize sampler" not in proc.stderr  # the SDK never saw an exception
+
+
+def test_opentelemetry_instrument_runs_an_app_with_dsampler(tmp_path: Path) -> None:
+    """Zero-code: ``opentelemetry-instrument python app.py`` samples with dsampler."""
+    instrument = shutil.which("opentelemetry-instrument", path=str(Path(sys.executable).parent))
+    assert instrument is not None, "opentelemetry-instrument is part of the dev extra"
+    app = tmp_path / "app.py"
+    app.write_text(
+        "from opentelemetry import trace\n"
+        "tracer = trace.get_tracer('app')\n"
+        "kept = 0\n"
+        "for i in range(2000):\n"
+        "    with tracer.start_as_current_span('work') as span:\n"
+        "        kept += span.get_span_context().trace_flags.sampled\n"
+        f"{PRINT_SAMPLER}\n"
+        "print('KEPT=%d' % kept)\n"
+    )
+    proc = run([instrument, sys.executable, str(app)], "parentbased_dsampler", "0.5")
+    assert sampler_line(proc).startswith("ParentBased{root:RatioSampler{rate=0.5,hash=fnv1a}")
+    kept = int(next(x for x in proc.stdout.splitlines() if x.startswith("KEPT=")).removeprefix("KEPT="))
+    assert 1000 - 4 * 23 <= kept <= 1000 + 4 * 23  # 4 sigma of Binomial(2000, 0.5)

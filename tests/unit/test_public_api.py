@@ -1,0 +1,51 @@
+"""The public names DESIGN.md promises are importable from ``dsampler`` and nothing leaks."""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+
+import dsampler
+from dsampler.compat.otel_env import dsampler_sampler, parentbased_dsampler_sampler
+
+PROMISED = {
+    "ConfigError",
+    "DsamplerError",
+    "ParentBasedSampler",
+    "RatioSampler",
+    "decide_batch",
+    "fnv1a64",
+    "fnv1a64_batch",
+    "rate_to_bound",
+}
+
+
+def test_all_lists_exactly_what_is_exported() -> None:
+    """``__all__`` names every public attribute, each importable, and the promised ones."""
+    public = {name for name in vars(dsampler) if not name.startswith("_")} - {
+        "errors",
+        "hashing",
+        "samplers",
+        "compat",
+    }
+    assert set(dsampler.__all__) - {"__version__"} == public
+    assert set(dsampler.__all__) >= PROMISED
+    for name in dsampler.__all__:
+        assert getattr(dsampler, name) is not None
+
+
+def test_config_error_is_a_value_error_and_a_dsampler_error() -> None:
+    """Callers catching ValueError keep working; the field is machine-readable."""
+    err = dsampler.ConfigError("rate", "expected a number in [0, 1], got 2")
+    assert isinstance(err, ValueError)
+    assert isinstance(err, dsampler.DsamplerError)
+    assert (err.field, str(err)) == ("rate", "rate: expected a number in [0, 1], got 2")
+
+
+def test_entry_points_are_registered() -> None:
+    """The installed distribution registers both OTEL_TRACES_SAMPLER names."""
+    found = {
+        ep.name: ep.load()
+        for ep in entry_points(group="opentelemetry_traces_sampler")
+        if ep.value.startswith("dsampler")
+    }
+    assert found == {"dsampler": dsampler_sampler, "parentbased_dsampler": parentbased_dsampler_sampler}
