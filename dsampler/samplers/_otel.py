@@ -16,7 +16,7 @@ from typing import Any, Final
 from opentelemetry import context as _context_api
 from opentelemetry.context import Context, get_current
 from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
-from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.trace import INVALID_SPAN, Span, SpanContext, set_span_in_context
 from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
 
@@ -26,6 +26,7 @@ __all__ = [
     "EMPTY",
     "RECORD_AND_SAMPLE",
     "SPAN_KEY",
+    "FaultCountingSampler",
     "FaultLog",
     "current_context",
     "make_result",
@@ -113,3 +114,14 @@ class FaultLog:
                 self.owner,
                 exc_info=True,
             )
+
+
+class FaultCountingSampler(Sampler):
+    """Base of dsampler's samplers: exposes the fault count of a :class:`FaultLog`."""
+
+    _fault_log: FaultLog
+
+    @property
+    def faults(self) -> int:
+        """How many decisions fell back after an internal fault (bad input included)."""
+        return self._fault_log.count

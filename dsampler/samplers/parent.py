@@ -19,6 +19,7 @@ from dsampler.samplers._otel import (
     EMPTY,
     RECORD_AND_SAMPLE,
     SPAN_KEY,
+    FaultCountingSampler,
     FaultLog,
     current_context,
     make_result,
@@ -27,7 +28,7 @@ from dsampler.samplers._otel import (
 __all__ = ["ParentBasedSampler"]
 
 
-class ParentBasedSampler(Sampler):
+class ParentBasedSampler(FaultCountingSampler):
     """OpenTelemetry's ``ParentBased`` semantics at a fraction of its cost.
 
     A span with a valid parent follows the delegate for its case (remote or local
@@ -87,11 +88,6 @@ class ParentBasedSampler(Sampler):
     def root(self) -> Sampler:
         """The sampler that decides root spans."""
         return self._root
-
-    @property
-    def faults(self) -> int:
-        """How many decisions fell back after an internal fault."""
-        return self._fault_log.count
 
     def should_sample(
         self,

@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from opentelemetry.context import Context
-from opentelemetry.sdk.trace.sampling import Sampler, SamplingResult
+from opentelemetry.sdk.trace.sampling import SamplingResult
 from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
@@ -20,6 +20,7 @@ from dsampler.samplers._otel import (
     EMPTY,
     RECORD_AND_SAMPLE,
     SPAN_KEY,
+    FaultCountingSampler,
     FaultLog,
     current_context,
     make_result,
@@ -30,7 +31,7 @@ from dsampler.samplers._otel import (
 __all__ = ["RatioSampler"]
 
 
-class RatioSampler(Sampler):
+class RatioSampler(FaultCountingSampler):
     """Samples a fixed fraction of traces, decided by a hash of the trace ID alone.
 
     Pick it for a plain "keep 10% of traces" policy: every service using the same rate
@@ -79,11 +80,6 @@ class RatioSampler(Sampler):
     def bound(self) -> int:
         """Integer bound: a trace is sampled iff its key is below it."""
         return self._bound
-
-    @property
-    def faults(self) -> int:
-        """How many decisions fell back after an internal fault (bad input included)."""
-        return self._fault_log.count
 
     def should_sample(
         self,
