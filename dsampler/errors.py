@@ -12,7 +12,9 @@ handles ``ValueError`` keeps working. Errors are raised at the boundary, never f
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "DsamplerError"]
+from collections.abc import Sequence
+
+__all__ = ["ConfigError", "DsamplerError", "show", "typed"]
 
 
 class DsamplerError(Exception):
@@ -31,7 +33,40 @@ class ConfigError(DsamplerError, ValueError):
         problem: what was expected and what was found.
     """
 
-    def __init__(self, field: str, problem: str) -> None:
+    def __init__(self, field: str, problem: str, *, also: Sequence[ConfigError] = ()) -> None:
         self.field = field
         self.problem = problem
-        super().__init__(f"{field}: {problem}")
+        #: every problem found, this one first: parsers report all of them at once
+        self.errors: tuple[ConfigError, ...] = (self, *also)
+        super().__init__("\n".join(f"{e.field}: {e.problem}" for e in self.errors))
+
+    @classmethod
+    def of(cls, problems: Sequence[ConfigError]) -> ConfigError:
+        """One error that carries several (``problems`` must not be empty)."""
+        first, *rest = problems
+        return cls(first.field, first.problem, also=rest) if rest else first
+
+
+def show(value: object, limit: int = 60) -> str:
+    """A short, safe description of a value for an error message.
+
+    Never builds the whole repr of a huge string or container: a 10 MB value in a
+    config must cost microseconds to report, not the time to print it.
+    """
+    if isinstance(value, (str, bytes)):
+        text = repr(value[:limit])
+        return text + f"... ({len(value)} long)" if len(value) > limit else text
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return f"{type(value).__name__} of {len(value)}"
+    if isinstance(value, (bool, int)) and not isinstance(value, bool) and abs(value) > 10**limit:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def typed(value: object) -> str:
+    """:func:`show` with the type: ``str 'x'``, ``int 5``, ``list of 3``."""
+    text = show(value)
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return text
+    return f"{type(value).__name__} {text}"

@@ -28,6 +28,17 @@ def shared_json(relative: str) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _kernels_loaded_before_tests() -> None:
+    """Let the background import of numpy and numba finish before any test runs.
+
+    Code that peeks into ``sys.modules`` (hypothesis does, for numpy) can otherwise see
+    a half-initialised numpy from the loader thread. The loading phase itself is tested
+    in subprocesses (tests/integration/test_jit_loading.py).
+    """
+    dsampler.wait_for_jit(120)
+
+
 @pytest.fixture(scope="session")
 def jit() -> None:
     """Compiled numba kernels serving (tests of the jitted path need them)."""

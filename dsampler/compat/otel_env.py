@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from opentelemetry.sdk.trace.sampling import Sampler
 
-from dsampler.errors import ConfigError
+from dsampler.errors import ConfigError, show
 from dsampler.hashing.rules import DEFAULT_RULE, get_rule, validate_rate
 from dsampler.samplers.parent import ParentBasedSampler
 from dsampler.samplers.ratio import RatioSampler
@@ -74,7 +74,7 @@ def parse_sampler_arg(arg: object) -> SamplerArg:
         key, value = key.strip(), value.strip()
         if not sep or not key:
             raise ConfigError(
-                "OTEL_TRACES_SAMPLER_ARG", f"expected key=value pairs, got {item.strip()!r:.80}"
+                "OTEL_TRACES_SAMPLER_ARG", f"expected key=value pairs, got {show(item.strip())}"
             )
         if key in settings:
             raise ConfigError(key, "given twice")
@@ -91,9 +91,9 @@ def _parse_rate(text: str, field: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ConfigError(field, f"expected a number in [0, 1], got {text!r:.80}") from None
+        raise ConfigError(field, f"expected a number in [0, 1], got {show(text)}") from None
     if math.isnan(value):
-        raise ConfigError(field, f"expected a number in [0, 1], got {text!r:.80}")
+        raise ConfigError(field, f"expected a number in [0, 1], got {show(text)}")
     return validate_rate(value, field)
 
 

@@ -29,7 +29,7 @@ import numbers
 from collections.abc import Callable
 from typing import Final
 
-from dsampler.errors import ConfigError
+from dsampler.errors import ConfigError, show, typed
 from dsampler.hashing import reference
 
 __all__ = ["DEFAULT_RULE", "RULES", "HashRule", "get_rule", "rate_to_bound", "validate_rate"]
@@ -47,8 +47,11 @@ def validate_rate(rate: object, field: str = "rate") -> float:
     source, is a bug upstream, not a value to coerce.
     """
     if isinstance(rate, bool) or not isinstance(rate, numbers.Real):
-        raise ConfigError(field, f"expected a number in [0, 1], got {type(rate).__name__} {rate!r:.80}")
-    value = float(rate) + 0.0  # + 0.0 turns -0.0 into 0.0
+        raise ConfigError(field, f"expected a number in [0, 1], got {typed(rate)}")
+    try:
+        value = float(rate) + 0.0  # + 0.0 turns -0.0 into 0.0
+    except OverflowError:
+        raise ConfigError(field, f"expected a number in [0, 1], got {show(rate)}") from None
     if math.isnan(value) or not 0.0 <= value <= 1.0:
         raise ConfigError(field, f"expected a number in [0, 1], got {value!r}")
     return value
@@ -117,7 +120,7 @@ def get_rule(name: object, field: str = "hash") -> HashRule:
     rule = RULES.get(name) if isinstance(name, str) else None
     if rule is None:
         known = ", ".join(RULES)
-        raise ConfigError(field, f"expected one of {known}, got {name!r:.80}")
+        raise ConfigError(field, f"expected one of {known}, got {show(name)}")
     return rule
 
 

@@ -19,15 +19,21 @@ from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
 from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.trace import INVALID_SPAN, Span, SpanContext, set_span_in_context
 from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
+from opentelemetry.util.types import Attributes
 
 __all__ = [
     "DEFAULT_TRACE_STATE",
     "DROP",
+    "DROPPED",
     "EMPTY",
+    "FOLLOW",
     "RECORD_AND_SAMPLE",
     "SPAN_KEY",
     "FaultCountingSampler",
     "FaultLog",
+    "Follower",
+    "Results",
+    "case_of",
     "current_context",
     "make_result",
     "span_context_of",
@@ -125,3 +131,68 @@ class FaultCountingSampler(Sampler):
     def faults(self) -> int:
         """How many decisions fell back after an internal fault (bad input included)."""
         return self._fault_log.count
+
+
+DROPPED: Final = make_result(DROP, EMPTY, None)
+
+
+class Results:
+    """The results of one decision strategy, built once: a sampled result carrying
+    ``tags`` and the shared dropped one. New objects only when the span has attributes
+    of its own (the SDK records only what the result carries) or a tracestate to carry.
+    """
+
+    __slots__ = ("sampled", "tags")
+
+    def __init__(self, tags: Mapping[str, Any]) -> None:
+        self.tags = dict(tags)
+        self.sampled = make_result(RECORD_AND_SAMPLE, MappingProxyType(self.tags), None)
+
+    def sample(self, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
+        if not attributes and trace_state is None:
+            return self.sampled
+        merged = {**attributes, **self.tags} if attributes else self.tags
+        return make_result(RECORD_AND_SAMPLE, MappingProxyType(merged), trace_state)
+
+    @staticmethod
+    def drop(trace_state: TraceState | None) -> SamplingResult:
+        return DROPPED if trace_state is None else make_result(DROP, EMPTY, trace_state)
+
+
+#: A parent-following result: index ``2 * is_remote + sampled``, as ``case_of`` gives.
+FOLLOW: Final = (DROPPED, make_result(RECORD_AND_SAMPLE, EMPTY, None)) * 2
+
+
+def case_of(sc: SpanContext) -> int:
+    """``2 * is_remote + sampled flag``: the index of ParentBased's four delegates."""
+    return 2 * sc.is_remote + (sc.trace_flags & 1)
+
+
+class Follower:
+    """Children that follow their parent's sampled flag, as OpenTelemetry's default
+    ``ParentBased`` delegates do: the result depends only on the flag, the span's own
+    attributes and the parent's tracestate.
+
+    The last (tracestate, result) pair is kept per case: sibling spans share their
+    parent's TraceState object, so most children with a tracestate reuse one result.
+    It is replaced with one item assignment; a race only costs a rebuild.
+    """
+
+    __slots__ = ("_memo",)
+
+    def __init__(self) -> None:
+        self._memo: list[tuple[TraceState | None, SamplingResult]] = [(None, DROPPED)] * 4
+
+    def follow(self, case: int, decision: Decision, attributes: Attributes, ts: TraceState) -> SamplingResult:
+        """The parent's ``decision`` for a child whose parent tracestate is ``ts``."""
+        if attributes:
+            carried = None if ts is DEFAULT_TRACE_STATE else ts
+            if decision is DROP:
+                return make_result(DROP, EMPTY, carried)
+            return make_result(RECORD_AND_SAMPLE, MappingProxyType(attributes), carried)
+        memo = self._memo[case]
+        if memo[0] is ts:
+            return memo[1]
+        result = make_result(decision, EMPTY, ts)
+        self._memo[case] = (ts, result)
+        return result

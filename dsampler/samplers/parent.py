@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from types import MappingProxyType
-from typing import Any
+from collections.abc import Sequence
 
 from opentelemetry.context import Context
-from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, Decision, Sampler, SamplingResult
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, Sampler, SamplingResult
 from opentelemetry.trace import Link, Span, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
@@ -15,14 +13,13 @@ from opentelemetry.util.types import Attributes
 from dsampler.errors import ConfigError
 from dsampler.samplers._otel import (
     DEFAULT_TRACE_STATE,
-    DROP,
-    EMPTY,
-    RECORD_AND_SAMPLE,
+    DROPPED,
+    FOLLOW,
     SPAN_KEY,
     FaultCountingSampler,
     FaultLog,
+    Follower,
     current_context,
-    make_result,
 )
 
 __all__ = ["ParentBasedSampler"]
@@ -78,10 +75,7 @@ class ParentBasedSampler(FaultCountingSampler):
             remote_parent_sampled,
         )
         self._static = tuple(_static_result(d) for d in self._delegates)
-        # Per case, the last (tracestate, result) pair: sibling spans share their parent's
-        # TraceState object, so most children with a tracestate reuse a result. Replaced
-        # with one item assignment; a race only costs a rebuild.
-        self._memo: list[tuple[TraceState | None, SamplingResult]] = [(None, _DROPPED)] * 4
+        self._follower = Follower()
         self._fault_log = FaultLog("ParentBasedSampler")
 
     @property
@@ -112,22 +106,12 @@ class ParentBasedSampler(FaultCountingSampler):
                 return self._delegates[case].should_sample(
                     parent_context, trace_id, name, kind, attributes, links
                 )
-            ts = sc.trace_state
-            if attributes:
-                return _follow(static.decision, attributes, None if ts is DEFAULT_TRACE_STATE else ts)
-            return static if ts is DEFAULT_TRACE_STATE else self._with_trace_state(case, static.decision, ts)
+            if not attributes and sc.trace_state is DEFAULT_TRACE_STATE:
+                return static
+            return self._follower.follow(case, static.decision, attributes, sc.trace_state)
         except Exception:
             self._fault_log.record()
             return self._fallback(trace_id, name, kind, attributes, links)
-
-    def _with_trace_state(self, case: int, decision: Decision, trace_state: TraceState) -> SamplingResult:
-        """The parent's decision carrying its tracestate, reused while siblings share it."""
-        memo = self._memo[case]
-        if memo[0] is trace_state:
-            return memo[1]
-        result = make_result(decision, EMPTY, trace_state)
-        self._memo[case] = (trace_state, result)
-        return result
 
     def _fallback(
         self,
@@ -141,7 +125,7 @@ class ParentBasedSampler(FaultCountingSampler):
         try:
             return self._root.should_sample(Context(), trace_id, name, kind, attributes, links)
         except Exception:  # a foreign root sampler may raise; we may not
-            return _DROPPED
+            return DROPPED
 
     def get_description(self) -> str:
         d = [s.get_description() for s in self._delegates]
@@ -151,22 +135,10 @@ class ParentBasedSampler(FaultCountingSampler):
         )
 
 
-_DROPPED = make_result(DROP, EMPTY, None)
-
-
-def _follow(
-    decision: Decision, attributes: Mapping[str, Any], trace_state: TraceState | None
-) -> SamplingResult:
-    """A child's result when the span has its own attributes: the SDK keeps only these."""
-    if decision is DROP:
-        return make_result(DROP, EMPTY, trace_state)
-    return make_result(RECORD_AND_SAMPLE, MappingProxyType(attributes), trace_state)
-
-
 def _static_result(delegate: Sampler) -> SamplingResult | None:
     """The one result OpenTelemetry's static samplers give a child without attributes."""
     if delegate is ALWAYS_ON:
-        return make_result(RECORD_AND_SAMPLE, EMPTY, None)
+        return FOLLOW[1]
     if delegate is ALWAYS_OFF:
-        return make_result(DROP, EMPTY, None)
+        return FOLLOW[0]
     return None

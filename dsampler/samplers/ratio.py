@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import MappingProxyType
-from typing import Any
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace.sampling import SamplingResult
@@ -16,14 +14,12 @@ from dsampler.hashing.loader import LOADER
 from dsampler.hashing.reference import MASK64
 from dsampler.hashing.rules import DEFAULT_RULE, get_rule, validate_rate
 from dsampler.samplers._otel import (
-    DROP,
-    EMPTY,
-    RECORD_AND_SAMPLE,
+    DROPPED,
     SPAN_KEY,
     FaultCountingSampler,
     FaultLog,
+    Results,
     current_context,
-    make_result,
     span_context_of,
     trace_state_of,
 )
@@ -60,9 +56,9 @@ class RatioSampler(FaultCountingSampler):
         self._rate = validate_rate(rate)
         self._rule = get_rule(hash)
         self._bound = self._rule.bound(self._rate)
-        self._tags: dict[str, Any] = {"sampler.type": "probabilistic", "sampler.param": self._rate}
-        self._sampled = make_result(RECORD_AND_SAMPLE, MappingProxyType(self._tags), None)
-        self._dropped = make_result(DROP, EMPTY, None)
+        self._results = Results({"sampler.type": "probabilistic", "sampler.param": self._rate})
+        self._sampled = self._results.sampled
+        self._dropped = DROPPED
         self._fault_log = FaultLog(self.get_description())
         LOADER.ensure_started()
 
@@ -97,11 +93,8 @@ class RatioSampler(FaultCountingSampler):
             if self._rule.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self._bound:
                 if not attributes and ts is None:
                     return self._sampled
-                merged = {**attributes, **self._tags} if attributes else self._tags
-                return make_result(RECORD_AND_SAMPLE, MappingProxyType(merged), ts)
-            if ts is None:
-                return self._dropped
-            return make_result(DROP, EMPTY, ts)
+                return self._results.sample(attributes, ts)
+            return self._dropped if ts is None else Results.drop(ts)
         except Exception:
             self._fault_log.record()
             return self._fallback(trace_id)

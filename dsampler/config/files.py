@@ -1,0 +1,149 @@
+"""Configuration files -> plain mappings, refusing what could hurt the process.
+
+YAML is read with a safe loader that builds no objects and refuses anchors and aliases
+(the "billion laughs" expansion); duplicate keys are errors in YAML and JSON alike (the
+later one silently winning would hide a typo); files above :data:`MAX_FILE_BYTES` and
+deeply nested documents are refused before or while they are read.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+from collections.abc import Hashable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar, Final
+
+from dsampler.errors import ConfigError, show, typed
+
+__all__ = ["MAX_FILE_BYTES", "load_document", "parse_document"]
+
+MAX_FILE_BYTES: Final = 1 << 20  # 1 MiB: a sampling config is a few KB; 2,000 operations ~100 KB
+MAX_DEPTH: Final = 32
+
+
+def load_document(path: str | os.PathLike[str]) -> Mapping[str, Any]:
+    """Read and decode one configuration file (YAML, or JSON by its ``.json`` suffix).
+
+    Raises:
+        ConfigError: unreadable, too large, empty, not UTF-8, malformed, or not a mapping;
+            the field is the file path.
+    """
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(name, f"cannot read the file: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(name, f"file is larger than {MAX_FILE_BYTES} bytes; a sampling config is a few KB")
+    return parse_document(data, name, json_only=Path(name).suffix.lower() == ".json")
+
+
+def parse_document(data: bytes, name: str = "<config>", *, json_only: bool = False) -> Mapping[str, Any]:
+    """Decode the bytes of a configuration document (see :func:`load_document`)."""
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(name, f"document is larger than {MAX_FILE_BYTES} bytes")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(name, f"not UTF-8 text (byte {exc.start})") from None
+    if not text.strip():
+        raise ConfigError(name, "the file is empty")
+    try:
+        document = _json(text) if json_only else _yaml(text)
+    except RecursionError:
+        raise ConfigError(name, "document is nested too deeply") from None
+    except ConfigError as exc:
+        raise ConfigError(name, exc.problem) from None
+    if not isinstance(document, Mapping):
+        raise ConfigError(name, f"expected a mapping at the top level, got {typed(document)}")
+    _check_depth(document, name, 0)
+    return document
+
+
+def _check_depth(value: object, name: str, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise ConfigError(name, f"document is nested deeper than {MAX_DEPTH} levels")
+    if isinstance(value, Mapping):
+        for item in value.values():
+            _check_depth(item, name, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_depth(item, name, depth + 1)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ConfigError("", f"key {show(key)} appears twice")
+        out[key] = value
+    return out
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise ConfigError("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+
+
+def _yaml(text: str) -> Any:
+    try:
+        import yaml
+    except ImportError:
+        if text.lstrip().startswith("{"):
+            return _json(text)
+        raise ConfigError(
+            "", "reading YAML needs PyYAML: pip install 'dsampler[yaml]', or use JSON"
+        ) from None
+    loader = _safe_loader(yaml)(text)
+    try:
+        return loader.get_single_data()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+        raise ConfigError("", f"invalid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+    finally:
+        loader.dispose()
+
+
+@functools.cache
+def _safe_loader(yaml: Any) -> Any:
+    """PyYAML's SafeLoader without aliases, with duplicate keys refused, and with YAML
+    1.2 booleans: only true/false, so ``country: no`` stays the string "no" (built once).
+    The pure-Python loader, because the C one composes nodes where no hook can see."""
+
+    class Loader(yaml.SafeLoader):  # type: ignore[misc]
+        yaml_implicit_resolvers: ClassVar[dict[str, list[tuple[str, Any]]]] = {
+            first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+            for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+        }
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise yaml.YAMLError(
+                    f"anchors and aliases are not allowed (line {event.start_mark.line + 1})"
+                )
+            return super().compose_node(parent, index)
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if isinstance(key, Hashable) and key in seen:
+                    raise yaml.YAMLError(
+                        f"key {show(key)} appears twice (line {key_node.start_mark.line + 1})"
+                    )
+                if isinstance(key, Hashable):
+                    seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+    )
+    return Loader

@@ -1,0 +1,328 @@
+"""The configuration model: frozen, validated values with a version.
+
+Every class validates itself on construction with the same validators the parser uses,
+so a configuration built in code is as safe as one read from a file. Change a value with
+:func:`dataclasses.replace`, which validates again; never mutate. Field names are the
+keys of the configuration file (see ``docs/configuration.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+from typing import Final, Literal, TypeAlias
+
+from dsampler.errors import ConfigError, show, typed
+from dsampler.hashing.rules import DEFAULT_RULE, get_rule, validate_rate
+
+__all__ = [
+    "DEFAULT_MAX_OPERATIONS",
+    "DEFAULT_RATE",
+    "KINDS",
+    "Action",
+    "AttributeMatch",
+    "Drop",
+    "Match",
+    "OperationStrategy",
+    "Pattern",
+    "RateLimit",
+    "Rollout",
+    "RolloutStep",
+    "Rule",
+    "Sample",
+    "SamplingConfig",
+    "Value",
+    "validate_per_second",
+]
+
+DEFAULT_RATE: Final = 0.001
+DEFAULT_MAX_OPERATIONS: Final = 2000
+MAX_TEXT: Final = 1024  # span names, attribute keys and patterns; longer is a mistake
+MAX_PER_SECOND: Final = 1e9
+KINDS: Final = ("internal", "server", "client", "producer", "consumer")
+
+
+def validate_per_second(value: object, field: str) -> float:
+    """A traces-per-second figure: a finite number in [0, 1e9]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(field, f"expected a number of traces per second, got {typed(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ConfigError(field, f"expected a number in [0, {MAX_PER_SECOND:g}], got {show(value)}") from None
+    if math.isnan(number) or not 0.0 <= number <= MAX_PER_SECOND:
+        raise ConfigError(field, f"expected a number in [0, {MAX_PER_SECOND:g}], got {number!r}")
+    return number
+
+
+def validate_text(value: object, field: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(field, f"expected a string, got {typed(value)}")
+    if len(value) > MAX_TEXT:
+        raise ConfigError(field, f"expected at most {MAX_TEXT} characters, got {len(value)}")
+    return value
+
+
+def _check(condition: bool, field: str, problem: str) -> None:
+    if not condition:
+        raise ConfigError(field, problem)
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """A string pattern: ``exact`` equality, ``prefix``, or shell-style ``glob``."""
+
+    kind: Literal["exact", "prefix", "glob"]
+    value: str
+
+    def __post_init__(self) -> None:
+        _check(
+            self.kind in ("exact", "prefix", "glob"),
+            "kind",
+            f"expected exact, prefix or glob, got {show(self.kind)}",
+        )
+        validate_text(self.value, self.kind)
+
+
+#: One accepted attribute value: a string pattern, or a bool, int or float compared exactly.
+Value: TypeAlias = Pattern | bool | int | float
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeMatch:
+    """Attribute ``key`` present with one of ``values`` (a value of the same type)."""
+
+    key: str
+    values: tuple[Value, ...]
+
+    def __post_init__(self) -> None:
+        validate_text(self.key, "key")
+        _check(len(self.values) > 0, self.key, "expected at least one value")
+        for value in self.values:
+            if isinstance(value, float) and math.isnan(value):
+                raise ConfigError(self.key, "NaN never equals anything; expected a number")
+            _check(
+                isinstance(value, (Pattern, bool, int, float)),
+                self.key,
+                f"expected a string, number or bool, got {type(value).__name__}",
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """What a rule matches; every given part must match, an empty part matches all.
+
+    Resource attributes are fixed for a process, so they are checked once when a
+    snapshot is built: a rule whose resource part does not match is left out.
+    """
+
+    span_name: tuple[Pattern, ...] = ()
+    span_kind: tuple[str, ...] = ()
+    attributes: tuple[AttributeMatch, ...] = ()
+    resource: tuple[AttributeMatch, ...] = ()
+
+    def __post_init__(self) -> None:
+        for kind in self.span_kind:
+            _check(kind in KINDS, "span_kind", f"expected one of {', '.join(KINDS)}, got {show(kind)}")
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """Never sample what matches (health checks, metrics scrapes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """Sample what matches at ``rate``, decided by the trace-ID hash."""
+
+    rate: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rate", validate_rate(self.rate, "sample"))
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """Sample at most ``per_second`` of what matches (token bucket, Jaeger semantics)."""
+
+    per_second: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "per_second", validate_per_second(self.per_second, "rate_limit"))
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutStep:
+    """From a moment on, sample at ``rate``: ``at`` a UTC time, or ``after_s`` seconds
+    after the rollout's start."""
+
+    rate: float
+    at: datetime | None = None
+    after_s: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rate", validate_rate(self.rate, "rate"))
+        _check((self.at is None) != (self.after_s is None), "at", "expected exactly one of at or after")
+        if self.at is not None:
+            _check(
+                isinstance(self.at, datetime) and self.at.utcoffset() is not None,
+                "at",
+                f"expected a time with a time zone, got {show(self.at)}",
+            )
+        if self.after_s is not None:
+            _check(
+                isinstance(self.after_s, float) and 0.0 <= self.after_s < math.inf,
+                "after",
+                f"expected a duration of at least 0s, got {show(self.after_s)}",
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Rollout:
+    """A progressive rollout: the rate steps up over time and never down, so every trace
+    sampled at one step stays sampled at the next (the bound only grows). Before the
+    first step nothing that matches is sampled.
+
+    ``start`` anchors the ``after`` offsets; when absent, the anchor is the moment the
+    rule was first published, kept across later updates that leave the rule unchanged.
+    """
+
+    steps: tuple[RolloutStep, ...]
+    start: datetime | None = None
+
+    def __post_init__(self) -> None:
+        _check(len(self.steps) > 0, "steps", "expected at least one step")
+        if self.start is not None:
+            _check(
+                self.start.utcoffset() is not None,
+                "start",
+                f"expected a time with a time zone, got {show(self.start)}",
+            )
+        absolute = [s.at is not None for s in self.steps]
+        _check(
+            all(absolute) or not any(absolute), "steps", "expected all steps to use at, or all to use after"
+        )
+        keys = [s.at.timestamp() if s.at is not None else s.after_s for s in self.steps]
+        for i in range(1, len(self.steps)):
+            _check(keys[i] > keys[i - 1], f"steps[{i}]", "expected each step to start after the previous one")  # type: ignore[operator]
+            _check(
+                self.steps[i].rate >= self.steps[i - 1].rate,
+                f"steps[{i}].rate",
+                f"a rollout only raises the rate: {self.steps[i].rate} after {self.steps[i - 1].rate}",
+            )
+
+
+Action: TypeAlias = Drop | Sample | RateLimit | Rollout
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """If ``match`` matches a root span, ``action`` decides it; the first match wins."""
+
+    match: Match
+    action: Action
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        _check(
+            isinstance(self.action, (Drop, Sample, RateLimit, Rollout)),
+            "action",
+            f"expected Drop, Sample, RateLimit or Rollout, got {type(self.action).__name__}",
+        )
+        if self.name is not None:
+            validate_text(self.name, "name")
+
+
+@dataclass(frozen=True, slots=True)
+class OperationStrategy:
+    """Per-operation (span name) strategy, Jaeger's: a probabilistic ``rate`` plus a
+    guaranteed lower bound of traces per second (``None``: the config's default)."""
+
+    rate: float
+    lower_bound_per_second: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rate", validate_rate(self.rate, "rate"))
+        if self.lower_bound_per_second is not None:
+            value = validate_per_second(self.lower_bound_per_second, "lower_bound_per_second")
+            object.__setattr__(self, "lower_bound_per_second", value)
+
+
+@dataclass(frozen=True, slots=True)
+class SamplingConfig:
+    """One whole sampling configuration. Published snapshots carry a ``version`` that
+    only grows; a configuration that was never published has version 0.
+
+    Attributes:
+        rate: default sampling rate for root spans no rule or operation decides.
+        hash: decision rule (``fnv1a``, ``fnv1a-mix``, ``xxh3``, ``otel``, ``jaeger``,
+            ``jaeger-go``).
+        parent_based: children follow their parent's sampled flag (default True).
+        record_version: sampled root spans carry ``dsampler.config_version``.
+        max_operations: at most this many operations are tracked (default 2000);
+            others are decided at the default rate without a lower bound.
+        traces_per_second: optional global cap on sampled root spans per second.
+        default_lower_bound_per_second: guaranteed traces per second per operation,
+            Jaeger's ``defaultLowerBoundTracesPerSecond`` (default 0: off).
+        operations: per span name strategies.
+        rules: ordered rules; the first that matches decides.
+    """
+
+    rate: float = DEFAULT_RATE
+    hash: str = DEFAULT_RULE
+    parent_based: bool = True
+    record_version: bool = False
+    max_operations: int = DEFAULT_MAX_OPERATIONS
+    traces_per_second: float | None = None
+    default_lower_bound_per_second: float = 0.0
+    operations: Mapping[str, OperationStrategy] = field(default_factory=lambda: MappingProxyType({}))
+    rules: tuple[Rule, ...] = ()
+    version: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rate", validate_rate(self.rate, "rate"))
+        get_rule(self.hash, "hash")
+        for name in ("parent_based", "record_version"):
+            _check(
+                isinstance(getattr(self, name), bool),
+                name,
+                f"expected true or false, got {show(getattr(self, name))}",
+            )
+        _check(
+            type(self.max_operations) is int and 0 <= self.max_operations <= 1_000_000,
+            "max_operations",
+            f"expected an integer in [0, 1000000], got {show(self.max_operations)}",
+        )
+        if self.traces_per_second is not None:
+            object.__setattr__(
+                self, "traces_per_second", validate_per_second(self.traces_per_second, "traces_per_second")
+            )
+        object.__setattr__(
+            self,
+            "default_lower_bound_per_second",
+            validate_per_second(self.default_lower_bound_per_second, "default_lower_bound_per_second"),
+        )
+        _check(
+            len(self.operations) <= self.max_operations,
+            "operations",
+            f"expected at most max_operations ({self.max_operations}) entries, got {len(self.operations)}",
+        )
+        for name, strategy in self.operations.items():
+            validate_text(name, "operations")
+            _check(
+                isinstance(strategy, OperationStrategy), f"operations.{name}", "expected an OperationStrategy"
+            )
+        object.__setattr__(self, "operations", MappingProxyType(dict(self.operations)))
+        _check(all(isinstance(r, Rule) for r in self.rules), "rules", "expected Rule values")
+        object.__setattr__(self, "rules", tuple(self.rules))
+        _check(
+            type(self.version) is int and self.version >= 0,
+            "version",
+            f"expected an integer >= 0, got {show(self.version)}",
+        )
+
+    def __hash__(self) -> int:  # operations is a mapping: configurations compare, they do not hash
+        raise TypeError("SamplingConfig is not hashable")

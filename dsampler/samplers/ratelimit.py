@@ -1,0 +1,160 @@
+"""Token bucket: ``credits_per_second`` with a ``max_balance``, Jaeger's semantics.
+
+A check spends one credit when at least one is there. The balance grows with elapsed
+time, capped at ``max_balance`` (default ``max(credits_per_second, 1)``, so a rate of
+0.1 still samples its first request, then about one every 10 s).
+
+The request path takes no lock. Credits are numbered tickets: a check draws the next
+ticket number from an ``itertools.count`` (atomic under the GIL) and is admitted iff the
+number is below ``limit``. Minting credits (refill) moves ``limit`` up; it runs at most
+once per credit interval, in whichever thread first sees it due, under a lock that is
+only ever *tried*: a check never waits. A refill reads the count of tickets drawn so far
+and rebases, so numbers drawn by refused checks are not credits. Because ``limit`` only
+grows and tickets are unique, concurrent checks can never spend a credit twice: with a
+frozen clock N threads admit exactly the balance. On free-threaded Python builds, where
+``next()`` on a count is not documented as atomic, every check takes the lock instead.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+import threading
+
+from dsampler.clock import SYSTEM_CLOCK, Clock
+from dsampler.config.model import validate_per_second
+from dsampler.errors import ConfigError
+
+__all__ = ["TokenBucket"]
+
+_GIL: bool = getattr(sys, "_is_gil_enabled", lambda: True)()
+
+
+class TokenBucket:
+    """A lock-free token bucket.
+
+    Args:
+        credits_per_second: refill rate; may be fractional (1/60 admits one a minute).
+        max_balance: cap of the balance; default ``max(credits_per_second, 1.0)``.
+        initial_balance: default full (Jaeger Go), or empty when ``credits_per_second``
+            is 0 (a zero rate admits nothing, as OTel Go since go-contrib#3604);
+            jaeger-client-python starts at ``random() * max_balance``.
+        clock: monotonic time source.
+
+    Raises:
+        ConfigError: a negative, NaN or infinite figure.
+    """
+
+    __slots__ = (
+        "_carry",
+        "_clock",
+        "_due",
+        "_last",
+        "_limit",
+        "_lock",
+        "_tickets",
+        "credits_per_second",
+        "max_balance",
+    )
+
+    def __init__(
+        self,
+        credits_per_second: float,
+        max_balance: float | None = None,
+        *,
+        initial_balance: float | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
+        self.credits_per_second = validate_per_second(credits_per_second, "credits_per_second")
+        self.max_balance = (
+            max(self.credits_per_second, 1.0)
+            if max_balance is None
+            else validate_per_second(max_balance, "max_balance")
+        )
+        if initial_balance is None:
+            balance = self.max_balance if self.credits_per_second > 0 else 0.0
+        else:
+            balance = validate_per_second(initial_balance, "initial_balance")
+        if balance > self.max_balance:
+            raise ConfigError(
+                "initial_balance", f"expected at most max_balance ({self.max_balance}), got {balance}"
+            )
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._tickets = itertools.count()
+        self._last = clock.monotonic()
+        self._rebase(next(self._tickets), balance)
+
+    def _rebase(self, drawn: int, balance: float) -> None:
+        """Credits ``drawn + 1 ...`` are the next ``floor(balance)``; the fraction carries."""
+        whole = math.floor(balance)
+        self._carry = balance - whole
+        self._due = (
+            self._last + (1.0 - self._carry) / self.credits_per_second
+            if self.credits_per_second
+            else math.inf
+        )
+        self._limit = drawn + 1 + whole
+
+    def _balance(self, drawn: int, now: float) -> float:
+        """The balance at ``now`` given that tickets up to ``drawn`` are taken."""
+        remaining = max(0, self._limit - drawn - 1) + self._carry
+        elapsed = now - self._last
+        if elapsed > 0.0:  # a clock that went backwards mints nothing
+            remaining += elapsed * self.credits_per_second
+            self._last = now
+        return min(self.max_balance, remaining)
+
+    def try_acquire(self) -> bool:
+        """Spend one credit if there is one. Never blocks, never raises."""
+        if _GIL:
+            if self._clock.monotonic() >= self._due and self._lock.acquire(blocking=False):
+                try:
+                    self._refill()
+                finally:
+                    self._lock.release()
+            return next(self._tickets) < self._limit
+        with self._lock:
+            if self._clock.monotonic() >= self._due:
+                self._refill()
+            return next(self._tickets) < self._limit
+
+    def _refill(self) -> None:
+        """Mint the credits due since the last refill (the lock is held)."""
+        now = self._clock.monotonic()
+        if now >= self._due:
+            drawn = next(self._tickets)
+            self._rebase(drawn, self._balance(drawn, now))
+
+    @property
+    def balance(self) -> float:
+        """Credits available now (refills as a check would; for tests and metrics)."""
+        with self._lock:
+            drawn = next(self._tickets)
+            balance = self._balance(drawn, self._clock.monotonic())
+            self._rebase(drawn, balance)
+            return balance
+
+    def update(self, credits_per_second: float, max_balance: float | None = None) -> None:
+        """Change the rate in place, keeping the balance pro-rated to the new maximum
+        (so a strategy push does not hand every process a full bucket). An unchanged
+        rate and maximum is a no-op.
+
+        Raises:
+            ConfigError: a negative, NaN or infinite figure.
+        """
+        rate = validate_per_second(credits_per_second, "credits_per_second")
+        new_max = max(rate, 1.0) if max_balance is None else validate_per_second(max_balance, "max_balance")
+        if rate == self.credits_per_second and new_max == self.max_balance:
+            return
+        with self._lock:
+            drawn = next(self._tickets)
+            balance = self._balance(drawn, self._clock.monotonic())
+            if self.max_balance > 0:
+                balance = balance * new_max / self.max_balance
+            self.credits_per_second, self.max_balance = rate, new_max
+            self._rebase(drawn, min(balance, new_max))
+
+    def __repr__(self) -> str:
+        return f"TokenBucket(credits_per_second={self.credits_per_second}, max_balance={self.max_balance})"
