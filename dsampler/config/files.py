@@ -18,10 +18,27 @@ from typing import Any, ClassVar, Final
 
 from dsampler.errors import ConfigError, show, typed
 
-__all__ = ["MAX_FILE_BYTES", "load_document", "parse_document"]
+__all__ = ["MAX_FILE_BYTES", "load_document", "parse_document", "read_bytes"]
 
 MAX_FILE_BYTES: Final = 1 << 20  # 1 MiB: a sampling config is a few KB; 2,000 operations ~100 KB
 MAX_DEPTH: Final = 32
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The raw bytes of a configuration file, at most :data:`MAX_FILE_BYTES`.
+
+    Raises:
+        ConfigError: unreadable or too large; the field is the file path.
+    """
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(name, f"cannot read the file: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(name, f"file is larger than {MAX_FILE_BYTES} bytes; a sampling config is a few KB")
+    return data
 
 
 def load_document(path: str | os.PathLike[str]) -> Mapping[str, Any]:
@@ -32,14 +49,7 @@ def load_document(path: str | os.PathLike[str]) -> Mapping[str, Any]:
             the field is the file path.
     """
     name = os.fspath(path)
-    try:
-        with open(name, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(name, f"cannot read the file: {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ConfigError(name, f"file is larger than {MAX_FILE_BYTES} bytes; a sampling config is a few KB")
-    return parse_document(data, name, json_only=Path(name).suffix.lower() == ".json")
+    return parse_document(read_bytes(name), name, json_only=Path(name).suffix.lower() == ".json")
 
 
 def parse_document(data: bytes, name: str = "<config>", *, json_only: bool = False) -> Mapping[str, Any]:

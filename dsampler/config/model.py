@@ -9,10 +9,9 @@ keys of the configuration file (see ``docs/configuration.md``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from types import MappingProxyType
 from typing import Final, Literal, TypeAlias
 
 from dsampler.errors import ConfigError, show, typed
@@ -251,6 +250,54 @@ class OperationStrategy:
             object.__setattr__(self, "lower_bound_per_second", value)
 
 
+class _Operations(Mapping[str, OperationStrategy]):
+    """A read-only, hashable copy of the operations. Replacing another field of a
+    configuration keeps this same object, which is how a snapshot build recognises
+    that the operations did not change (and skips re-validating 2,000 of them)."""
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, data: dict[str, OperationStrategy]) -> None:
+        self._data = data
+        self._hash: int | None = None
+
+    @classmethod
+    def validated(cls, value: object) -> _Operations:
+        if not isinstance(value, Mapping):
+            raise ConfigError(
+                "operations", f"expected a mapping of name to OperationStrategy, got {show(value)}"
+            )
+        data = dict(value)
+        for name, strategy in data.items():
+            validate_text(name, "operations")
+            _check(
+                isinstance(strategy, OperationStrategy),
+                f"operations[{name!r}]",
+                f"expected an OperationStrategy, got {show(strategy)}",
+            )
+        return cls(data)
+
+    def __getitem__(self, key: str) -> OperationStrategy:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._data.items()))
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self._data) == dict(other)
+
+    def __repr__(self) -> str:
+        return f"{{{', '.join(f'{k!r}: {v!r}' for k, v in self._data.items())}}}"
+
+
 @dataclass(frozen=True, slots=True)
 class SamplingConfig:
     """One whole sampling configuration. Published snapshots carry a ``version`` that
@@ -278,7 +325,7 @@ class SamplingConfig:
     max_operations: int = DEFAULT_MAX_OPERATIONS
     traces_per_second: float | None = None
     default_lower_bound_per_second: float = 0.0
-    operations: Mapping[str, OperationStrategy] = field(default_factory=lambda: MappingProxyType({}))
+    operations: Mapping[str, OperationStrategy] = field(default_factory=lambda: _Operations({}))
     rules: tuple[Rule, ...] = ()
     version: int = 0
 
@@ -305,17 +352,13 @@ class SamplingConfig:
             "default_lower_bound_per_second",
             validate_per_second(self.default_lower_bound_per_second, "default_lower_bound_per_second"),
         )
+        if not isinstance(self.operations, _Operations):  # else it was validated when built
+            object.__setattr__(self, "operations", _Operations.validated(self.operations))
         _check(
             len(self.operations) <= self.max_operations,
             "operations",
             f"expected at most max_operations ({self.max_operations}) entries, got {len(self.operations)}",
         )
-        for name, strategy in self.operations.items():
-            validate_text(name, "operations")
-            _check(
-                isinstance(strategy, OperationStrategy), f"operations.{name}", "expected an OperationStrategy"
-            )
-        object.__setattr__(self, "operations", MappingProxyType(dict(self.operations)))
         _check(all(isinstance(r, Rule) for r in self.rules), "rules", "expected Rule values")
         object.__setattr__(self, "rules", tuple(self.rules))
         _check(
@@ -323,6 +366,3 @@ class SamplingConfig:
             "version",
             f"expected an integer >= 0, got {show(self.version)}",
         )
-
-    def __hash__(self) -> int:  # operations is a mapping: configurations compare, they do not hash
-        raise TypeError("SamplingConfig is not hashable")

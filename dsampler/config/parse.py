@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import difflib
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -101,6 +100,8 @@ def _no_unknown_keys(data: Mapping[str, Any], known: Iterable[str], path: str) -
     known = list(known)
     for key in data:
         if key not in known:
+            import difflib  # only on the error path: it costs a millisecond to import
+
             close = difflib.get_close_matches(key, known, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f"; expected one of {', '.join(known)}"
             raise ConfigError(_join(path, show(key, 40).strip("'")), f"unknown key{hint}")

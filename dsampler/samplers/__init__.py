@@ -1,6 +1,7 @@
 """OpenTelemetry samplers, one strategy per module."""
 
+from dsampler.samplers.facade import DSampler
 from dsampler.samplers.parent import ParentBasedSampler
 from dsampler.samplers.ratio import RatioSampler
 
-__all__ = ["ParentBasedSampler", "RatioSampler"]
+__all__ = ["DSampler", "ParentBasedSampler", "RatioSampler"]

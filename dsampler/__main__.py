@@ -1,0 +1,7 @@
+"""``python -m dsampler``: the same as the ``dsampler`` command."""
+
+import sys
+
+from dsampler.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""The ``dsampler`` command: one module per subcommand; parsing and exit codes only."""

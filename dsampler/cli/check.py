@@ -1,0 +1,46 @@
+"""``dsampler check FILE...``: validate configuration files.
+
+Prints one summary line per valid file and exits 0; otherwise one line per problem,
+``FILE: field.path: expected ..., got ...``, and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from dsampler.config.model import SamplingConfig
+from dsampler.config.watch import read_config_file
+from dsampler.errors import ConfigError
+
+__all__ = ["add_parser", "run", "summary"]
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser("check", help="validate configuration files (exit 2 on problems)")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="YAML or JSON configuration file")
+
+
+def summary(config: SamplingConfig) -> str:
+    """One line describing a valid configuration."""
+    cap = f"{config.traces_per_second:g}/s" if config.traces_per_second is not None else "none"
+    return (
+        f"rate {config.rate:g} ({config.hash}), parent-based {'on' if config.parent_based else 'off'}, "
+        f"{len(config.rules)} rules, {len(config.operations)} operations, cap {cap}"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    failed = False
+    for name in args.files:
+        try:
+            config, _ = read_config_file(name)
+        except ConfigError as exc:
+            failed = True
+            for problem in exc.errors:
+                where = problem.field if problem.field == name else f"{name}: {problem.field}"
+                print(f"{where}: {problem.problem}", file=sys.stderr)
+            continue
+        print(f"{name}: OK: {summary(config)}")
+    return 2 if failed else 0

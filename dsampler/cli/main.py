@@ -1,0 +1,42 @@
+"""``dsampler`` entry point: dispatches to one module per subcommand.
+
+Exit codes: 0 success, 2 invalid input (a configuration problem or a bad argument),
+1 an unexpected failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from dsampler import __version__
+from dsampler.cli import check, explain
+
+__all__ = ["main"]
+
+COMMANDS = {"check": check, "explain": explain}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dsampler", description="Head sampling for distributed tracing.")
+    parser.add_argument("--version", action="version", version=f"dsampler {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, module in COMMANDS.items():
+        module.add_parser(commands)
+        commands.choices[name].set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except BrokenPipeError:  # `dsampler ... | head`
+        return 0
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,231 @@
+"""DSampler: every strategy over one configuration store, changed at run time."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace.sampling import SamplingResult
+from opentelemetry.trace import Link, Span, SpanKind
+from opentelemetry.trace.span import TraceState
+from opentelemetry.util.types import Attributes
+
+from dsampler.clock import SYSTEM_CLOCK, Clock
+from dsampler.config.model import SamplingConfig
+from dsampler.config.parse import parse_config, parse_fields
+from dsampler.config.store import DEFAULT_HISTORY, ConfigStore
+from dsampler.config.watch import FileWatcher, read_config_file
+from dsampler.errors import ConfigError, typed
+from dsampler.hashing.loader import LOADER
+from dsampler.hashing.reference import MASK64
+from dsampler.samplers._otel import (
+    DEFAULT_TRACE_STATE,
+    DROPPED,
+    FOLLOW,
+    SPAN_KEY,
+    FaultCountingSampler,
+    FaultLog,
+    Follower,
+    Results,
+    current_context,
+)
+from dsampler.samplers.plan import Plan, RuntimeState, build_plan
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.resources import Resource
+
+__all__ = ["DSampler"]
+
+
+class DSampler(FaultCountingSampler):
+    """The sampler to reach for: default rate, per-operation strategies, ordered rules,
+    a global traces-per-second cap and parent-based sampling, all in one configuration
+    that can change while traffic flows.
+
+    Every decision reads the current snapshot once (one reference load, no lock) and
+    decides under that whole snapshot. Updates (:meth:`update`, :meth:`rollback`, a file
+    reload) build the next snapshot completely and publish it atomically; invalid input
+    raises :class:`~dsampler.ConfigError` and leaves the running snapshot in force.
+
+    Args:
+        config: a :class:`SamplingConfig`, a mapping in the file format, or None for
+            the defaults.
+        resource: this process's resource (for rules that match resource attributes);
+            default ``Resource.create()``, which reads ``OTEL_RESOURCE_ATTRIBUTES``.
+        clock: time source for rate limits and rollouts.
+        history: how many published configurations to keep for :meth:`rollback`.
+        **settings: configuration fields that override ``config`` (``rate=0.1``,
+            ``rules=[...]``), in the file format.
+
+    Raises:
+        ConfigError: the configuration is invalid; every problem is named.
+    """
+
+    def __init__(
+        self,
+        config: SamplingConfig | Mapping[str, Any] | None = None,
+        *,
+        resource: Resource | Mapping[str, Any] | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+        history: int = DEFAULT_HISTORY,
+        **settings: Any,
+    ) -> None:
+        base = _as_config(config)
+        if settings:
+            base = parse_config(settings, base=base)
+        self._resource = _resource_attributes(resource)
+        self._state = RuntimeState(clock)
+        self._store: ConfigStore[Plan] = ConfigStore(self._compile, base, history=history)
+        self._follower = Follower()
+        self._fault_log = FaultLog("DSampler")
+        self._watcher: FileWatcher | None = None
+        LOADER.ensure_started()
+
+    @classmethod
+    def from_file(
+        cls, path: str | os.PathLike[str], *, poll_interval_s: float = 1.0, watch: bool = True, **kwargs: Any
+    ) -> DSampler:
+        """A DSampler configured from a YAML or JSON file, reloaded when it changes.
+
+        The file must be valid at start (else :class:`~dsampler.ConfigError`); later an
+        unreadable or invalid file keeps the running configuration and is logged once
+        per distinct problem. ``watch=False`` reads it once.
+        """
+        config, data = read_config_file(path)
+        sampler = cls(config, **kwargs)
+        if watch:
+            sampler._watcher = FileWatcher(
+                path, sampler._store.publish, interval_s=poll_interval_s, applied=data
+            )
+            sampler._watcher.start()
+        return sampler
+
+    def _compile(self, config: SamplingConfig) -> Plan:
+        return build_plan(config, self._state, self._resource)
+
+    @property
+    def config(self) -> SamplingConfig:
+        """The configuration in force, with its ``version``."""
+        return self._store.current.config
+
+    @property
+    def history(self) -> tuple[SamplingConfig, ...]:
+        """The last published configurations, oldest first."""
+        return self._store.history
+
+    @property
+    def watcher(self) -> FileWatcher | None:
+        """The file watcher of :meth:`from_file` (``poll_once()`` checks the file now)."""
+        return self._watcher
+
+    def update(self, **changes: Any) -> SamplingConfig:
+        """Publish the current configuration with ``changes`` (file-format values):
+        ``sampler.update(rate=0.02)``. All or nothing.
+
+        Raises:
+            ConfigError: a change is invalid; the running configuration stays.
+        """
+        values = parse_fields(changes)
+        return self._store.update(lambda current: dataclasses.replace(current, **values)).config
+
+    def publish(self, config: SamplingConfig | Mapping[str, Any]) -> SamplingConfig:
+        """Replace the whole configuration (a mapping is parsed as a file would be)."""
+        return self._store.publish(_as_config(config)).config
+
+    def rollback(self, version: int) -> SamplingConfig:
+        """Publish the content of an earlier version again, as a new version.
+
+        Raises:
+            ConfigError: that version is no longer in :attr:`history`.
+        """
+        return self._store.rollback(version).config
+
+    def close(self) -> None:
+        """Stop watching the file (idempotent). Decisions keep working."""
+        if self._watcher is not None:
+            self._watcher.stop()
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        plan = self._store.current  # the one read of the snapshot
+        try:
+            span: Span | None = (parent_context if parent_context is not None else current_context()).get(
+                SPAN_KEY
+            )  # type: ignore[assignment]
+            ts = None
+            if span is not None:
+                sc = span.get_span_context()
+                if sc.is_valid:
+                    if plan.parent_based:
+                        case: int = 2 * sc.is_remote + (sc.trace_flags & 1)
+                        if not attributes and sc.trace_state is DEFAULT_TRACE_STATE:
+                            return FOLLOW[case]
+                        return self._follower.follow(case, FOLLOW[case].decision, attributes, sc.trace_state)
+                    ts = None if sc.trace_state is DEFAULT_TRACE_STATE else sc.trace_state
+            if not plan.simple:
+                return plan.decide_root(trace_id, name, kind, attributes, ts)
+            d = plan.default  # inline: a plan of one rate costs what a RatioSampler does
+            if d.rule.key((trace_id >> 64) & MASK64, trace_id & MASK64) >= d.bound:
+                return DROPPED if ts is None else Results.drop(ts)
+            return d.results.sampled if not attributes and ts is None else d.results.sample(attributes, ts)
+        except Exception:
+            self._fault_log.record()
+            return _fallback(plan, trace_id)
+
+    def explain(
+        self, trace_id: int, name: str, kind: SpanKind | None = None, attributes: Attributes = None
+    ) -> dict[str, Any]:
+        """How a root span would be decided now, without spending any token: the rule or
+        operation that decides it, and for hash decisions the key and the bound."""
+        plan = self._store.current
+        route = plan.route(name, kind, attributes)
+        return {"version": plan.config.version, "source": route.source, **route.explain(trace_id)}
+
+    def get_description(self) -> str:
+        c = self._store.current.config
+        return (
+            f"DSampler{{version={c.version},rate={c.rate},hash={c.hash},parent_based={c.parent_based},"
+            f"rules={len(c.rules)},operations={len(c.operations)}}}"
+        )
+
+
+def _fallback(plan: Plan, trace_id: object) -> SamplingResult:
+    """After a fault: the default rate on the trace ID alone (the last good rule), else drop."""
+    if not isinstance(trace_id, int):
+        return DROPPED
+    d = plan.default
+    key = d.rule.reference((trace_id >> 64) & MASK64, trace_id & MASK64)
+    return d.results.sampled if key < d.bound else DROPPED
+
+
+def _as_config(config: SamplingConfig | Mapping[str, Any] | None) -> SamplingConfig:
+    if config is None:
+        return SamplingConfig()
+    if isinstance(config, SamplingConfig):
+        return config
+    if isinstance(config, Mapping):
+        return parse_config(config)
+    raise ConfigError("config", f"expected a SamplingConfig, a mapping or None, got {typed(config)}")
+
+
+def _resource_attributes(resource: Resource | Mapping[str, Any] | None) -> Mapping[str, Any]:
+    from opentelemetry.sdk.resources import Resource  # 10 ms to import; most apps have it already
+
+    if resource is None:
+        return dict(Resource.create().attributes)
+    if isinstance(resource, Resource):
+        return dict(resource.attributes)
+    if isinstance(resource, Mapping):
+        return dict(resource)
+    raise ConfigError("resource", f"expected an opentelemetry Resource or a mapping, got {typed(resource)}")

@@ -1,0 +1,214 @@
+"""A published configuration compiled for the request path, and the state that must
+outlive it.
+
+:func:`build_plan` turns a :class:`SamplingConfig` into a :class:`Plan`: rules become
+predicates and routes, bounds are computed, results prebuilt. A plan never changes
+after it is published; :class:`RuntimeState` keeps what a new plan must inherit from the
+old one: token-bucket balances (pro-rated when a rate changes, as Jaeger does, so a push
+does not hand every process a full bucket) and rollout anchors.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from opentelemetry.sdk.trace.sampling import SamplingResult
+from opentelemetry.trace import SpanKind
+from opentelemetry.trace.span import TraceState
+from opentelemetry.util.types import Attributes
+
+from dsampler.clock import Clock
+from dsampler.config.model import Action, Drop, RateLimit, Rollout, Rule, Sample, SamplingConfig
+from dsampler.hashing.rules import HashRule, get_rule
+from dsampler.samplers._otel import RECORD_AND_SAMPLE, Results
+from dsampler.samplers.ratelimit import TokenBucket
+from dsampler.samplers.routes import (
+    DropRoute,
+    OperationRoute,
+    RateLimitRoute,
+    RatioRoute,
+    RolloutRoute,
+    Route,
+)
+from dsampler.samplers.rules import Predicate, compile_match
+
+__all__ = ["Plan", "RuntimeState", "build_plan"]
+
+
+class RuntimeState:
+    """Token buckets and rollout anchors, keyed so that an unchanged rule, operation or
+    cap finds its own again in the next snapshot. Only writers (snapshot builds, the
+    first sight of an operation) touch it, under ``lock``."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.buckets: dict[Hashable, TokenBucket] = {}
+        self.anchors: dict[Rollout, float] = {}
+
+    def bucket(self, key: Hashable, per_second: float) -> TokenBucket:
+        """The bucket under ``key``, updated in place (pro-rated), or a new full one."""
+        found = self.buckets.get(key)
+        if found is None:
+            found = self.buckets[key] = TokenBucket(per_second, clock=self.clock)
+        else:
+            found.update(per_second)
+        return found
+
+    def anchor(self, rollout: Rollout) -> float:
+        """Monotonic instant the rollout's ``after`` offsets count from."""
+        if rollout.start is not None:
+            return self.to_monotonic(rollout.start.timestamp())
+        return self.anchors.setdefault(rollout, self.clock.monotonic())
+
+    def to_monotonic(self, wall: float) -> float:
+        return self.clock.monotonic() + (wall - self.clock.time())
+
+    def keep_only(self, buckets: set[Hashable], rollouts: set[Rollout]) -> None:
+        """Forget the state of rules, operations and rollouts the new snapshot lacks."""
+        for key in [k for k in self.buckets if k not in buckets]:
+            del self.buckets[key]
+        for rollout in [r for r in self.anchors if r not in rollouts]:
+            del self.anchors[rollout]
+
+
+class Plan:
+    """What the request path reads: one published snapshot, compiled.
+
+    ``simple`` plans (no rules, no operations, no cap, no lower bound) are decided by
+    the facade inline from ``default``; the others through :meth:`decide_root`.
+    """
+
+    __slots__ = (
+        "_rule",
+        "_state",
+        "_tracked",
+        "cap",
+        "config",
+        "default",
+        "lower_bound",
+        "operations",
+        "parent_based",
+        "rules",
+        "simple",
+        "version_tag",
+    )
+
+    def __init__(self, config: SamplingConfig, state: RuntimeState, resource: Mapping[str, Any]) -> None:
+        self.config = config
+        self._state = state
+        self._rule: HashRule = get_rule(config.hash)
+        self.version_tag = {"dsampler.config_version": config.version} if config.record_version else {}
+        self.parent_based = config.parent_based
+        self.default = RatioRoute("default rate", config.rate, self._rule, self.version_tag)
+        in_use: set[Hashable] = set()
+        rollouts: set[Rollout] = set()
+        self.rules = tuple(self._compile_rules(resource, in_use, rollouts))
+        self.lower_bound = config.default_lower_bound_per_second
+        self.operations: dict[str, Route] = {
+            name: self._operation(name, s.rate, s.lower_bound_per_second, in_use)
+            for name, s in config.operations.items()
+        }
+        self._tracked: dict[str, Route] = {}  # operations first seen on the request path
+        self.cap = None
+        if config.traces_per_second is not None:
+            in_use.add(("cap",))
+            self.cap = state.bucket(("cap",), config.traces_per_second)
+        if self.lower_bound > 0:  # lazily tracked operations keep their balances
+            in_use.update(k for k in state.buckets if k[0] == "op")  # type: ignore[index]
+        state.keep_only(in_use, rollouts)
+        self.simple = not self.rules and not self.operations and self.cap is None and self.lower_bound == 0
+
+    def _compile_rules(
+        self, resource: Mapping[str, Any], in_use: set[Hashable], rollouts: set[Rollout]
+    ) -> list[tuple[Predicate, Route]]:
+        compiled = []
+        for i, rule in enumerate(self.config.rules):
+            predicate = compile_match(rule.match, resource)
+            if predicate is not None:
+                source = f"rules[{i}]" + (f" ({rule.name})" if rule.name else "")
+                compiled.append((predicate, self._route(source, rule, in_use, rollouts)))
+        return compiled
+
+    def _route(self, source: str, rule: Rule, in_use: set[Hashable], rollouts: set[Rollout]) -> Route:
+        action: Action = rule.action
+        match action:
+            case Drop():
+                return DropRoute(source)
+            case Sample(rate=rate):
+                return RatioRoute(source, rate, self._rule, self.version_tag)
+            case RateLimit(per_second=per_second):
+                key = ("rule", rule.name, rule.match)
+                in_use.add(key)
+                return RateLimitRoute(source, self._state.bucket(key, per_second), self.version_tag)
+            case Rollout():
+                rollouts.add(action)
+                anchor = self._state.anchor(action)
+                starts = [
+                    self._state.to_monotonic(s.at.timestamp())
+                    if s.at is not None
+                    else anchor + (s.after_s or 0.0)
+                    for s in action.steps
+                ]
+                rates = [s.rate for s in action.steps]
+                return RolloutRoute(source, starts, rates, self._rule, self._state.clock, self.version_tag)
+        raise TypeError(f"unknown action {action!r}")  # pragma: no cover - Rule validates
+
+    def _operation(
+        self, name: str, rate: float, lower: float | None, in_use: set[Hashable]
+    ) -> OperationRoute:
+        per_second = self.lower_bound if lower is None else lower
+        bucket = None
+        if per_second > 0:
+            in_use.add(("op", name))
+            bucket = self._state.bucket(("op", name), per_second)
+        ratio = RatioRoute(f"operations[{name!r}]", rate, self._rule, self.version_tag)
+        return OperationRoute(ratio, bucket, self.version_tag)
+
+    def route(self, name: str, kind: SpanKind | None, attributes: Attributes) -> Route:
+        """The route that decides a root span: first matching rule, else its operation,
+        else the default rate."""
+        for predicate, route in self.rules:
+            if predicate(name, kind, attributes):
+                return route
+        found = self.operations.get(name)
+        if found is not None:
+            return found
+        if self.lower_bound > 0:
+            return self._tracked.get(name) or self._track(name)
+        return self.default
+
+    def _track(self, name: str) -> Route:
+        """First sight of an operation with a lower bound: the one slow path, under the
+        state lock, capped at ``max_operations`` (beyond it the default rate decides)."""
+        with self._state.lock:
+            found = self._tracked.get(name)
+            if found is not None:
+                return found
+            if len(self.operations) + len(self._tracked) >= self.config.max_operations:
+                return self.default
+            route = self._operation(name, self.config.rate, None, set())
+            self._tracked[name] = route
+            return route
+
+    def decide_root(
+        self,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None,
+        attributes: Attributes,
+        trace_state: TraceState | None,
+    ) -> SamplingResult:
+        """Decide a span without a parent to follow; the global cap has the last word."""
+        result = self.route(name, kind, attributes).decide(trace_id, attributes, trace_state)
+        if self.cap is not None and result.decision is RECORD_AND_SAMPLE and not self.cap.try_acquire():
+            return Results.drop(trace_state)
+        return result
+
+
+def build_plan(config: SamplingConfig, state: RuntimeState, resource: Mapping[str, Any]) -> Plan:
+    """Compile ``config`` (under the store's writer lock: it updates ``state``)."""
+    with state.lock:
+        return Plan(config, state, resource)

@@ -1,0 +1,95 @@
+"""Rule matching, compiled once per snapshot into plain Python predicates.
+
+A rule's match becomes one closure over frozensets, prefix tuples and one regular
+expression per glob set, so evaluating a rule costs a few C-level calls rather than a
+walk over the configuration. Resource attributes are fixed for a process: they are
+checked here, once, and a rule whose resource part does not match is dropped.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from opentelemetry.trace import SpanKind
+from opentelemetry.util.types import Attributes
+
+from dsampler.config.model import AttributeMatch, Match, Pattern
+
+__all__ = ["Predicate", "compile_match", "match_anything"]
+
+#: (span name, span kind, span attributes) -> does the rule match?
+Predicate = Callable[[str, "SpanKind | None", Attributes], bool]
+
+_KINDS = {kind.name.lower(): kind for kind in SpanKind}
+
+
+def match_anything(name: str, kind: SpanKind | None, attributes: Attributes) -> bool:
+    """The predicate of a rule with an empty match."""
+    return True
+
+
+def _string_matcher(patterns: Sequence[Pattern]) -> Callable[[str], bool]:
+    """One test for a set of exact / prefix / glob patterns."""
+    exact = frozenset(p.value for p in patterns if p.kind == "exact")
+    prefixes = tuple(p.value for p in patterns if p.kind == "prefix")
+    globs = [p.value for p in patterns if p.kind == "glob"]
+    regex = re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)) if globs else None
+    if not prefixes and regex is None:
+        return exact.__contains__
+    if not exact and regex is None:
+        return lambda s: s.startswith(prefixes)
+
+    def test(s: str) -> bool:
+        return (
+            s in exact
+            or (bool(prefixes) and s.startswith(prefixes))
+            or (regex is not None and bool(regex.match(s)))
+        )
+
+    return test
+
+
+def _value_matcher(match: AttributeMatch) -> Callable[[object], bool]:
+    """Any of the accepted values: string patterns for str, exact same-type equality
+    for bool, int and float (``True`` does not match ``1``)."""
+    strings = _string_matcher([v for v in match.values if isinstance(v, Pattern)])
+    scalars = frozenset((type(v), v) for v in match.values if not isinstance(v, Pattern))
+
+    def test(value: object) -> bool:
+        if isinstance(value, str):
+            return strings(value)
+        return (type(value), value) in scalars
+
+    return test
+
+
+def resource_matches(matches: Sequence[AttributeMatch], resource: Mapping[str, Any]) -> bool:
+    """Whether this process's resource attributes satisfy a rule's resource part."""
+    return all(m.key in resource and _value_matcher(m)(resource[m.key]) for m in matches)
+
+
+def compile_match(match: Match, resource: Mapping[str, Any]) -> Predicate | None:
+    """A predicate for ``match``, or None when this process's resource rules it out."""
+    if not resource_matches(match.resource, resource):
+        return None
+    names = _string_matcher(match.span_name) if match.span_name else None
+    kinds = frozenset(_KINDS[k] for k in match.span_kind) or None
+    internal_ok = kinds is None or SpanKind.INTERNAL in kinds
+    attrs = tuple((m.key, _value_matcher(m)) for m in match.attributes)
+    if names is None and kinds is None and not attrs:
+        return match_anything
+
+    def predicate(name: str, kind: SpanKind | None, attributes: Attributes) -> bool:
+        if names is not None and not names(name):
+            return False
+        if kinds is not None and (kind not in kinds if kind is not None else not internal_ok):
+            return False
+        for key, test in attrs:
+            if not attributes or key not in attributes or not test(attributes[key]):
+                return False
+        return True
+
+    return predicate
