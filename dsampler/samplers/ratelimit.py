@@ -6,7 +6,7 @@ time, capped at ``max_balance`` (default ``max(credits_per_second, 1)``, so a ra
 
 The request path takes no lock. Credits are numbered tickets: a check draws the next
 ticket number from an ``itertools.count`` (atomic under the GIL) and is admitted iff the
-number is below ``limit``. Minting credits (refill) moves ``limit`` up; it runs at most
+number is below ``limit`` as read *before* drawing. Minting credits (refill) moves ``limit`` up; it runs at most
 once per credit interval, in whichever thread first sees it due, under a lock that is
 only ever *tried*: a check never waits. A refill reads the count of tickets drawn so far
 and rebases, so numbers drawn by refused checks are not credits. Because ``limit`` only
@@ -87,19 +87,22 @@ class TokenBucket:
         self._rebase(next(self._tickets), balance)
 
     def _rebase(self, drawn: int, balance: float) -> None:
-        """Credits ``drawn + 1 ...`` are the next ``floor(balance)``; the fraction carries."""
+        """Credits ``drawn + 1 ...`` are the next ``floor(balance)``; the fraction carries.
+
+        The next refill is due when a whole credit has accrued or the bucket would be
+        full, whichever is first: between refills it neither caps nor crosses a whole
+        credit, so minting late never hands out more than the continuous bucket would.
+        """
         whole = math.floor(balance)
         self._carry = balance - whole
-        self._due = (
-            self._last + (1.0 - self._carry) / self.credits_per_second
-            if self.credits_per_second
-            else math.inf
-        )
+        rate = self.credits_per_second
+        headroom = min(1.0 - self._carry, self.max_balance - balance)
+        self._due = self._last + headroom / rate if rate else math.inf
         self._limit = drawn + 1 + whole
 
     def _balance(self, drawn: int, now: float) -> float:
         """The balance at ``now`` given that tickets up to ``drawn`` are taken."""
-        remaining = max(0, self._limit - drawn - 1) + self._carry
+        remaining = max(0, self._limit - drawn) + self._carry  # ticket `drawn` is not spent
         elapsed = now - self._last
         if elapsed > 0.0:  # a clock that went backwards mints nothing
             remaining += elapsed * self.credits_per_second
@@ -114,7 +117,8 @@ class TokenBucket:
                     self._refill()
                 finally:
                     self._lock.release()
-            return next(self._tickets) < self._limit
+            limit = self._limit  # read before drawing: a refill in between must not admit
+            return next(self._tickets) < limit  # a ticket it has already counted as drawn
         with self._lock:
             if self._clock.monotonic() >= self._due:
                 self._refill()
