@@ -27,8 +27,12 @@ def summary(config: SamplingConfig) -> str:
     cap = f"{config.traces_per_second:g}/s" if config.traces_per_second is not None else "none"
     return (
         f"rate {config.rate:g} ({config.hash}), parent-based {'on' if config.parent_based else 'off'}, "
-        f"{len(config.rules)} rules, {len(config.operations)} operations, cap {cap}"
+        f"{_count(len(config.rules), 'rule')}, {_count(len(config.operations), 'operation')}, cap {cap}"
     )
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -88,27 +88,23 @@ def run(args: argparse.Namespace) -> int:
 def render(info: dict[str, Any], trace_id: int) -> list[str]:
     """Human-readable lines of :meth:`DSampler.explain`'s answer."""
     lines = [
-        f"trace id:  {trace_id:032x}",
+        f"trace id:   {trace_id:032x}",
         f"decided by: {info['source']} (config version {info['version']})",
     ]
     strategy = info["strategy"]
     if strategy == "drop":
-        lines.append("decision:  DROP (the rule drops every match)")
+        lines.append("decision:   DROP (the rule drops every match)")
     elif strategy == "ratelimiting":
-        lines.append(
-            f"decision:  sampled while the token bucket has credit ({info['per_second']:g} traces/s)"
-        )
+        lines.append(f"decision:   sampled while its token bucket has credit ({info['per_second']:g}/s)")
     elif strategy == "rollout" and info.get("hash") is None:
-        lines.append("decision:  DROP (the rollout has not started)")
+        lines.append("decision:   DROP (the rollout has not started)")
     else:
-        verdict = "RECORD_AND_SAMPLE" if info["sampled"] else "DROP"
-        lines.append(f"decision:  {verdict}")
+        lines.append(f"decision:   {'RECORD_AND_SAMPLE' if info['sampled'] else 'DROP'}")
         step = f", rollout step {info['step']}" if strategy == "rollout" else ""
-        lines.append(f"rule:      {info['hash']} at rate {info['rate']:g}{step}")
-        lines.append(f"hash:      0x{info['key']:016x} ({info['key']})")
-        lines.append(f"bound:     0x{info['bound']:016x} ({info['bound']})  sampled iff hash < bound")
+        lines.append(f"rule:       {info['hash']} at rate {info['rate']:g}{step}")
+        lines.append(f"hash:       0x{info['key']:016x} ({info['key']})")
+        lines.append(f"bound:      0x{info['bound']:016x} ({info['bound']}); sampled iff hash < bound")
         if info.get("lower_bound_per_second"):
-            lines.append(
-                f"otherwise: lower bound {info['lower_bound_per_second']:g} traces/s may still sample it"
-            )
+            lower = info["lower_bound_per_second"]
+            lines.append(f"otherwise:  a lower bound of {lower:g} traces/s may still sample it")
     return lines

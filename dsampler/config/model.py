@@ -51,9 +51,11 @@ def validate_per_second(value: object, field: str) -> float:
     try:
         number = float(value)
     except OverflowError:
-        raise ConfigError(field, f"expected a number in [0, {MAX_PER_SECOND:g}], got {show(value)}") from None
+        raise ConfigError(
+            field, f"expected a number in [0, {MAX_PER_SECOND:.0f}], got {show(value)}"
+        ) from None
     if math.isnan(number) or not 0.0 <= number <= MAX_PER_SECOND:
-        raise ConfigError(field, f"expected a number in [0, {MAX_PER_SECOND:g}], got {number!r}")
+        raise ConfigError(field, f"expected a number in [0, {MAX_PER_SECOND:.0f}], got {number!r}")
     return number
 
 

@@ -6,12 +6,14 @@ time, capped at ``max_balance`` (default ``max(credits_per_second, 1)``, so a ra
 
 The request path takes no lock. Credits are numbered tickets: a check draws the next
 ticket number from an ``itertools.count`` (atomic under the GIL) and is admitted iff the
-number is below ``limit`` as read *before* drawing. Minting credits (refill) moves ``limit`` up; it runs at most
-once per credit interval, in whichever thread first sees it due, under a lock that is
-only ever *tried*: a check never waits. A refill reads the count of tickets drawn so far
-and rebases, so numbers drawn by refused checks are not credits. Because ``limit`` only
-grows and tickets are unique, concurrent checks can never spend a credit twice: with a
-frozen clock N threads admit exactly the balance. On free-threaded Python builds, where
+number is below ``limit`` as read *before* drawing. Minting credits (refill) moves
+``limit`` up, in whichever thread first sees a refill due, under a lock that is only
+ever *tried*: a check never waits. A refill draws a ticket itself to learn how many
+were drawn and rebases, so numbers drawn by refused checks are not credits. A refill
+is due when a whole credit has accrued or the bucket would be full, whichever is first,
+so minting late never hands out more than a continuous bucket would. Because ``limit``
+only grows and tickets are unique, concurrent checks can never spend a credit twice:
+with a frozen clock N threads admit exactly the balance. On free-threaded builds, where
 ``next()`` on a count is not documented as atomic, every check takes the lock instead.
 """
 

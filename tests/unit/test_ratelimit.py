@@ -114,7 +114,7 @@ def test_update_with_default_max_and_validation() -> None:
     bucket = TokenBucket(4.0, clock=ManualClock())
     bucket.update(0.5)
     assert bucket.max_balance == 1.0
-    with pytest.raises(ConfigError, match="^credits_per_second: "):
+    with pytest.raises(ConfigError, match=r"^credits_per_second: "):
         bucket.update(-1.0)
     assert bucket.credits_per_second == 0.5
 
@@ -138,7 +138,7 @@ def test_bad_figures_raise_config_error(args: tuple[object, ...], field: str) ->
 
 def test_initial_balance_above_max_is_refused() -> None:
     """An initial balance beyond the cap would mint credits out of nothing."""
-    with pytest.raises(ConfigError, match="^initial_balance: "):
+    with pytest.raises(ConfigError, match=r"^initial_balance: "):
         TokenBucket(1.0, 2.0, initial_balance=3.0, clock=ManualClock())
 
 
