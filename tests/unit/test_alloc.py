@@ -20,7 +20,8 @@ N = 20_000
 
 def _retained_by_dsampler(decide: Callable[[int], object]) -> tuple[int, int]:
     """(bytes, blocks) still allocated from dsampler's files after N decisions."""
-    ids = [random.Random(3).getrandbits(128) for _ in range(64)]
+    rng = random.Random(3)
+    ids = [rng.getrandbits(128) for _ in range(64)]
     for t in ids:  # warm-up: first-use caches, memo entries
         decide(t)
     tracemalloc.start()

@@ -1,0 +1,130 @@
+"""DSampler.from_file: reloads on change, keeps the last good config on bad files."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from dsampler import ConfigError, DSampler
+
+pytestmark = pytest.mark.slow
+
+
+def write(path: Path, content: str | bytes) -> None:
+    data = content.encode() if isinstance(content, str) else content
+    path.write_bytes(data)
+    st = path.stat()  # make every write visible even on filesystems with coarse mtimes
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> Path:
+    path = tmp_path / "sampling.yaml"
+    write(path, "rate: 0.1\n")
+    return path
+
+
+def test_an_edit_is_published_as_a_new_version(config_file: Path) -> None:
+    """A valid edit becomes the next version; rewriting the same bytes does not."""
+    sampler = DSampler.from_file(config_file, poll_interval_s=3600)  # the test polls by hand
+    watcher = sampler.watcher
+    assert watcher is not None
+    assert watcher.poll_once() is False
+    write(config_file, "rate: 0.1\n")  # touched, same content
+    assert watcher.poll_once() is False
+    write(config_file, "rate: 0.25\nrules: [{match: {span_name: x}, action: drop}]\n")
+    assert watcher.poll_once() is True
+    assert (sampler.config.rate, sampler.config.version, len(sampler.config.rules)) == (0.25, 2, 1)
+    sampler.close()
+
+
+def test_bad_files_keep_the_last_good_config_and_log_once_per_problem(
+    config_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Empty, truncated, invalid and missing files change nothing; each distinct problem is
+    logged once; the next good file is applied."""
+    sampler = DSampler.from_file(config_file, poll_interval_s=3600)
+    watcher = sampler.watcher
+    assert watcher is not None
+    steps = [
+        ("", "the file is empty"),
+        ('rate: 0.5\nrules:\n  - match: {span_name: "GET /', "invalid YAML"),
+        ("rate: 7\n", "rate: expected a number in [0, 1], got 7.0"),
+        ("rate: 7\n", None),  # the same problem again: not logged twice
+        (None, "cannot read the file"),
+    ]
+    with caplog.at_level(logging.WARNING, logger="dsampler.config"):
+        for content, message in steps:
+            if content is None:
+                config_file.unlink()
+            else:
+                write(config_file, content)
+            assert watcher.poll_once() is False
+            assert (sampler.config.rate, sampler.config.version) == (0.1, 1)
+            if message is not None:
+                assert message in caplog.records[-1].getMessage()
+    assert len(caplog.records) == 4
+    write(config_file, "rate: 0.5\n")
+    assert watcher.poll_once() is True
+    assert (sampler.config.rate, sampler.config.version) == (0.5, 2)
+    sampler.close()
+
+
+def test_a_file_invalid_at_start_raises(tmp_path: Path) -> None:
+    """from_file refuses a bad file outright: there is no last good config yet."""
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"rate": 0.1, "rulez": []}))
+    with pytest.raises(ConfigError, match="rulez: unknown key; did you mean 'rules'"):
+        DSampler.from_file(path)
+
+
+def test_the_watcher_thread_reloads_and_close_stops_it(config_file: Path) -> None:
+    """With a real polling thread, an edit shows up within a bounded time; close() joins."""
+    sampler = DSampler.from_file(config_file, poll_interval_s=0.02)
+    write(config_file, "rate: 0.75\n")
+    deadline = time.monotonic() + 10
+    while sampler.config.rate != 0.75 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sampler.config.rate == 0.75
+    assert sampler.watcher is not None
+    thread = sampler.watcher._thread
+    sampler.close()
+    assert thread is not None
+    assert not thread.is_alive()
+    sampler.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork() is POSIX-only")
+def test_the_watcher_restarts_in_a_forked_child(config_file: Path) -> None:
+    """After os.fork() (prefork servers) the child's watcher thread runs and reloads."""
+    code = textwrap.dedent(
+        f"""
+        import os, time
+        from pathlib import Path
+        from dsampler import DSampler
+        path = Path({str(config_file)!r})
+        sampler = DSampler.from_file(path, poll_interval_s=0.02)
+        pid = os.fork()
+        if pid == 0:
+            alive = sampler.watcher._thread is not None and sampler.watcher._thread.is_alive()
+            path.write_text("rate: 0.9\\n")
+            deadline = time.monotonic() + 10
+            while sampler.config.rate != 0.9 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            os._exit(0 if alive and sampler.config.rate == 0.9 else 3)
+        _, status = os.waitpid(pid, 0)
+        print(os.waitstatus_to_exitcode(status))
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert proc.stdout.strip() == "0", proc.stderr
