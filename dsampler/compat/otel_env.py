@@ -8,24 +8,30 @@ argument is logged once and ignored as a whole, and the sampler runs at the docu
 default, :data:`DEFAULT_RATE` (0.1%, the default Jaeger and the OpenTelemetry Jaeger
 remote samplers start from).
 
-Accepted argument forms: ``0.25`` (a rate), or comma-separated ``key=value`` pairs with
-keys ``rate`` and ``hash`` (``rate=0.25,hash=fnv1a-mix``). Note that
-``TracerProvider()`` on its own never consults entry points; only the configurator does.
+Accepted argument forms: ``0.25`` (a rate), comma-separated ``key=value`` pairs with
+keys ``rate`` and ``hash`` (``rate=0.25,hash=fnv1a-mix``), or ``config=PATH``: a
+configuration file, reloaded when it changes, which then decides everything (its own
+``parent_based`` included). A file that cannot be used at start is logged and the
+default rate serves. Both names build a :class:`DSampler`; ``dsampler`` decides every
+span itself (``parent_based: false``), ``parentbased_dsampler`` lets children follow.
+Note that ``TracerProvider()`` on its own never consults entry points; only the
+configurator does.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from opentelemetry.sdk.trace.sampling import Sampler
 
+from dsampler.config.model import SamplingConfig
 from dsampler.errors import ConfigError, show
 from dsampler.hashing.rules import DEFAULT_RULE, get_rule, validate_rate
-from dsampler.samplers.parent import ParentBasedSampler
-from dsampler.samplers.ratio import RatioSampler
+from dsampler.samplers.facade import DSampler
 
 __all__ = [
     "DEFAULT_RATE",
@@ -46,6 +52,7 @@ class SamplerArg:
 
     rate: float = DEFAULT_RATE
     hash: str = DEFAULT_RULE
+    config: str | None = None
 
 
 def parse_sampler_arg(arg: object) -> SamplerArg:
@@ -66,25 +73,43 @@ def parse_sampler_arg(arg: object) -> SamplerArg:
     text = arg.strip()
     if not text:
         return SamplerArg()
+    if text.startswith("config="):  # the whole rest is the path, commas included
+        path = text.removeprefix("config=").strip()
+        if not path:
+            raise ConfigError("config", "expected config=PATH with a path")
+        return SamplerArg(config=path)
     if "=" not in text:
         return SamplerArg(rate=_parse_rate(text, "OTEL_TRACES_SAMPLER_ARG"))
+    return SamplerArg(**_parse_pairs(text))
+
+
+def _hash_name(value: str) -> str:
+    return get_rule(value, "hash").name
+
+
+def _rate_value(value: str) -> float:
+    return _parse_rate(value, "rate")
+
+
+_PAIR_PARSERS: Final[dict[str, Callable[[str], object]]] = {"rate": _rate_value, "hash": _hash_name}
+
+
+def _parse_pairs(text: str) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     for item in text.split(","):
-        key, sep, value = item.partition("=")
-        key, value = key.strip(), value.strip()
+        key, sep, value = (part.strip() for part in item.partition("="))
         if not sep or not key:
             raise ConfigError(
                 "OTEL_TRACES_SAMPLER_ARG", f"expected key=value pairs, got {show(item.strip())}"
             )
         if key in settings:
             raise ConfigError(key, "given twice")
-        if key == "rate":
-            settings[key] = _parse_rate(value, "rate")
-        elif key == "hash":
-            settings[key] = get_rule(value, "hash").name
-        else:
-            raise ConfigError(key, "unknown key; expected rate or hash")
-    return SamplerArg(**settings)
+        if key == "config":
+            raise ConfigError("config", "expected config=PATH alone: the file holds the rate and hash")
+        if key not in _PAIR_PARSERS:
+            raise ConfigError(key, "unknown key; expected rate, hash or config")
+        settings[key] = _PAIR_PARSERS[key](value)
+    return settings
 
 
 def _parse_rate(text: str, field: str) -> float:
@@ -97,9 +122,11 @@ def _parse_rate(text: str, field: str) -> float:
     return validate_rate(value, field)
 
 
-def _ratio_from_arg(arg: object, entry: str) -> RatioSampler:
+def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:
     try:
         settings = parse_sampler_arg(arg)
+        if settings.config is not None:
+            return DSampler.from_file(settings.config)
     except ConfigError as exc:
         _log.warning(
             "dsampler: OTEL_TRACES_SAMPLER_ARG=%.200r ignored for %s: %s; sampling at the "
@@ -111,14 +138,15 @@ def _ratio_from_arg(arg: object, entry: str) -> RatioSampler:
             DEFAULT_RULE,
         )
         settings = SamplerArg()
-    return RatioSampler(settings.rate, hash=settings.hash)
+    return DSampler(SamplingConfig(rate=settings.rate, hash=settings.hash, parent_based=parent_based))
 
 
 def dsampler_sampler(arg: str | float | None = None) -> Sampler:
-    """Entry point ``dsampler``: a :class:`RatioSampler` deciding every span itself."""
-    return _ratio_from_arg(arg, "dsampler")
+    """Entry point ``dsampler``: a :class:`DSampler` that decides every span itself."""
+    return _sampler_from_arg(arg, "dsampler", parent_based=False)
 
 
 def parentbased_dsampler_sampler(arg: str | float | None = None) -> Sampler:
-    """Entry point ``parentbased_dsampler``: children follow their parent."""
-    return ParentBasedSampler(_ratio_from_arg(arg, "parentbased_dsampler"))
+    """Entry point ``parentbased_dsampler``: a :class:`DSampler` whose children follow
+    their parent."""
+    return _sampler_from_arg(arg, "parentbased_dsampler", parent_based=True)

@@ -45,14 +45,10 @@ def sampler_line(proc: subprocess.CompletedProcess[str]) -> str:
 @pytest.mark.parametrize(
     ("sampler", "arg", "expected"),
     [
-        ("dsampler", "0.25", "RatioSampler{rate=0.25,hash=fnv1a}"),
-        ("dsampler", "rate=0.5,hash=xxh3", "RatioSampler{rate=0.5,hash=xxh3}"),
-        ("dsampler", None, f"RatioSampler{{rate={DEFAULT_RATE},hash=fnv1a}}"),
-        (
-            "parentbased_dsampler",
-            "0.1",
-            "ParentBased{root:RatioSampler{rate=0.1,hash=fnv1a},remoteParentSampled:",
-        ),
+        ("dsampler", "0.25", "DSampler{version=1,rate=0.25,hash=fnv1a,parent_based=False,"),
+        ("dsampler", "rate=0.5,hash=xxh3", "DSampler{version=1,rate=0.5,hash=xxh3,parent_based=False,"),
+        ("dsampler", None, f"DSampler{{version=1,rate={DEFAULT_RATE},hash=fnv1a,parent_based=False,"),
+        ("parentbased_dsampler", "0.1", "DSampler{version=1,rate=0.1,hash=fnv1a,parent_based=True,"),
     ],
 )
 def test_sdk_configurator_loads_the_entry_points(sampler: str, arg: str | None, expected: str) -> None:
@@ -65,7 +61,7 @@ def test_sdk_configurator_loads_the_entry_points(sampler: str, arg: str | None, 
 def test_malformed_argument_is_logged_and_not_full_sampling(arg: str) -> None:
     """The SDK falls back to 100% when a factory raises; dsampler warns and uses its default."""
     proc = run([sys.executable, "-c", CONFIGURE + PRINT_SAMPLER], "dsampler", arg)
-    assert sampler_line(proc) == f"RatioSampler{{rate={DEFAULT_RATE},hash=fnv1a}}"
+    assert sampler_line(proc).startswith(f"DSampler{{version=1,rate={DEFAULT_RATE},hash=fnv1a,")
     assert "OTEL_TRACES_SAMPLER_ARG=" in proc.stderr
     assert "ignored" in proc.stderr
     assert "Failed to initialize sampler" not in proc.stderr  # the SDK never saw an exception
@@ -87,6 +83,16 @@ def test_opentelemetry_instrument_runs_an_app_with_dsampler(tmp_path: Path) -> N
         "print('KEPT=%d' % kept)\n"
     )
     proc = run([instrument, sys.executable, str(app)], "parentbased_dsampler", "0.5")
-    assert sampler_line(proc).startswith("ParentBased{root:RatioSampler{rate=0.5,hash=fnv1a}")
+    assert sampler_line(proc).startswith("DSampler{version=1,rate=0.5,hash=fnv1a,parent_based=True,")
     kept = int(next(x for x in proc.stdout.splitlines() if x.startswith("KEPT=")).removeprefix("KEPT="))
     assert 1000 - 4 * 23 <= kept <= 1000 + 4 * 23  # 4 sigma of Binomial(2000, 0.5)
+
+
+def test_configurator_with_a_config_file(tmp_path: Path) -> None:
+    """``OTEL_TRACES_SAMPLER_ARG=config=PATH`` through the real configurator."""
+    path = tmp_path / "sampling.yaml"
+    path.write_text("rate: 0.125\nrules: [{match: {span_name: x}, action: drop}]\n")
+    proc = run([sys.executable, "-c", CONFIGURE + PRINT_SAMPLER], "parentbased_dsampler", f"config={path}")
+    assert sampler_line(proc).startswith(
+        "DSampler{version=1,rate=0.125,hash=fnv1a,parent_based=True,rules=1,"
+    )

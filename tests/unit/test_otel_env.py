@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsampler import ConfigError, ParentBasedSampler, RatioSampler
+from dsampler import ConfigError, DSampler
 from dsampler.compat.otel_env import (
     DEFAULT_RATE,
     SamplerArg,
@@ -33,6 +34,8 @@ from dsampler.compat.otel_env import (
         ("rate=0.5", SamplerArg(rate=0.5)),
         ("rate = 0.5 , hash = xxh3", SamplerArg(rate=0.5, hash="xxh3")),
         ("hash=fnv1a-mix", SamplerArg(hash="fnv1a-mix")),
+        ("config=/etc/dsampler/sampling.yaml", SamplerArg(config="/etc/dsampler/sampling.yaml")),
+        (" config= a,b.yaml ", SamplerArg(config="a,b.yaml")),
     ],
 )
 def test_valid_arguments(arg: Any, expected: SamplerArg) -> None:
@@ -51,7 +54,9 @@ def test_valid_arguments(arg: Any, expected: SamplerArg) -> None:
         ("rate=2", "rate", "expected a number in [0, 1], got 2.0"),
         ("rate=0.1,rate=0.2", "rate", "given twice"),
         ("hash=md5", "hash", "expected one of fnv1a"),
-        ("seed=3", "seed", "unknown key; expected rate or hash"),
+        ("seed=3", "seed", "unknown key; expected rate, hash or config"),
+        ("rate=0.1,config=x.yaml", "config", "expected config=PATH alone"),
+        ("config=", "config", "expected config=PATH with a path"),
         ("=0.1", "OTEL_TRACES_SAMPLER_ARG", "expected key=value pairs"),
         ("0.1,hash=xxh3", "OTEL_TRACES_SAMPLER_ARG", "expected key=value pairs, got '0.1'"),
         ("x" * 5000, "OTEL_TRACES_SAMPLER_ARG", "expected at most 4096 characters, got 5000"),
@@ -68,15 +73,41 @@ def test_invalid_arguments_name_the_field(arg: Any, field: str, message: str) ->
 
 
 def test_factories_build_the_documented_samplers() -> None:
-    """``dsampler`` gives a RatioSampler; ``parentbased_dsampler`` wraps one in ParentBasedSampler."""
+    """Both names give a DSampler; only ``parentbased_dsampler`` lets children follow."""
     plain = dsampler_sampler("rate=0.2,hash=xxh3")
-    assert isinstance(plain, RatioSampler)
-    assert (plain.rate, plain.hash) == (0.2, "xxh3")
+    assert isinstance(plain, DSampler)
+    assert (plain.config.rate, plain.config.hash, plain.config.parent_based) == (0.2, "xxh3", False)
     wrapped = parentbased_dsampler_sampler("0.3")
-    assert isinstance(wrapped, ParentBasedSampler)
-    assert isinstance(wrapped.root, RatioSampler)
-    assert wrapped.root.rate == 0.3
-    assert dsampler_sampler(None).get_description() == f"RatioSampler{{rate={DEFAULT_RATE},hash=fnv1a}}"
+    assert isinstance(wrapped, DSampler)
+    assert (wrapped.config.rate, wrapped.config.parent_based) == (0.3, True)
+    assert dsampler_sampler(None).config.rate == DEFAULT_RATE
+
+
+def test_config_argument_loads_and_watches_the_file(tmp_path: Path) -> None:
+    """``config=PATH`` builds DSampler.from_file: the file decides, and is watched."""
+    path = tmp_path / "sampling.yaml"
+    path.write_text("rate: 0.4\nparent_based: false\nrules: [{match: {span_name: x}, action: drop}]\n")
+    sampler = parentbased_dsampler_sampler(f"config={path}")
+    assert isinstance(sampler, DSampler)
+    assert (sampler.config.rate, sampler.config.parent_based, len(sampler.config.rules)) == (0.4, False, 1)
+    assert sampler.watcher is not None
+    sampler.close()
+
+
+@pytest.mark.parametrize("content", [None, "rate: 3\n", "rulez: []\n"])
+def test_unusable_config_file_warns_and_uses_the_default(
+    tmp_path: Path, content: str | None, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A missing or invalid file at start never raises into the SDK: default rate, one warning."""
+    path = tmp_path / "sampling.yaml"
+    if content is not None:
+        path.write_text(content)
+    with caplog.at_level(logging.WARNING, logger="dsampler.otel"):
+        sampler = dsampler_sampler(f"config={path}")
+    assert isinstance(sampler, DSampler)
+    assert sampler.config.rate == DEFAULT_RATE
+    (record,) = caplog.records
+    assert str(path) in record.getMessage()
 
 
 @pytest.mark.parametrize("arg", ["1.5", "abc", "rate=0.1,bogus=1", "nan"])
@@ -84,8 +115,8 @@ def test_malformed_argument_never_becomes_full_sampling(arg: str, caplog: pytest
     """A bad argument logs one warning naming the problem and uses the safe default rate."""
     with caplog.at_level(logging.WARNING, logger="dsampler.otel"):
         sampler = dsampler_sampler(arg)
-    assert isinstance(sampler, RatioSampler)
-    assert sampler.rate == DEFAULT_RATE
+    assert isinstance(sampler, DSampler)
+    assert sampler.config.rate == DEFAULT_RATE
     (record,) = caplog.records
     assert "ignored" in record.getMessage()
     assert f"default rate {DEFAULT_RATE}" in record.getMessage()
@@ -96,6 +127,6 @@ def test_factories_never_raise(arg: Any) -> None:
     """Whatever the environment holds, both factories return a sampler at a rate in [0, 1]."""
     for factory in (dsampler_sampler, parentbased_dsampler_sampler):
         sampler = factory(arg)
-        root = sampler.root if isinstance(sampler, ParentBasedSampler) else sampler
-        assert isinstance(root, RatioSampler)
-        assert 0.0 <= root.rate <= 1.0
+        assert isinstance(sampler, DSampler)
+        assert 0.0 <= sampler.config.rate <= 1.0
+        sampler.close()
