@@ -25,3 +25,18 @@ def test_quickstart_runs_and_reports_rates_within_4_sigma() -> None:
     lines = proc.stdout.splitlines()
     assert lines[-1] == "OK"
     assert sum(line.split()[0] in {"0.01", "0.1", "0.5"} for line in lines if line.strip()) == 3
+
+
+def test_otel_app_example_updates_reloads_and_rolls_back() -> None:
+    """examples/otel_app.py runs its update/reload/rollback story and ends with OK."""
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "otel_app.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-1] == "OK"
+    assert "GET /healthz" not in proc.stdout  # dropped by its rule in every version
+    assert proc.stdout.count("version ") >= 4
