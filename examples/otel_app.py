@@ -5,7 +5,7 @@
 It copies examples/configs/checkout.yaml to a temporary file, starts a TracerProvider
 with ``DSampler.from_file`` on it, and sends a synthetic mix of requests (health
 checks, checkouts, payments, a tenant under investigation) through real spans. Then,
-while the traffic continues, it lowers the default rate with ``update()``, edits the
+while the traffic continues, it changes the default rate with ``update()``, edits the
 file (picked up by the file watcher) and rolls back, printing what each version kept.
 Time for the rate limits is a simulated clock at 1,000 requests a second, so the
 config's global cap of 200 traces/s (at most ~1,000 kept per 4,000 requests) binds as
