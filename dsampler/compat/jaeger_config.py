@@ -85,7 +85,7 @@ def sampler_from_config(
     """
     if not isinstance(config, Mapping):
         raise ConfigError("sampler", f"expected a mapping, got {typed(config)}")
-    section = config["sampler"] if "sampler" in config else config
+    section = config.get("sampler", config)
     if isinstance(section, Sampler):
         return section
     if not isinstance(section, Mapping):
