@@ -14,7 +14,13 @@ from dsampler.hashing import (
     rate_to_bound,
     wait_for_jit,
 )
-from dsampler.samplers import DSampler, ParentBasedSampler, RatioSampler
+from dsampler.samplers import (
+    DSampler,
+    ParentBasedSampler,
+    PerOperationSampler,
+    RateLimitingSampler,
+    RatioSampler,
+)
 
 __version__ = "0.1.0"
 
@@ -25,6 +31,8 @@ __all__ = [
     "DsamplerError",
     "ManualClock",
     "ParentBasedSampler",
+    "PerOperationSampler",
+    "RateLimitingSampler",
     "RatioSampler",
     "SamplingConfig",
     "__version__",

@@ -15,6 +15,8 @@ PROMISED = {
     "load_config",
     "DsamplerError",
     "ParentBasedSampler",
+    "PerOperationSampler",
+    "RateLimitingSampler",
     "RatioSampler",
     "decide_batch",
     "fnv1a64",
@@ -50,3 +52,23 @@ def test_entry_points_are_registered() -> None:
         if ep.value.startswith("dsampler")
     }
     assert found == {"dsampler": dsampler_sampler, "parentbased_dsampler": parentbased_dsampler_sampler}
+
+
+def test_jaeger_module_exports_jaeger_clients_names() -> None:
+    """dsampler.jaeger offers every sampler name jaeger-client's sampler module has."""
+    from jaeger_client import sampler as jc
+
+    import dsampler.jaeger as dj
+
+    names = {
+        "ConstSampler",
+        "ProbabilisticSampler",
+        "RateLimitingSampler",
+        "GuaranteedThroughputProbabilisticSampler",
+        "AdaptiveSampler",
+        "RemoteControlledSampler",
+        "Sampler",
+    }
+    assert names <= set(dj.__all__)
+    assert all(hasattr(jc, name) for name in names)
+    assert "sampler_from_config" in dj.__all__

@@ -1,0 +1,118 @@
+"""Per-operation sampling with a guaranteed lower bound (Jaeger's per-operation and
+adaptive strategies), as an OpenTelemetry sampler."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace.sampling import SamplingResult
+from opentelemetry.trace import Link, SpanKind
+from opentelemetry.trace.span import TraceState
+from opentelemetry.util.types import Attributes
+
+from dsampler.clock import SYSTEM_CLOCK, Clock
+from dsampler.config.model import DEFAULT_MAX_OPERATIONS, DEFAULT_RATE
+from dsampler.hashing.rules import DEFAULT_RULE
+from dsampler.samplers._otel import FaultCountingSampler
+from dsampler.samplers.facade import DSampler
+
+__all__ = ["PerOperationSampler"]
+
+
+class PerOperationSampler(FaultCountingSampler):
+    """Per span name: a probabilistic rate plus a lower bound of traces per second.
+
+    A root span is sampled if the trace-ID rule samples it at its operation's rate (a
+    lower-bound credit is spent anyway), else if its operation's lower bound has a
+    credit (tagged ``sampler.type=lowerbound``). Names not listed are decided at
+    ``default_rate``; with a ``default_lower_bound_per_second`` above 0 they also get a
+    lower bound of their own, the first time they are seen (the one slow path), up to
+    ``max_operations``; beyond that the default rate decides without a lower bound.
+
+    :meth:`update` changes everything in place: limiter balances survive (pro-rated
+    when a bound changes), operations absent from the update are dropped. It is a
+    :class:`~dsampler.DSampler` with only operations configured, so the same strategy
+    can also live in a DSampler configuration file.
+
+    Args:
+        operations: ``{name: rate}`` or ``{name: {"rate": r, "lower_bound_per_second": n}}``.
+        default_rate: for other names (default 0.001).
+        default_lower_bound_per_second: Jaeger's ``defaultLowerBoundTracesPerSecond``.
+        max_operations: most operations tracked (default 2000).
+        hash: decision rule (default ``fnv1a``).
+        clock: time source of the lower-bound buckets.
+
+    Raises:
+        ConfigError: an invalid rate, bound or name, naming it.
+    """
+
+    def __init__(
+        self,
+        operations: Mapping[str, Any] | None = None,
+        *,
+        default_rate: float = DEFAULT_RATE,
+        default_lower_bound_per_second: float = 0.0,
+        max_operations: int = DEFAULT_MAX_OPERATIONS,
+        hash: str = DEFAULT_RULE,
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
+        self._sampler = DSampler(
+            {
+                "rate": default_rate,
+                "hash": hash,
+                "parent_based": False,
+                "max_operations": max_operations,
+                "default_lower_bound_per_second": default_lower_bound_per_second,
+                "operations": dict(operations or {}),
+            },
+            clock=clock,
+            resource={},
+        )
+        self._fault_log = self._sampler._fault_log
+
+    def update(
+        self,
+        operations: Mapping[str, Any] | None = None,
+        *,
+        default_rate: float | None = None,
+        default_lower_bound_per_second: float | None = None,
+    ) -> None:
+        """Apply new strategies in place; the arguments left out keep their values.
+
+        Raises:
+            ConfigError: a change is invalid; nothing changes.
+        """
+        changes: dict[str, Any] = {}
+        if operations is not None:
+            changes["operations"] = dict(operations)
+        if default_rate is not None:
+            changes["rate"] = default_rate
+        if default_lower_bound_per_second is not None:
+            changes["default_lower_bound_per_second"] = default_lower_bound_per_second
+        self._sampler.update(**changes)
+
+    @property
+    def operations(self) -> Mapping[str, Any]:
+        """The configured operations and their strategies."""
+        return self._sampler.config.operations
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        return self._sampler.should_sample(parent_context, trace_id, name, kind, attributes, links)
+
+    def get_description(self) -> str:
+        c = self._sampler.config
+        return (
+            f"PerOperationSampler{{default_rate={c.rate},operations={len(c.operations)},"
+            f"default_lower_bound_per_second={c.default_lower_bound_per_second},hash={c.hash}}}"
+        )
