@@ -177,8 +177,9 @@ class RateLimitingSampler(Sampler):
         initial_balance: float | None = None,
         rng: random.Random | None = None,
     ) -> None:
-        self.traces_per_second = validate_per_second(max_traces_per_second, "max_traces_per_second")
-        self.rate_limiter = _bucket(self.traces_per_second, clock, initial_balance, rng)
+        per_second = validate_per_second(max_traces_per_second, "max_traces_per_second")
+        self.traces_per_second = max_traces_per_second  # as given: str() and tags show it so
+        self.rate_limiter = _bucket(per_second, clock, initial_balance, rng)
         self._tags = {TYPE_KEY: "ratelimiting", PARAM_KEY: max_traces_per_second}
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
@@ -190,7 +191,7 @@ class RateLimitingSampler(Sampler):
         if rate == self.traces_per_second:
             return False
         self.rate_limiter.update(rate, max(rate, 1.0))
-        self.traces_per_second = rate
+        self.traces_per_second = max_traces_per_second
         self._tags = {TYPE_KEY: "ratelimiting", PARAM_KEY: max_traces_per_second}
         return True
 

@@ -40,3 +40,28 @@ def test_otel_app_example_updates_reloads_and_rolls_back() -> None:
     assert proc.stdout.splitlines()[-1] == "OK"
     assert "GET /healthz" not in proc.stdout  # dropped by its rule in every version
     assert proc.stdout.count("version ") >= 4
+
+
+def test_jaeger_migration_is_one_line_and_keeps_the_same_traces() -> None:
+    """before.py and after.py differ in the sampler import only, and print the same
+    probabilistic sample (same trace IDs, same tags)."""
+    folder = REPO / "examples" / "jaeger_migration"
+    before = (folder / "before.py").read_text().splitlines()
+    after = (folder / "after.py").read_text().splitlines()
+    changed = [(b, a) for b, a in zip(before, after, strict=True) if b != a]
+    assert changed == [
+        (
+            "from jaeger_client.sampler import ProbabilisticSampler, RateLimitingSampler",
+            "from dsampler.jaeger import ProbabilisticSampler, RateLimitingSampler",
+        )
+    ]
+    outputs = []
+    for name in ("before.py", "after.py"):
+        proc = subprocess.run(
+            [sys.executable, str(folder / name)], capture_output=True, text=True, timeout=120, check=False
+        )
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stdout.splitlines())
+    assert outputs[0][0] == outputs[1][0]
+    assert outputs[0][0].startswith("ProbabilisticSampler(0.1): kept ")
+    assert outputs[1][1].startswith("RateLimitingSampler(2): kept ")
