@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["ConfigError", "DsamplerError", "show", "typed"]
+__all__ = ["MAX_LINES", "ConfigError", "DsamplerError", "show", "typed"]
+
+MAX_LINES = 20  # problems spelled out in a ConfigError's message
 
 
 class DsamplerError(Exception):
@@ -38,7 +40,10 @@ class ConfigError(DsamplerError, ValueError):
         self.problem = problem
         #: every problem found, this one first: parsers report all of them at once
         self.errors: tuple[ConfigError, ...] = (self, *also)
-        super().__init__("\n".join(f"{e.field}: {e.problem}" for e in self.errors))
+        lines = [f"{e.field}: {e.problem}" for e in self.errors[:MAX_LINES]]
+        if len(self.errors) > MAX_LINES:  # the message stays short; .errors has them all
+            lines.append(f"... and {len(self.errors) - MAX_LINES} more problems")
+        super().__init__("\n".join(lines))
 
     @classmethod
     def of(cls, problems: Sequence[ConfigError]) -> ConfigError:

@@ -12,6 +12,7 @@ import functools
 import json
 import os
 import re
+import stat
 from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Final
@@ -32,6 +33,8 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """
     name = os.fspath(path)
     try:
+        if not stat.S_ISREG(os.stat(name).st_mode):  # a FIFO would block open() forever
+            raise ConfigError(name, "not a regular file")
         with open(name, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
@@ -99,6 +102,10 @@ def _json(text: str) -> Any:
         return json.loads(text, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
         raise ConfigError("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError("", f"invalid JSON: {show(str(exc), 120)}") from None
 
 
 def _yaml(text: str) -> Any:
@@ -110,15 +117,19 @@ def _yaml(text: str) -> Any:
         raise ConfigError(
             "", "reading YAML needs PyYAML: pip install 'dsampler[yaml]', or use JSON"
         ) from None
-    loader = _safe_loader(yaml)(text)
+    loader = None
     try:
+        loader = _safe_loader(yaml)(text)  # PyYAML's reader already rejects control characters
         return loader.get_single_data()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
         raise ConfigError("", f"invalid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+    except (ValueError, OverflowError) as exc:  # a scalar its resolvers took for a date or number
+        raise ConfigError("", f"invalid YAML value: {show(str(exc), 120)}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 @functools.cache

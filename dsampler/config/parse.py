@@ -74,9 +74,21 @@ class _Problems:
 
 
 def _join(path: str, field: str) -> str:
+    """``path`` + a field or an index that code (not the user) wrote."""
     if not path:
         return field
     return f"{path}{field}" if field.startswith("[") else f"{path}.{field}"
+
+
+_PLAIN_KEY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
+
+
+def _key(path: str, key: str) -> str:
+    """``path`` + a key the user wrote: ``.key`` when it reads plainly, else a short
+    quoted ``['key']`` (never the whole of a 10 MB key, never ambiguous with an index)."""
+    if _PLAIN_KEY.fullmatch(key):
+        return _join(path, key)
+    return f"{path}[{show(key, 40)}]"
 
 
 def _mapping(value: object, path: str) -> Mapping[str, Any]:
@@ -102,9 +114,9 @@ def _no_unknown_keys(data: Mapping[str, Any], known: Iterable[str], path: str) -
         if key not in known:
             import difflib  # only on the error path: it costs a millisecond to import
 
-            close = difflib.get_close_matches(key, known, n=1)
+            close = difflib.get_close_matches(key, known, n=1) if len(key) <= 64 else []
             hint = f"; did you mean {close[0]!r}?" if close else f"; expected one of {', '.join(known)}"
-            raise ConfigError(_join(path, show(key, 40).strip("'")), f"unknown key{hint}")
+            raise ConfigError(_key(path, key), f"unknown key{hint}")
 
 
 def _one_key(data: Mapping[str, Any], choices: tuple[str, ...], path: str) -> tuple[str, Any]:
@@ -170,7 +182,7 @@ def _attribute_matches(value: object, path: str) -> tuple[AttributeMatch, ...]:
     data = _mapping(value, path)
     out = []
     for key, wanted in data.items():
-        key_path = _join(path, key)
+        key_path = _key(path, key)
         values = tuple(_value(v, f"{key_path}[{i}]") for i, v in enumerate(_items(wanted, key_path)))
         if not values:
             raise ConfigError(key_path, "expected at least one value")
@@ -280,7 +292,10 @@ def _operations(value: object, path: str) -> dict[str, OperationStrategy]:
     if len(data) > _MAX_ITEMS:
         raise ConfigError(path, f"expected at most {_MAX_ITEMS} operations, got {len(data)}")
     p = _Problems()
-    out = {name: p.run(_operation, v, f"{path}[{validate_text(name, path)!r}]") for name, v in data.items()}
+    out = {
+        name: p.run(_operation, v, f"{path}[{show(validate_text(name, path), 40)}]")
+        for name, v in data.items()
+    }
     p.raise_if_any()
     return {k: v for k, v in out.items() if v is not None}
 
