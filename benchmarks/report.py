@@ -1,6 +1,7 @@
-"""Run the benchmark suite once and print a Markdown table of dsampler / peer ratios.
+"""Run the benchmark suite once and print Markdown tables: dsampler / peer ratios, then
+DSampler's own tables (peers, rules, spans through the SDK, publish cost, hot updates).
 
-    python benchmarks/report.py                  # run (about a minute), then print the table
+    python benchmarks/report.py                  # run (about 3.5 minutes), then print the tables
     python benchmarks/report.py --keep run.json  # same, keeping pytest-benchmark's JSON
     python benchmarks/report.py --json run.json  # print the table of an earlier --benchmark-json run
     python benchmarks/report.py -- -k root       # anything after -- goes to pytest
@@ -37,6 +38,11 @@ MAX_DECISION_RATIO = 0.5  # root and child should_sample, dsampler / OTel
 MIN_BATCH_IDS_PER_S = 100e6
 MAX_IMPORT_MS = 50.0
 NOISY_IQR = 0.15  # IQR above this fraction of the median: the machine was busy, rerun
+MAX_FACADE_OVER_RATIO = 1.15  # DSampler (no rules) <= RatioSampler + 15%
+MAX_SPAN_RATIO = 1.0  # span start+end with DSampler no slower than with OTel's samplers
+MAX_THROUGHPUT_DROP = 0.01  # 1,000 swaps/s while 4 threads decide
+MAX_VISIBLE_P99_US = 1000.0
+NOISY_ROUNDS = 0.10  # per-round throughputs spread wider than this around their median
 
 
 def run_suite(pytest_args: list[str], keep: Path | None = None) -> dict[str, Any]:
@@ -137,6 +143,199 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# -- DSampler: the facade over the configuration store (test_dsampler.py, test_hot_update.py)
+
+
+def _ns(bench: dict[str, Any]) -> str:
+    return f"{bench['stats']['median'] * 1e9:.0f} ns"
+
+
+def _us(bench: dict[str, Any]) -> str:
+    return f"{bench['stats']['median'] * 1e6:.2f} us"
+
+
+def _median_ratio(ours: dict[str, Any], peer: dict[str, Any]) -> float:
+    return float(ours["stats"]["median"] / peer["stats"]["median"])
+
+
+def _group(data: dict[str, Any], group: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """case -> impl -> benchmark entry, for one group, in run order."""
+    return {case: impls for (g, case), impls in _by_case(data).items() if g == group}
+
+
+def _facade_table(data: dict[str, Any]) -> list[str]:
+    cases = _group(data, "dsampler")
+    if not cases:
+        return []
+    lines = [
+        "### DSampler (no rules) against RatioSampler and OpenTelemetry",
+        "",
+        "| case | DSampler | dsampler reference | DSampler / reference | OTel | DSampler / OTel "
+        "| DESIGN.md figure |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for case, impls in cases.items():
+        ours, otel = impls["dsampler"], impls["otel"]
+        ref_name = "ratio" if "ratio" in impls else "parentbased"
+        ref = impls[ref_name]
+        figure = ""
+        if ref_name == "ratio":
+            ok = _median_ratio(ours, ref) <= MAX_FACADE_OVER_RATIO
+            figure = f"<= RatioSampler + {MAX_FACADE_OVER_RATIO - 1:.0%}: {_verdict(ok)}"
+        ref_label = "`RatioSampler`" if ref_name == "ratio" else "`ParentBasedSampler`"
+        otel_label = "`TraceIdRatioBased`" if ref_name == "ratio" else "`ParentBased(TraceIdRatioBased)`"
+        lines.append(
+            _row(
+                case,
+                _ns(ours),
+                f"{_ns(ref)} ({ref_label})",
+                _ratio(ours, ref),
+                f"{_ns(otel)} ({otel_label})",
+                _ratio(ours, otel),
+                figure,
+            )
+        )
+    return lines
+
+
+def _rules_table(data: dict[str, Any]) -> list[str]:
+    cases = _group(data, "rules")
+    if not cases:
+        return []
+    lines = [
+        "### DSampler with ten rules (server span, 3 attributes)",
+        "",
+        "| case | ten rules | no rules | ratio | extra per evaluated rule |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for case, impls in cases.items():
+        ten, none = impls["ten-rules"], impls["no-rules"]
+        extra = ""
+        if case.startswith("no match"):  # 9 compiled rules (the resource rule is compiled away)
+            per_rule = (ten["stats"]["median"] - none["stats"]["median"]) / 9 * 1e9
+            extra = f"{per_rule:.0f} ns (9 rules)"
+        lines.append(_row(case, _ns(ten), _ns(none), _ratio(ten, none), extra))
+    return lines
+
+
+def _sdk_table(data: dict[str, Any]) -> list[str]:
+    cases = _group(data, "sdk")
+    if not cases:
+        return []
+    lines = [
+        "### Span start+end through the SDK `TracerProvider` (no span processor)",
+        "",
+        "| case | DSampler | OTel `ParentBased(TraceIdRatioBased)` | ratio | DESIGN.md figure: no slower |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for case, impls in cases.items():
+        ours, otel = impls["dsampler"], impls["otel"]
+        ok = _median_ratio(ours, otel) <= MAX_SPAN_RATIO
+        lines.append(_row(case, _us(ours), _us(otel), _ratio(ours, otel), _verdict(ok)))
+    return lines
+
+
+def _publish_table(data: dict[str, Any]) -> list[str]:
+    cases = _group(data, "publish")
+    if not cases:
+        return []
+    lines = [
+        "### Cost of `sampler.update(rate=...)` (validate, compile, publish)",
+        "",
+        "| configuration | per update (median) | IQR | one core's share at 1,000 updates/s |",
+        "|---|---:|---:|---:|",
+    ]
+    for case, impls in cases.items():
+        stats = impls["dsampler"]["stats"]
+        share = stats["median"] * 1000
+        lines.append(
+            _row(case, f"{stats['median'] * 1e6:.1f} us", f"{stats['iqr'] * 1e6:.1f} us", f"{share:.1%}")
+        )
+    return lines
+
+
+def _spread(v: dict[str, Any]) -> float:
+    rounds = v["per_round"]
+    return float((max(rounds) - min(rounds)) / v["decisions_per_s"])
+
+
+def _hot_update_table(info: dict[str, Any]) -> list[str]:
+    variants: dict[str, dict[str, Any]] = info["variants"]
+    lines = [
+        f"### Hot update: {info['threads']} threads deciding for {info['duration_s']} s, "
+        f"median of {info['rounds']} rounds",
+        "",
+        "| CPUs, hash rule | variant | decisions/s | per-round min-max | vs alone "
+        "| updates published/s | writer's worst lag | decisions checked, mixed versions |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    verdicts = []
+    for v in variants.values():
+        alone = variants[f"{v['family']}: alone"]
+        rounds = v["per_round"]
+        noisy = " (noisy)" if max(_spread(v), _spread(alone)) > NOISY_ROUNDS else ""
+        change = v["decisions_per_s"] / alone["decisions_per_s"] - 1
+        lines.append(
+            _row(
+                v["family"],
+                v["kind"],
+                f"{v['decisions_per_s'] / 1e6:.2f} M",
+                f"{min(rounds) / 1e6:.2f}-{max(rounds) / 1e6:.2f} M",
+                "" if v is alone else f"{change:+.1%}{noisy}",
+                f"{v['updates_per_s']:.0f}" if v["updates_per_s"] else "",
+                f"{v['max_lag_ms']:.1f} ms" if "writer" in v["kind"] else "",
+                f"{v['checked']:,}, {v['mismatched']}",
+            )
+        )
+        if v["kind"] == "writer":
+            verdict = (
+                "unresolved, the rounds spread wider than the figure"
+                if noisy
+                else _verdict(-change <= MAX_THROUGHPUT_DROP)
+            )
+            verdicts.append(
+                f"- {v['family']}: drop {-change:.1%} with {v['updates_per_s']:.0f} updates/s "
+                f"(figure <= {MAX_THROUGHPUT_DROP:.0%}: {verdict})"
+            )
+    return [*lines, "", "Throughput drop while a writer publishes (figure: <= 1% at 1,000/s):", *verdicts]
+
+
+def _latency_table(infos: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "### Publish to the first decision under the new version",
+        "",
+        "| deciding threads | publishes | p50 | p99 | max | superseded unseen | `update()` call p50 "
+        "| DESIGN.md figure: p99 <= 1 ms |",
+        "|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for info in infos:
+        ok = info["p99_us"] <= MAX_VISIBLE_P99_US
+        lines.append(
+            _row(
+                str(info["readers"]),
+                str(info["published"]),
+                f"{info['p50_us']:.0f} us",
+                f"{info['p99_us']:.0f} us",
+                f"{info['max_us']:.0f} us",
+                str(info["superseded"]),
+                f"{info['update_call_p50_us']:.0f} us",
+                _verdict(ok),
+            )
+        )
+    return lines
+
+
+def render_dsampler(data: dict[str, Any]) -> str:
+    """DSampler's tables; empty when the run had none of its benchmarks."""
+    sections = [_facade_table(data), _rules_table(data), _sdk_table(data), _publish_table(data)]
+    hot = [b["extra_info"] for b in data["benchmarks"] if b["extra_info"].get("case") == "throughput"]
+    sections += [_hot_update_table(info) for info in hot]
+    latency = [b["extra_info"] for b in data["benchmarks"] if "p99_us" in b["extra_info"]]
+    if latency:
+        sections.append(_latency_table(latency))
+    return "\n\n".join("\n".join(lines) for lines in sections if lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run (or load) a benchmark JSON and print its ratio table."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -146,6 +345,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     data = json.loads(args.json.read_text()) if args.json else run_suite(args.pytest_args, args.keep)
     print(render(data))
+    extra = render_dsampler(data)
+    if extra:
+        print()
+        print(extra)
     return 0
 
 
