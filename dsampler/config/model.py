@@ -9,10 +9,10 @@ keys of the configuration file (see ``docs/configuration.md``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from dsampler.errors import ConfigError, show, typed
 from dsampler.hashing.rules import DEFAULT_RULE, get_rule, validate_rate
@@ -332,39 +332,102 @@ class SamplingConfig:
     version: int = 0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "rate", validate_rate(self.rate, "rate"))
-        get_rule(self.hash, "hash")
-        for name in ("parent_based", "record_version"):
-            _check(
-                isinstance(getattr(self, name), bool),
-                name,
-                f"expected true or false, got {show(getattr(self, name))}",
+        for name, check in _FIELD_CHECKS.items():
+            value = getattr(self, name)
+            checked = check(value)
+            if checked is not value:
+                object.__setattr__(self, name, checked)
+        self._check_together()
+
+    def _check_together(self) -> None:
+        if len(self.operations) > self.max_operations:
+            problem = (
+                f"expected at most max_operations ({self.max_operations}) entries, got {len(self.operations)}"
             )
-        _check(
-            type(self.max_operations) is int and 0 <= self.max_operations <= 1_000_000,
-            "max_operations",
-            f"expected an integer in [0, 1000000], got {show(self.max_operations)}",
-        )
-        if self.traces_per_second is not None:
-            object.__setattr__(
-                self, "traces_per_second", validate_per_second(self.traces_per_second, "traces_per_second")
-            )
-        object.__setattr__(
-            self,
-            "default_lower_bound_per_second",
-            validate_per_second(self.default_lower_bound_per_second, "default_lower_bound_per_second"),
-        )
-        if not isinstance(self.operations, _Operations):  # else it was validated when built
-            object.__setattr__(self, "operations", _Operations.validated(self.operations))
-        _check(
-            len(self.operations) <= self.max_operations,
-            "operations",
-            f"expected at most max_operations ({self.max_operations}) entries, got {len(self.operations)}",
-        )
-        _check(all(isinstance(r, Rule) for r in self.rules), "rules", "expected Rule values")
-        object.__setattr__(self, "rules", tuple(self.rules))
-        _check(
-            type(self.version) is int and self.version >= 0,
-            "version",
-            f"expected an integer >= 0, got {show(self.version)}",
-        )
+            raise ConfigError("operations", problem)
+
+    def evolve(self, **changes: Any) -> SamplingConfig:
+        """This configuration with ``changes``, validating only the changed fields and
+        the checks that span fields: what ``dataclasses.replace`` does, at the cost of
+        the change rather than of the whole configuration (an update path runs it
+        thousands of times a second).
+
+        Raises:
+            ConfigError: a changed value is invalid, or an unknown field is named.
+        """
+        copy: SamplingConfig = object.__new__(SamplingConfig)
+        for name in _FIELD_NAMES:
+            object.__setattr__(copy, name, getattr(self, name))
+        for name, value in changes.items():
+            check = _FIELD_CHECKS.get(name)
+            if check is None:
+                raise ConfigError(name, "unknown field of SamplingConfig")
+            object.__setattr__(copy, name, check(value))
+        copy._check_together()
+        return copy
+
+    def stamped(self, version: int) -> SamplingConfig:
+        """This configuration as version ``version``, without validating it again (a
+        store stamps every configuration it publishes; it was validated when built)."""
+        return self.evolve(version=version)
+
+
+_FIELD_NAMES: Final = tuple(f.name for f in fields(SamplingConfig))
+
+
+def _bool_field(name: str) -> Callable[[object], bool]:
+    def check(value: object) -> bool:
+        if not isinstance(value, bool):
+            raise ConfigError(name, f"expected true or false, got {show(value)}")
+        return value
+
+    return check
+
+
+def _max_operations(value: object) -> int:
+    if type(value) is not int or not 0 <= value <= 1_000_000:
+        raise ConfigError("max_operations", f"expected an integer in [0, 1000000], got {show(value)}")
+    return value
+
+
+def _hash(value: object) -> str:
+    return get_rule(value, "hash").name
+
+
+def _cap(value: object) -> float | None:
+    return None if value is None else validate_per_second(value, "traces_per_second")
+
+
+def _operations(value: object) -> _Operations:
+    return value if isinstance(value, _Operations) else _Operations.validated(value)
+
+
+def _rules(value: object) -> tuple[Rule, ...]:
+    if type(value) is tuple and all(type(r) is Rule for r in value):
+        return value
+    if not isinstance(value, (tuple, list)) or not all(isinstance(r, Rule) for r in value):
+        raise ConfigError("rules", f"expected a sequence of Rule, got {show(value)}")
+    return tuple(value)
+
+
+def _version(value: object) -> int:
+    if type(value) is not int or value < 0:
+        raise ConfigError("version", f"expected an integer >= 0, got {show(value)}")
+    return value
+
+
+#: Field -> its check, returning the value to store (the same object when unchanged).
+#: Plain ``if`` checks: building error text for checks that pass would cost more than
+#: the checks, and an update path publishes thousands of configurations a second.
+_FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
+    "rate": lambda v: validate_rate(v, "rate"),
+    "hash": _hash,
+    "parent_based": _bool_field("parent_based"),
+    "record_version": _bool_field("record_version"),
+    "max_operations": _max_operations,
+    "traces_per_second": _cap,
+    "default_lower_bound_per_second": lambda v: validate_per_second(v, "default_lower_bound_per_second"),
+    "operations": _operations,
+    "rules": _rules,
+    "version": _version,
+}

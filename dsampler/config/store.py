@@ -10,7 +10,6 @@ configurations stay in a ring for :attr:`history` and :meth:`rollback`.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -61,7 +60,7 @@ class ConfigStore(Generic[S]):
 
     def _publish_locked(self, config: SamplingConfig) -> S:
         version = self._version + 1
-        snapshot = self._compile(dataclasses.replace(config, version=version))
+        snapshot = self._compile(config.stamped(version))
         self._version = version
         self._ring.append(snapshot.config)
         self.current = snapshot  # the one reference assignment readers see

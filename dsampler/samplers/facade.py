@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -104,7 +103,8 @@ class DSampler(FaultCountingSampler):
         return sampler
 
     def _compile(self, config: SamplingConfig) -> Plan:
-        return build_plan(config, self._state, self._resource)
+        previous = self._store.current if hasattr(self, "_store") else None  # None while constructing
+        return build_plan(config, self._state, self._resource, previous)
 
     @property
     def config(self) -> SamplingConfig:
@@ -129,7 +129,7 @@ class DSampler(FaultCountingSampler):
             ConfigError: a change is invalid; the running configuration stays.
         """
         values = parse_fields(changes)
-        return self._store.update(lambda current: dataclasses.replace(current, **values)).config
+        return self._store.update(lambda current: current.evolve(**values)).config
 
     def publish(self, config: SamplingConfig | Mapping[str, Any]) -> SamplingConfig:
         """Replace the whole configuration (a mapping is parsed as a file would be)."""

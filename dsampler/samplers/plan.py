@@ -82,7 +82,10 @@ class Plan:
     """
 
     __slots__ = (
+        "_op_keys",
+        "_rollouts",
         "_rule",
+        "_rule_keys",
         "_state",
         "_tracked",
         "cap",
@@ -96,43 +99,75 @@ class Plan:
         "version_tag",
     )
 
-    def __init__(self, config: SamplingConfig, state: RuntimeState, resource: Mapping[str, Any]) -> None:
+    rules: tuple[tuple[Predicate, Route], ...]
+    operations: dict[str, Route]
+    _rule_keys: set[Hashable]
+    _op_keys: set[Hashable]
+    _rollouts: set[Rollout]
+
+    def __init__(
+        self,
+        config: SamplingConfig,
+        state: RuntimeState,
+        resource: Mapping[str, Any],
+        previous: Plan | None = None,
+    ) -> None:
         self.config = config
         self._state = state
         self._rule: HashRule = get_rule(config.hash)
         self.version_tag = {"dsampler.config_version": config.version} if config.record_version else {}
         self.parent_based = config.parent_based
         self.default = RatioRoute("default rate", config.rate, self._rule, self.version_tag)
-        in_use: set[Hashable] = set()
-        rollouts: set[Rollout] = set()
-        self.rules = tuple(self._compile_rules(resource, in_use, rollouts))
         self.lower_bound = config.default_lower_bound_per_second
-        self.operations: dict[str, Route] = {
-            name: self._operation(name, s.rate, s.lower_bound_per_second, in_use)
-            for name, s in config.operations.items()
-        }
+        # Routes are immutable: parts whose inputs are the very same objects are reused,
+        # so `update(rate=...)` on a config of 2,000 operations rebuilds only the default.
+        same = previous is not None and (previous.config.hash, previous.version_tag) == (
+            config.hash,
+            self.version_tag,
+        )
+        if same and previous is not None and config.rules is previous.config.rules:
+            self.rules, self._rule_keys, self._rollouts = (
+                previous.rules,
+                previous._rule_keys,
+                previous._rollouts,
+            )
+        else:
+            self._rule_keys, self._rollouts = set(), set()
+            self.rules = tuple(self._compile_rules(resource))
+        if (
+            same
+            and previous is not None
+            and config.operations is previous.config.operations
+            and (self.lower_bound == previous.lower_bound)
+        ):
+            self.operations, self._op_keys = previous.operations, previous._op_keys
+        else:
+            self._op_keys = set()
+            self.operations = {
+                name: self._operation(name, s.rate, s.lower_bound_per_second, self._op_keys)
+                for name, s in config.operations.items()
+            }
         self._tracked: dict[str, Route] = {}  # operations first seen on the request path
+        in_use: set[Hashable] = self._rule_keys | self._op_keys
         self.cap = None
         if config.traces_per_second is not None:
             in_use.add(("cap",))
             self.cap = state.bucket(("cap",), config.traces_per_second)
         if self.lower_bound > 0:  # lazily tracked operations keep their balances
             in_use.update(k for k in state.buckets if k[0] == "op")  # type: ignore[index]
-        state.keep_only(in_use, rollouts)
+        state.keep_only(in_use, self._rollouts)
         self.simple = not self.rules and not self.operations and self.cap is None and self.lower_bound == 0
 
-    def _compile_rules(
-        self, resource: Mapping[str, Any], in_use: set[Hashable], rollouts: set[Rollout]
-    ) -> list[tuple[Predicate, Route]]:
+    def _compile_rules(self, resource: Mapping[str, Any]) -> list[tuple[Predicate, Route]]:
         compiled = []
         for i, rule in enumerate(self.config.rules):
             predicate = compile_match(rule.match, resource)
             if predicate is not None:
                 source = f"rules[{i}]" + (f" ({rule.name})" if rule.name else "")
-                compiled.append((predicate, self._route(source, rule, in_use, rollouts)))
+                compiled.append((predicate, self._route(source, rule)))
         return compiled
 
-    def _route(self, source: str, rule: Rule, in_use: set[Hashable], rollouts: set[Rollout]) -> Route:
+    def _route(self, source: str, rule: Rule) -> Route:
         action: Action = rule.action
         match action:
             case Drop():
@@ -141,10 +176,10 @@ class Plan:
                 return RatioRoute(source, rate, self._rule, self.version_tag)
             case RateLimit(per_second=per_second):
                 key = ("rule", rule.name, rule.match)
-                in_use.add(key)
+                self._rule_keys.add(key)
                 return RateLimitRoute(source, self._state.bucket(key, per_second), self.version_tag)
             case Rollout():
-                rollouts.add(action)
+                self._rollouts.add(action)
                 anchor = self._state.anchor(action)
                 starts = [
                     self._state.to_monotonic(s.at.timestamp())
@@ -208,7 +243,10 @@ class Plan:
         return result
 
 
-def build_plan(config: SamplingConfig, state: RuntimeState, resource: Mapping[str, Any]) -> Plan:
-    """Compile ``config`` (under the store's writer lock: it updates ``state``)."""
+def build_plan(
+    config: SamplingConfig, state: RuntimeState, resource: Mapping[str, Any], previous: Plan | None = None
+) -> Plan:
+    """Compile ``config``, reusing what it shares with ``previous`` (under the store's
+    writer lock: it updates ``state``)."""
     with state.lock:
-        return Plan(config, state, resource)
+        return Plan(config, state, resource, previous)

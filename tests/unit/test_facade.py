@@ -12,6 +12,7 @@ from opentelemetry.trace import SpanKind
 from opentelemetry.trace.span import TraceState
 
 from dsampler import ConfigError, DSampler, ManualClock, RatioSampler, SamplingConfig
+from dsampler.config import OperationStrategy
 from tests.unit.test_ratio import ExplodingContext, remote_parent
 
 _RNG = random.Random(42)
@@ -313,3 +314,46 @@ def test_close_is_idempotent_and_decisions_continue() -> None:
     sampler.close()
     sampler.close()
     assert kept(sampler) == len(IDS)
+
+
+def test_updates_reuse_compiled_parts_that_did_not_change() -> None:
+    """update(rate=...) on 2,000 operations rebuilds only the default route; a new hash
+    rule rebuilds the operations with the new rule's bounds."""
+    ops = {f"op-{i}": {"rate": 0.5, "lower_bound_per_second": 1} for i in range(2000)}
+    sampler = DSampler(rate=0.1, operations=ops, rules=[{"action": {"rate_limit": 3}}], clock=ManualClock())
+    before = sampler._store.current
+    sampler.update(rate=0.2)
+    after = sampler._store.current
+    assert after.operations is before.operations
+    assert after.rules is before.rules
+    assert after.default is not before.default
+    sampler.update(hash="xxh3")
+    rebuilt = sampler._store.current
+    assert rebuilt.operations is not after.operations
+    assert rebuilt.operations["op-1"].ratio.rule.name == "xxh3"  # type: ignore[attr-defined]
+    assert rebuilt.operations["op-1"].lower is after.operations["op-1"].lower  # type: ignore[attr-defined]
+
+
+def test_stamped_copies_without_revalidating() -> None:
+    """A store stamps versions on validated configs; the copy differs only in version."""
+    config = SamplingConfig(rate=0.3, rules=())
+    stamped = config.stamped(7)
+    assert (stamped.version, stamped.rate, stamped.rules is config.rules) == (7, 0.3, True)
+    assert stamped == SamplingConfig(rate=0.3, version=7)
+    with pytest.raises(ConfigError, match=r"^version: "):
+        config.stamped(-1)
+
+
+def test_evolve_validates_the_changes_and_the_cross_field_checks() -> None:
+    """evolve() refuses unknown fields, invalid values and too many operations."""
+    config = SamplingConfig(rate=0.1, max_operations=2, operations={"a": OperationStrategy(0.5)})
+    assert config.evolve(rate=0.2).rate == 0.2
+    assert config.evolve(rate=0.2).operations is config.operations
+    with pytest.raises(ConfigError, match=r"^rte: unknown field"):
+        config.evolve(rte=0.2)
+    with pytest.raises(ConfigError, match=r"^rate: "):
+        config.evolve(rate=3)
+    with pytest.raises(ConfigError, match=r"^operations: expected at most max_operations \(1\)"):
+        config.evolve(max_operations=1)
+    with pytest.raises(ConfigError, match=r"^rules: expected a sequence of Rule"):
+        config.evolve(rules=["drop"])
