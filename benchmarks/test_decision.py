@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
-from jaeger_client.sampler import ProbabilisticSampler
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace.sampling import Decision, ParentBased, Sampler, TraceIdRatioBased
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
@@ -103,23 +102,6 @@ def test_child_of_sampled_parent(
         assert result.trace_state == TRACE_STATE
     else:
         assert not result.trace_state
-
-
-@pytest.mark.benchmark(group="jaeger", **SCALAR)
-@pytest.mark.parametrize("impl", ["dsampler", "jaeger-client"])
-@pytest.mark.parametrize("case", ["sampled", "dropped"])
-def test_jaeger_probabilistic(benchmark: BenchmarkFixture, ids: BenchIds, impl: str, case: str) -> None:
-    """Measures a 64-bit Jaeger trace ID's decision: jaeger-client against dsampler's ``jaeger`` rule."""
-    _label(benchmark, impl, case)
-    sampled = case == "sampled"
-    tid64 = ids.jaeger_sampled if sampled else ids.jaeger_dropped
-    if impl == "jaeger-client":
-        decision, tags = benchmark(ProbabilisticSampler(ids.rate).is_sampled, tid64)
-        assert decision is sampled
-        assert tags["sampler.type"] == "probabilistic"
-    else:
-        result = benchmark(dsampler.RatioSampler(ids.rate, hash="jaeger").should_sample, None, tid64, NAME)
-        assert result.decision.is_sampled() is sampled
 
 
 def _record_throughput(benchmark: BenchmarkFixture, halves: Halves) -> None:

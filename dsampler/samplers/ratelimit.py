@@ -113,10 +113,10 @@ class TokenBucket:
         credit, so minting late never hands out more than the continuous bucket would.
         """
         whole = math.floor(balance)
-        self._carry = balance - whole
+        carry = balance - whole
         rate = self.credits_per_second
-        headroom = min(1.0 - self._carry, self.max_balance - balance)
-        self._due = self._last + headroom / rate if rate else math.inf
+        self._carry = carry
+        self._due = self._last + min(1.0 - carry, self.max_balance - balance) / rate if rate else math.inf
         self._limit = drawn + 1 + whole
 
     def _balance(self, drawn: int, now: float) -> float:
@@ -131,24 +131,37 @@ class TokenBucket:
     def try_acquire(self) -> bool:
         """Spend one credit if there is one. Never blocks, never raises."""
         if _GIL:
-            if self._clock.monotonic() >= self._due and self._lock.acquire(blocking=False):
+            now = self._clock.monotonic()
+            if now >= self._due and self._lock.acquire(blocking=False):
                 try:
-                    self._refill()
+                    self._refill(now)
                 finally:
                     self._lock.release()
             limit = self._limit  # read before drawing: a refill in between must not admit
             return next(self._tickets) < limit  # a ticket it has already counted as drawn
         with self._lock:
-            if self._clock.monotonic() >= self._due:
-                self._refill()
+            now = self._clock.monotonic()
+            if now >= self._due:
+                self._refill(now)
             return next(self._tickets) < self._limit
 
-    def _refill(self) -> None:
-        """Mint the credits due since the last refill (the lock is held)."""
-        now = self._clock.monotonic()
-        if now >= self._due:
-            drawn = next(self._tickets)
-            self._rebase(drawn, self._balance(drawn, now))
+    def _refill(self, now: float) -> None:
+        """``_balance`` then ``_rebase``, inlined: with a rate above the call rate every
+        check refills, and this is then most of a decision's cost (the lock is held)."""
+        drawn = next(self._tickets)
+        rate, cap = self.credits_per_second, self.max_balance
+        balance = max(0, self._limit - drawn) + self._carry
+        elapsed = now - self._last
+        if elapsed > 0.0:
+            balance += elapsed * rate
+            self._last = now
+        if balance > cap:
+            balance = cap
+        whole = int(balance)
+        carry = balance - whole
+        self._carry = carry
+        self._due = self._last + min(1.0 - carry, cap - balance) / rate if rate else math.inf
+        self._limit = drawn + 1 + whole
 
     @property
     def balance(self) -> float:
