@@ -128,8 +128,7 @@ class DSampler(FaultCountingSampler):
         Raises:
             ConfigError: a change is invalid; the running configuration stays.
         """
-        values = parse_fields(changes)
-        return self._store.update(lambda current: current.evolve(**values)).config
+        return self._store.evolve(parse_fields(changes)).config
 
     def publish(self, config: SamplingConfig | Mapping[str, Any]) -> SamplingConfig:
         """Replace the whole configuration (a mapping is parsed as a file would be)."""

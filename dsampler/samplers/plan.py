@@ -125,12 +125,14 @@ class Plan:
             config.hash,
             self.version_tag,
         )
+        reused = 0
         if same and previous is not None and config.rules is previous.config.rules:
             self.rules, self._rule_keys, self._rollouts = (
                 previous.rules,
                 previous._rule_keys,
                 previous._rollouts,
             )
+            reused += 1
         else:
             self._rule_keys, self._rollouts = set(), set()
             self.rules = tuple(self._compile_rules(resource))
@@ -141,6 +143,7 @@ class Plan:
             and (self.lower_bound == previous.lower_bound)
         ):
             self.operations, self._op_keys = previous.operations, previous._op_keys
+            reused += 1
         else:
             self._op_keys = set()
             self.operations = {
@@ -148,14 +151,17 @@ class Plan:
                 for name, s in config.operations.items()
             }
         self._tracked: dict[str, Route] = {}  # operations first seen on the request path
-        in_use: set[Hashable] = self._rule_keys | self._op_keys
         self.cap = None
         if config.traces_per_second is not None:
-            in_use.add(("cap",))
             self.cap = state.bucket(("cap",), config.traces_per_second)
-        if self.lower_bound > 0:  # lazily tracked operations keep their balances
-            in_use.update(k for k in state.buckets if k[0] == "op")  # type: ignore[index]
-        state.keep_only(in_use, self._rollouts)
+        same_cap = previous is not None and (previous.cap is None) == (self.cap is None)
+        if reused < 2 or not same_cap:  # the set of stateful keys may have changed: prune
+            in_use: set[Hashable] = self._rule_keys | self._op_keys
+            if self.cap is not None:
+                in_use.add(("cap",))
+            if self.lower_bound > 0:  # lazily tracked operations keep their balances
+                in_use.update(k for k in state.buckets if k[0] == "op")  # type: ignore[index]
+            state.keep_only(in_use, self._rollouts)
         self.simple = not self.rules and not self.operations and self.cap is None and self.lower_bound == 0
 
     def _compile_rules(self, resource: Mapping[str, Any]) -> list[tuple[Predicate, Route]]:

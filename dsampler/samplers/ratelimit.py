@@ -155,8 +155,7 @@ class TokenBucket:
         if elapsed > 0.0:
             balance += elapsed * rate
             self._last = now
-        if balance > cap:
-            balance = cap
+        balance = min(balance, cap)
         whole = int(balance)
         carry = balance - whole
         self._carry = carry
