@@ -35,6 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.run(args)
     except BrokenPipeError:  # `dsampler ... | head`
         return 0
+    except Exception as exc:  # a bug of ours: say so in one line, exit 1, not a traceback
+        print(f"dsampler: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
     return code
 
 

@@ -18,6 +18,9 @@ else. Differences, each deliberate:
   jaeger-client-go#412 made; jaeger-client-python kept them at their old rates).
 * ``RemoteControlledSampler`` needs no tornado: it takes its strategies from an
   in-process ``strategy_source`` (HTTP polling arrives with the remote-sampling module).
+* ``RateLimitingSampler.rate_limiter`` is a :class:`~dsampler.samplers.ratelimit.TokenBucket`:
+  ``check_credit(1.0)`` works, other item costs are refused (samplers only spend 1).
+* ``ConstSampler`` takes a bool (or 1/0) and stores it as a bool.
 
 When jaeger-client is installed the samplers also subclass its ``Sampler``, so
 ``jaeger_client.Config({"sampler": instance})`` accepts them.
@@ -102,11 +105,11 @@ class ConstSampler(Sampler):
     """Always the same decision; tags ``sampler.type=const``, ``sampler.param=decision``."""
 
     def __init__(self, decision: bool) -> None:
-        if not isinstance(decision, bool):
-            raise ConfigError("decision", f"expected true or false, got {typed(decision)}")
-        self.decision = decision
-        self._tags = {TYPE_KEY: "const", PARAM_KEY: decision}
-        self._answer = (decision, self._tags)
+        if not isinstance(decision, bool) and decision not in (0, 1):
+            raise ConfigError("decision", f"expected true or false (or 1 or 0), got {typed(decision)}")
+        self.decision = bool(decision)
+        self._tags = {TYPE_KEY: "const", PARAM_KEY: self.decision}
+        self._answer = (self.decision, self._tags)
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
         return self._answer
@@ -139,7 +142,7 @@ class ProbabilisticSampler(Sampler):
             if self._mask:
                 return (trace_id & self._mask) < self._bound, self._tags
             return self._rule.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self._bound, self._tags
-        except TypeError:  # not an int: never sampled, never raised
+        except Exception:  # not a Python int (None, str, an overflowing numpy int): not sampled
             return False, self._tags
 
     def _key(self) -> tuple[Any, ...]:
@@ -317,11 +320,12 @@ class AdaptiveSampler(Sampler):
         )
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
-        sampler = self.samplers.get(operation)
+        try:
+            sampler = self.samplers.get(operation) or self._track(operation)
+        except TypeError:  # an unhashable operation name: the default decides, nothing raises
+            sampler = None
         if sampler is None:
-            sampler = self._track(operation)
-            if sampler is None:
-                return self.default_sampler.is_sampled(trace_id, operation)
+            return self.default_sampler.is_sampled(trace_id, operation)
         return sampler.is_sampled(trace_id, operation)
 
     def _track(self, operation: str) -> GuaranteedThroughputProbabilisticSampler | None:
@@ -358,15 +362,18 @@ class AdaptiveSampler(Sampler):
             self.samplers = updated
 
     def _key(self) -> tuple[Any, ...]:
-        return (
-            self.default_sampling_probability,
-            self.lower_bound,
-            self.max_operations,
-            sorted(self.samplers),
-        )
+        operations = sorted((op, s.rate, s.lower_bound) for op, s in self.samplers.items())
+        return (self.default_sampling_probability, self.lower_bound, self.max_operations, operations)
 
     def __str__(self) -> str:
         return f"AdaptiveSampler({self.default_sampling_probability:f}, {self.lower_bound:f}, {self.max_operations})"  # noqa: E501
+
+
+def _section(response: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = response.get(key) or {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(key, f"expected a mapping, got {typed(value)}")
+    return value
 
 
 def _strategy_type(response: Mapping[str, Any]) -> object:
@@ -427,6 +434,8 @@ class RemoteControlledSampler(Sampler):
         self.polls = self.failures = 0
         if ignored:
             _log.debug("dsampler: RemoteControlledSampler ignores %s", sorted(ignored))
+        if type(max_operations) is not int or max_operations < 0:
+            raise ConfigError("max_operations", f"expected an integer >= 0, got {show(max_operations)}")
         if strategy_source is not None:
             self._thread = threading.Thread(target=self._run, name="dsampler-jaeger-poll", daemon=True)
             self._thread.start()
@@ -476,7 +485,7 @@ class RemoteControlledSampler(Sampler):
             )
         kind = _strategy_type(response)
         if kind == "PROBABILISTIC":
-            rate = (response.get("probabilisticSampling") or {}).get(
+            rate = _section(response, "probabilisticSampling").get(
                 "samplingRate", DEFAULT_SAMPLING_PROBABILITY
             )
             sampler = ProbabilisticSampler(
@@ -484,9 +493,7 @@ class RemoteControlledSampler(Sampler):
             )
             return current if sampler == current else sampler
         if kind == "RATE_LIMITING":
-            limit = (response.get("rateLimitingSampling") or {}).get(
-                "maxTracesPerSecond", DEFAULT_LOWER_BOUND
-            )
+            limit = _section(response, "rateLimitingSampling").get("maxTracesPerSecond", DEFAULT_LOWER_BOUND)
             limit = validate_per_second(limit, "rateLimitingSampling.maxTracesPerSecond")
             if limit >= MAX_RATE_LIMIT:
                 raise ConfigError(

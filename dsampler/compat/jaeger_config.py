@@ -126,13 +126,14 @@ def _remote(
     if not isinstance(agent, Mapping):
         raise ConfigError("local_agent", f"expected a mapping, got {typed(agent)}")
     host = section.get("sampling_host", agent.get("reporting_host", "localhost"))
-    port = int(
-        _number(section.get("sampling_port", agent.get("sampling_port", 5778)), "sampler.sampling_port")
+    port_value = _number(
+        section.get("sampling_port", agent.get("sampling_port", 5778)), "sampler.sampling_port"
     )
-    if not isinstance(host, str) or not host or not 0 < port < 65536:
-        raise ConfigError(
-            "sampler.sampling_host", f"expected a host and a port in 1..65535, got {show(host)}:{port}"
-        )
+    if not port_value.is_integer() or not 0 < port_value < 65536:  # NaN and inf are not integers
+        raise ConfigError("sampler.sampling_port", f"expected a port in 1..65535, got {show(port_value)}")
+    if not isinstance(host, str) or not host:
+        raise ConfigError("sampler.sampling_host", f"expected a host name, got {show(host)}")
+    port = int(port_value)
     name = service_name if service_name is not None else config.get("service_name", "")
     param = section.get("param")
     rate = (

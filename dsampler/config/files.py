@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Final
 
 from dsampler.errors import ConfigError, show, typed
 
-__all__ = ["MAX_FILE_BYTES", "load_document", "parse_document", "read_bytes"]
+__all__ = ["MAX_FILE_BYTES", "dump_yaml", "load_document", "parse_document", "read_bytes"]
 
 MAX_FILE_BYTES: Final = 1 << 20  # 1 MiB: a sampling config is a few KB; 2,000 operations ~100 KB
 MAX_DEPTH: Final = 32
@@ -135,12 +135,16 @@ def _yaml(text: str) -> Any:
 @functools.cache
 def _safe_loader(yaml: Any) -> Any:
     """PyYAML's SafeLoader without aliases, with duplicate keys refused, and with YAML
-    1.2 booleans: only true/false, so ``country: no`` stays the string "no" (built once).
-    The pure-Python loader, because the C one composes nodes where no hook can see."""
+    1.2's core schema for booleans and numbers (built once): only true/false are
+    booleans (``country: no`` stays "no"), ``1e-3`` is a number (YAML 1.1 wanted a dot),
+    ``010`` is ten (not octal eight) and ``12:30`` is a string (not 750). The
+    pure-Python loader, because the C one composes nodes where no hook can see."""
+
+    replaced = {f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float")}
 
     class Loader(yaml.SafeLoader):  # type: ignore[misc]
         yaml_implicit_resolvers: ClassVar[dict[str, list[tuple[str, Any]]]] = {
-            first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+            first: [(tag, rx) for tag, rx in resolvers if tag not in replaced]
             for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
         }
 
@@ -167,4 +171,52 @@ def _safe_loader(yaml: Any) -> Any:
     Loader.add_implicit_resolver(
         "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
     )
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:int",
+        re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+        list("-+0123456789"),
+    )
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(
+            r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+        ),
+        list("-+0123456789."),
+    )
+    Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
     return Loader
+
+
+def _construct_int(loader: Any, node: Any) -> int:
+    """YAML 1.2 integers: decimal (leading zeros allowed), ``0o`` octal, ``0x`` hex."""
+    text = loader.construct_scalar(node)
+    if text[:2] in ("0o", "0x"):
+        return int(text[2:], 8 if text[1] == "o" else 16)
+    return int(text, 10)
+
+
+def dump_yaml(document: Mapping[str, Any]) -> str:
+    """YAML that dsampler's reader reads back as ``document``: strings that YAML 1.2 would
+    take for numbers or booleans (``"0o7"``, ``"1e3"``) are quoted. Needs PyYAML.
+
+    Raises:
+        ConfigError: PyYAML is not installed.
+    """
+    try:
+        import yaml
+    except ImportError:
+        raise ConfigError("", "writing YAML needs PyYAML: pip install 'dsampler[yaml]'") from None
+    return str(yaml.dump(document, Dumper=_dumper(yaml), sort_keys=False, allow_unicode=True))
+
+
+@functools.cache
+def _dumper(yaml: Any) -> Any:
+    """A SafeDumper that resolves plain scalars the way our loader does, so it quotes
+    exactly the strings that would otherwise come back as something else."""
+
+    class Dumper(yaml.SafeDumper):  # type: ignore[misc]
+        yaml_implicit_resolvers: ClassVar[dict[str, list[tuple[str, Any]]]] = _safe_loader(
+            yaml
+        ).yaml_implicit_resolvers
+
+    return Dumper

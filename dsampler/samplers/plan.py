@@ -20,7 +20,7 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.clock import Clock
-from dsampler.config.model import Action, Drop, RateLimit, Rollout, Rule, Sample, SamplingConfig
+from dsampler.config.model import Action, Drop, Match, RateLimit, Rollout, Rule, Sample, SamplingConfig
 from dsampler.hashing.rules import HashRule, get_rule
 from dsampler.samplers._otel import RECORD_AND_SAMPLE, Results
 from dsampler.samplers.ratelimit import TokenBucket
@@ -166,14 +166,18 @@ class Plan:
 
     def _compile_rules(self, resource: Mapping[str, Any]) -> list[tuple[Predicate, Route]]:
         compiled = []
+        seen: dict[tuple[str | None, Match], int] = {}
         for i, rule in enumerate(self.config.rules):
+            # A stateful rule's state is keyed by what it is, not where it stands, so that
+            # reordering keeps balances; identical rules are told apart by their rank.
+            rank = seen[rule.name, rule.match] = seen.get((rule.name, rule.match), -1) + 1
             predicate = compile_match(rule.match, resource)
             if predicate is not None:
                 source = f"rules[{i}]" + (f" ({rule.name})" if rule.name else "")
-                compiled.append((predicate, self._route(source, rule)))
+                compiled.append((predicate, self._route(source, rule, rank)))
         return compiled
 
-    def _route(self, source: str, rule: Rule) -> Route:
+    def _route(self, source: str, rule: Rule, rank: int) -> Route:
         action: Action = rule.action
         match action:
             case Drop():
@@ -181,7 +185,7 @@ class Plan:
             case Sample(rate=rate):
                 return RatioRoute(source, rate, self._rule, self.version_tag)
             case RateLimit(per_second=per_second):
-                key = ("rule", rule.name, rule.match)
+                key = ("rule", rule.name, rule.match, rank)
                 self._rule_keys.add(key)
                 return RateLimitRoute(source, self._state.bucket(key, per_second), self.version_tag)
             case Rollout():

@@ -162,6 +162,17 @@ class TokenBucket:
         self._due = self._last + min(1.0 - carry, cap - balance) / rate if rate else math.inf
         self._limit = drawn + 1 + whole
 
+    def check_credit(self, item_cost: float = 1.0) -> bool:
+        """jaeger-client's ``RateLimiter.check_credit``, for code that calls it directly;
+        credits are whole, so only a cost of 1 (all samplers spend) is supported.
+
+        Raises:
+            ConfigError: a cost other than 1.
+        """
+        if item_cost != 1.0:
+            raise ConfigError("item_cost", f"expected 1 (credits are whole), got {item_cost!r}")
+        return self.try_acquire()
+
     @property
     def balance(self) -> float:
         """Credits available now (refills as a check would; for tests and metrics)."""

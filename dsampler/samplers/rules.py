@@ -61,7 +61,9 @@ def _value_matcher(match: AttributeMatch) -> Callable[[object], bool]:
     def test(value: object) -> bool:
         if isinstance(value, str):
             return strings(value)
-        return (type(value), value) in scalars
+        if isinstance(value, (bool, int, float)):
+            return (type(value), value) in scalars
+        return False  # sequences (valid OTel attribute values) match no scalar
 
     return test
 

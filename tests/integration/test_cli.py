@@ -155,3 +155,17 @@ def test_console_script_and_version() -> None:
     script = Path(sys.executable).parent / "dsampler"
     proc = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60, check=True)
     assert proc.stdout.startswith("dsampler ")
+
+
+def test_an_internal_error_exits_1_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bug in a command is reported in one line with exit code 1, not a traceback."""
+    from dsampler.cli import check
+
+    def broken(args: object) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(check, "run", broken)
+    assert main(["check", "whatever.yaml"]) == 1
+    assert capsys.readouterr().err == "dsampler: internal error: RuntimeError: boom\n"

@@ -12,14 +12,14 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from dsampler import ConfigError
-from dsampler.config.files import parse_document
+from dsampler.config.files import dump_yaml, parse_document
 from dsampler.config.model import (
     AttributeMatch,
+    Drop,
     Match,
     OperationStrategy,
     Pattern,
@@ -291,18 +291,26 @@ def test_serialize_round_trips_through_json(config: SamplingConfig) -> None:
 
 
 @ROUND_TRIP
-@given(configs(), st.booleans())
-@example(SamplingConfig(operations={"a\x85b": OperationStrategy(0.5)}), False)
-def test_serialize_round_trips_through_yaml(config: SamplingConfig, allow_unicode: bool) -> None:
-    """The serialized form survives yaml.safe_dump and dsampler's YAML reader (YAML 1.2 booleans)."""
+@given(configs())
+@example(SamplingConfig(operations={"a\x85b": OperationStrategy(0.5)}))
+@example(SamplingConfig(rules=(Rule(Match(span_name=(Pattern("exact", "0o0"),)), Drop()),)))
+def test_serialize_round_trips_through_yaml(config: SamplingConfig) -> None:
+    """The serialized form survives dump_yaml and dsampler's YAML reader (YAML 1.2 scalars)."""
     doc = serialize(config)
-    text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=allow_unicode)
+    text = dump_yaml(doc)
     # PyYAML's emitter writes a raw NEL (U+0085) in a single-quoted scalar when allowed
     # unicode, which every YAML reader (PyYAML's own too) folds into a space.
-    assume(not allow_unicode or "\x85" not in text)
+    assume("\x85" not in text)
     parsed = parse_config(parse_document(text.encode("utf-8"), "<yaml>"))
     assert parsed == config
     assert _strict(serialize(parsed)) == _strict(doc)
+
+
+@pytest.mark.parametrize("text", ["0o0", "1e3", "010", "true", "0x1F", ".5", "+3"])
+def test_plain_yaml_dump_would_change_these_strings_and_dump_yaml_does_not(text: str) -> None:
+    """PyYAML's own dump (YAML 1.1) leaves some strings unquoted that YAML 1.2 reads as numbers."""
+    doc = {"rules": [{"match": {"span_name": [text]}, "action": "drop"}]}
+    assert parse_document(dump_yaml(doc).encode()) == doc
 
 
 def test_round_trip_keeps_attribute_types_apart() -> None:
@@ -310,7 +318,7 @@ def test_round_trip_keeps_attribute_types_apart() -> None:
     values = (1, 1.0, True, Pattern("exact", "1"))
     config = SamplingConfig(rules=(Rule(Match(attributes=(AttributeMatch("k", values),)), Sample(0.5)),))
     doc = serialize(config)
-    for text in (json.dumps(doc), yaml.safe_dump(doc, sort_keys=False)):
+    for text in (json.dumps(doc), dump_yaml(doc)):
         parsed = parse_config(parse_document(text.encode("utf-8")))
         got = parsed.rules[0].match.attributes[0].values
         assert [type(v) for v in got] == [int, float, bool, Pattern]

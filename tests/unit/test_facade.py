@@ -357,3 +357,31 @@ def test_evolve_validates_the_changes_and_the_cross_field_checks() -> None:
         config.evolve(max_operations=0)
     with pytest.raises(ConfigError, match=r"^rules: expected a sequence of Rule"):
         config.evolve(rules=["drop"])
+
+
+def test_sequence_attributes_match_no_scalar_and_do_not_fault() -> None:
+    """A list-valued span attribute (valid in OTel) simply does not match; later rules run."""
+    sampler = DSampler(
+        rate=0.0,
+        parent_based=False,
+        resource={},
+        rules=[
+            {"match": {"attributes": {"tags": "internal"}}, "action": "drop"},
+            {"match": {"attributes": {"tenant": "acme"}}, "action": {"sample": 1.0}},
+        ],
+    )
+    result = sampler.should_sample(None, IDS[0], "op", None, {"tags": ["internal"], "tenant": "acme"})
+    assert result.decision is Decision.RECORD_AND_SAMPLE
+    assert sampler.faults == 0
+
+
+def test_identical_rate_limit_rules_keep_their_own_buckets() -> None:
+    """Two rules with the same match (the second unreachable) do not share a bucket."""
+    clock = ManualClock()
+    rule = {"match": {"span_name": "GET /x"}, "action": {"rate_limit": 1}}
+    shadow = {"match": {"span_name": "GET /x"}, "action": {"rate_limit": 1000}}
+    sampler = DSampler(rate=0.0, rules=[rule, shadow], clock=clock, resource={})
+    clock.advance(60)
+    results = [sampler.should_sample(None, t, "GET /x") for t in IDS]
+    assert sum(r.decision.is_sampled() for r in results) == 1
+    assert next(r for r in results if r.decision.is_sampled()).attributes["sampler.param"] == 1.0

@@ -274,3 +274,35 @@ def test_remote_default_and_init_sampler() -> None:
         True,
         {"sampler.type": "const", "sampler.param": True},
     )
+
+
+def test_hostile_inputs_never_raise_from_is_sampled() -> None:
+    """numpy ints, unhashable operations and other odd input give a decision, not an error."""
+    import numpy as np
+
+    assert ProbabilisticSampler(0.5).is_sampled(np.int64(5))[0] is False  # type: ignore[arg-type]
+    adaptive = AdaptiveSampler(strategies(1.0, {}))
+    assert adaptive.is_sampled(1, ["op"])[0] is True  # type: ignore[arg-type]  # the default decides
+    assert ConstSampler(1).is_sampled(3) == (True, {"sampler.type": "const", "sampler.param": True})  # type: ignore[arg-type]
+
+
+def test_adaptive_equality_includes_the_operation_rates() -> None:
+    """Two adaptive samplers with other per-operation rates are not equal (jaeger-client's equality)."""
+    assert AdaptiveSampler(strategies(0.1, {"a": 0.1})) != AdaptiveSampler(strategies(0.1, {"a": 0.9}))
+    assert AdaptiveSampler(strategies(0.1, {"a": 0.1})) == AdaptiveSampler(strategies(0.1, {"a": 0.1}))
+
+
+def test_remote_update_with_a_malformed_section_is_a_config_error() -> None:
+    """A strategy whose probabilisticSampling is not a mapping is refused, naming it."""
+    sampler = RemoteControlledSampler(service_name="svc")
+    with pytest.raises(ConfigError, match=r"^probabilisticSampling: expected a mapping, got int 5"):
+        sampler.update({"strategyType": "PROBABILISTIC", "probabilisticSampling": 5})
+
+
+def test_rate_limiter_offers_jaeger_check_credit() -> None:
+    """Code that calls rate_limiter.check_credit(1.0) directly keeps working."""
+    sampler = RateLimitingSampler(1, clock=ManualClock(), initial_balance=1)
+    assert sampler.rate_limiter.check_credit(1.0) is True
+    assert sampler.rate_limiter.check_credit(1.0) is False
+    with pytest.raises(ConfigError, match=r"^item_cost: "):
+        sampler.rate_limiter.check_credit(2.5)

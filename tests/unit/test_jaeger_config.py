@@ -99,7 +99,16 @@ def test_remote_with_an_in_process_strategy_source() -> None:
         ),
         ({"type": "const", "param": True, "paramm": 1}, "sampler.paramm", "unknown key"),
         ({"sampler": 5}, "sampler", "expected a mapping, got int 5"),
-        ({"type": "remote", "sampling_port": 70000}, "sampler.sampling_host", "a port in 1..65535"),
+        ({"type": "remote", "sampling_port": 70000}, "sampler.sampling_port", "a port in 1..65535"),
+        ({"type": "remote", "sampling_port": "inf"}, "sampler.sampling_port", "a port in 1..65535, got inf"),
+        ({"type": "remote", "sampling_port": "nan"}, "sampler.sampling_port", "a port in 1..65535, got nan"),
+        ({"type": "remote", "sampling_port": 1e400}, "sampler.sampling_port", "a port in 1..65535"),
+        ({"type": "remote", "sampling_host": ""}, "sampler.sampling_host", "expected a host name"),
+        (
+            {"type": "remote", "max_operations": "100"},
+            "max_operations",
+            "expected an integer >= 0, got '100'",
+        ),
         ({"sampler": {}, "local_agent": "x"}, "local_agent", "expected a mapping"),
     ],
 )
