@@ -34,6 +34,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from dsampler import _fork
+from dsampler._poller import Poller
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config.model import DEFAULT_MAX_OPERATIONS, validate_per_second
 from dsampler.errors import ConfigError, show, typed
@@ -305,6 +307,7 @@ class AdaptiveSampler(Sampler):
         self.max_operations = max_operations
         self._hash, self._clock, self._rng = hash, clock, rng
         self._lock = threading.Lock()
+        _fork.register(self)
         default, lower, rates = _per_operation(strategies)
         self.default_sampling_probability = default
         self.default_sampler = ProbabilisticSampler(default, hash=hash)
@@ -339,6 +342,9 @@ class AdaptiveSampler(Sampler):
             sampler = self._new(operation, self.lower_bound, self.default_sampling_probability)
             self.samplers = {**samplers, operation: sampler}  # copy-on-write: readers never see a half map
             return sampler
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()
 
     def update(self, strategies: Mapping[str, Any]) -> None:
         """Apply a new ``operationSampling``: existing operations keep their limiter
@@ -428,17 +434,17 @@ class RemoteControlledSampler(Sampler):
         self._source = strategy_source
         self.sampler: Sampler = init_sampler or ProbabilisticSampler(DEFAULT_SAMPLING_PROBABILITY, hash=hash)
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        _fork.register(self)
         self._tags = {}
         self.polls = self.failures = 0
         if ignored:
             _log.debug("dsampler: RemoteControlledSampler ignores %s", sorted(ignored))
         if type(max_operations) is not int or max_operations < 0:
             raise ConfigError("max_operations", f"expected an integer >= 0, got {show(max_operations)}")
+        first = (rng or random).random() * interval  # spread a fleet's first polls
+        self._poller = Poller(self, interval, name="dsampler-jaeger-poll", first_delay_s=first)
         if strategy_source is not None:
-            self._thread = threading.Thread(target=self._run, name="dsampler-jaeger-poll", daemon=True)
-            self._thread.start()
+            self._poller.start()
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
         return self.sampler.is_sampled(trace_id, operation)  # one read: the swap is atomic
@@ -505,18 +511,12 @@ class RemoteControlledSampler(Sampler):
             return RateLimitingSampler(limit, clock=self._clock, rng=self._rng)
         raise ConfigError("strategyType", f"expected PROBABILISTIC or RATE_LIMITING, got {show(kind)}")
 
-    def _run(self) -> None:
-        delay = (self._rng or random).random() * self.sampling_refresh_interval  # spread a fleet's polls
-        while not self._stop.wait(delay):
-            self.poll_once()
-            delay = self.sampling_refresh_interval
-
     def close(self) -> None:
-        self._stop.set()
-        thread, self._thread = self._thread, None
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=5.0)
+        self._poller.stop()
         self.sampler.close()
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()
 
     def _key(self) -> tuple[Any, ...]:
         return (self.service_name, self.sampler)

@@ -72,6 +72,21 @@ def _check(condition: bool, field: str, problem: str) -> None:
         raise ConfigError(field, problem)
 
 
+def _tuple_of(owner: object, name: str, kind: type | tuple[type, ...]) -> tuple[Any, ...]:
+    """Field ``name`` of a frozen ``owner`` as a tuple of ``kind``, stored back as a tuple
+    (a list would make the value unhashable, and state is keyed by rules)."""
+    value = getattr(owner, name)
+    if not isinstance(value, (tuple, list)):
+        raise ConfigError(name, f"expected a sequence, got {typed(value)}")
+    for item in value:
+        if not isinstance(item, kind):
+            expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            raise ConfigError(name, f"expected {expected} items, got {typed(item)}")
+    if type(value) is not tuple:
+        object.__setattr__(owner, name, tuple(value))
+    return tuple(value)
+
+
 @dataclass(frozen=True, slots=True)
 class Pattern:
     """A string pattern: ``exact`` equality, ``prefix``, or shell-style ``glob``."""
@@ -101,8 +116,9 @@ class AttributeMatch:
 
     def __post_init__(self) -> None:
         validate_text(self.key, "key")
-        _check(len(self.values) > 0, self.key, "expected at least one value")
-        for value in self.values:
+        values = _tuple_of(self, "values", (Pattern, bool, int, float))
+        _check(len(values) > 0, self.key, "expected at least one value")
+        for value in values:
             if isinstance(value, float) and math.isnan(value):
                 raise ConfigError(self.key, "NaN never equals anything; expected a number")
             _check(
@@ -126,8 +142,11 @@ class Match:
     resource: tuple[AttributeMatch, ...] = ()
 
     def __post_init__(self) -> None:
-        for kind in self.span_kind:
+        _tuple_of(self, "span_name", Pattern)
+        for kind in _tuple_of(self, "span_kind", str):
             _check(kind in KINDS, "span_kind", f"expected one of {', '.join(KINDS)}, got {show(kind)}")
+        _tuple_of(self, "attributes", AttributeMatch)
+        _tuple_of(self, "resource", AttributeMatch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +192,8 @@ class RolloutStep:
                 "at",
                 f"expected a time with a time zone, got {show(self.at)}",
             )
+        if isinstance(self.after_s, int) and not isinstance(self.after_s, bool):
+            object.__setattr__(self, "after_s", float(self.after_s))
         if self.after_s is not None:
             _check(
                 isinstance(self.after_s, float) and 0.0 <= self.after_s < math.inf,
@@ -195,7 +216,7 @@ class Rollout:
     start: datetime | None = None
 
     def __post_init__(self) -> None:
-        _check(len(self.steps) > 0, "steps", "expected at least one step")
+        _check(len(_tuple_of(self, "steps", RolloutStep)) > 0, "steps", "expected at least one step")
         if self.start is not None:
             _check(
                 self.start.utcoffset() is not None,
@@ -228,6 +249,7 @@ class Rule:
     name: str | None = None
 
     def __post_init__(self) -> None:
+        _check(isinstance(self.match, Match), "match", f"expected a Match, got {typed(self.match)}")
         _check(
             isinstance(self.action, (Drop, Sample, RateLimit, Rollout)),
             "action",

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Generic, Protocol, TypeVar
 
+from dsampler import _fork
 from dsampler.config.model import SamplingConfig
 from dsampler.errors import ConfigError
 
@@ -54,6 +55,7 @@ class ConfigStore(Generic[S]):
             raise ConfigError("history", f"expected an integer >= 1, got {history!r}")
         self._compile = compile
         self._lock = threading.Lock()
+        _fork.register(self)
         self._ring: deque[SamplingConfig] = deque(maxlen=history)
         self._version = 0
         self.current: S = self._publish_locked(initial)
@@ -96,6 +98,9 @@ class ConfigStore(Generic[S]):
                     return self._publish_locked(config)
             kept = f"{self._ring[0].version}..{self._ring[-1].version}"
             raise ConfigError("version", f"expected a version in the history ({kept}), got {version!r}")
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()
 
     @property
     def history(self) -> tuple[SamplingConfig, ...]:

@@ -1,10 +1,13 @@
 """Reload a configuration file when it changes, keeping the last good one otherwise.
 
-A background thread polls the file (mtime, size, inode, then a content hash; no watcher
-dependency). A change is parsed and validated completely before it is published;
-an unreadable, empty, truncated or invalid file keeps the running configuration and is
-logged once per distinct problem. :meth:`FileWatcher.poll_once` is public so tests and
-callers can drive it without threads or sleeping. The thread is restarted in the child
+A background thread reads the file at every poll and compares a hash of its bytes (a
+few KB a second; no watcher dependency, no trust in coarse mtimes). A change is applied
+only once it has held still for one poll interval, so a file caught half-written is not
+published (writing a new file and renaming it over the old one is still the safe way);
+it is parsed and validated completely first. An unreadable, empty, truncated or invalid
+file keeps the running configuration and is logged once per distinct problem.
+:meth:`FileWatcher.poll_once` is public so tests and callers can drive it without
+threads or sleeping. The thread is restarted in the child
 after ``os.fork()`` (gunicorn and uwsgi fork workers from a master).
 """
 
@@ -12,20 +15,17 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
-import weakref
 from collections.abc import Callable
-from typing import Final
 
+from dsampler._poller import Poller
 from dsampler.config.files import parse_document, read_bytes
 from dsampler.config.model import SamplingConfig
 from dsampler.config.parse import parse_config
 from dsampler.errors import ConfigError
 
-__all__ = ["FileWatcher", "read_config_file"]
+__all__ = ["FileWatcher", "parse_config_bytes", "read_config_file"]
 
 _log = logging.getLogger("dsampler.config")
-_WATCHERS: Final[weakref.WeakSet[FileWatcher]] = weakref.WeakSet()
 
 
 def read_config_file(path: str | os.PathLike[str]) -> tuple[SamplingConfig, bytes]:
@@ -36,8 +36,12 @@ def read_config_file(path: str | os.PathLike[str]) -> tuple[SamplingConfig, byte
     """
     name = os.fspath(path)
     data = read_bytes(name)
-    document = parse_document(data, name, json_only=name.lower().endswith(".json"))
-    return parse_config(document), data
+    return parse_config_bytes(data, name), data
+
+
+def parse_config_bytes(data: bytes, name: str) -> SamplingConfig:
+    """A configuration from a file's bytes (JSON by a ``.json`` name, else YAML)."""
+    return parse_config(parse_document(data, name, json_only=name.lower().endswith(".json")))
 
 
 def _digest(data: bytes) -> bytes:
@@ -70,37 +74,35 @@ class FileWatcher:
         self.path = os.fspath(path)
         self._publish = publish
         self._interval = float(interval_s)
-        self._signature: tuple[int, int, int] | None = None
-        self._digest = _digest(applied) if applied is not None else None
+        self._applied = _digest(applied) if applied is not None else None
+        self._pending: bytes | None = None  # a new content seen once, waiting to hold still
         self._last_problem: str | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._poller = Poller(self, self._interval, name="dsampler-config-watch")
         self.reloads = 0
         self.problems = 0
-        _WATCHERS.add(self)
 
     def poll_once(self) -> bool:
-        """Check the file once; True when a new configuration was published."""
+        """Check the file once; True when a new configuration was published. A new
+        content is published at the second poll that sees it unchanged."""
         try:
-            st = os.stat(self.path)
-        except OSError as exc:
-            self._report(ConfigError(self.path, f"cannot read the file: {exc.strerror or exc}"))
-            return False
-        signature = (st.st_mtime_ns, st.st_size, st.st_ino)
-        if signature == self._signature and self._last_problem is None:
-            return False
-        self._signature = signature
-        try:
-            config, data = read_config_file(self.path)
+            data = read_bytes(self.path)
         except ConfigError as exc:
             self._report(exc)
             return False
         digest = _digest(data)
-        self._last_problem = None
-        if digest == self._digest:
+        if digest == self._applied:
+            self._pending, self._last_problem = None, None
+            return False
+        if digest != self._pending:  # changed since the last poll: let it hold still first
+            self._pending = digest
+            return False
+        try:
+            config = parse_config_bytes(data, self.path)
+        except ConfigError as exc:
+            self._report(exc)
             return False
         self._publish(config)
-        self._digest = digest
+        self._applied, self._pending, self._last_problem = digest, None, None
         self.reloads += 1
         _log.info("dsampler: reloaded %s", self.path)
         return True
@@ -114,37 +116,12 @@ class FileWatcher:
 
     def start(self) -> None:
         """Start polling in a daemon thread (idempotent)."""
-        if self._thread is not None and self._thread.is_alive():
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name="dsampler-config-watch", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self._interval):
-            try:
-                self.poll_once()
-            except Exception:  # the poller must survive anything; the running config stays
-                _log.exception("dsampler: unexpected error while checking %s", self.path)
+        self._poller.start()
 
     def stop(self) -> None:
         """Stop polling and wait for the thread (idempotent)."""
-        self._stop.set()
-        thread, self._thread = self._thread, None
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=5.0)
+        self._poller.stop()
 
-    def _after_fork_in_child(self) -> None:
-        if self._thread is not None and not self._stop.is_set():
-            self._thread = None
-            self._stop = threading.Event()
-            self.start()
-
-
-def _restart_watchers_in_child() -> None:
-    for watcher in list(_WATCHERS):
-        watcher._after_fork_in_child()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_restart_watchers_in_child)
+    @property
+    def running(self) -> bool:
+        return self._poller.running

@@ -109,8 +109,8 @@ class KernelLoader:
             self._done.wait(FORK_WAIT_S)
 
     def _after_fork_in_child(self) -> None:
+        self._lock = threading.Lock()  # a fork inside ensure_started() would leave it held
         if self.state == "loading":  # the parent's loader thread does not exist here
-            self._lock = threading.Lock()
             self._done = threading.Event()
             self._finish_unavailable("the process was forked while numba was loading", level=logging.WARNING)
 

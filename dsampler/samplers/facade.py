@@ -31,7 +31,8 @@ from dsampler.samplers._otel import (
     Results,
     current_context,
 )
-from dsampler.samplers.plan import Plan, RuntimeState, build_plan
+from dsampler.samplers.plan import Plan, build_plan
+from dsampler.samplers.state import RuntimeState
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
@@ -85,19 +86,33 @@ class DSampler(FaultCountingSampler):
 
     @classmethod
     def from_file(
-        cls, path: str | os.PathLike[str], *, poll_interval_s: float = 1.0, watch: bool = True, **kwargs: Any
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        poll_interval_s: float = 1.0,
+        watch: bool = True,
+        resource: Resource | Mapping[str, Any] | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+        history: int = DEFAULT_HISTORY,
+        **settings: Any,
     ) -> DSampler:
         """A DSampler configured from a YAML or JSON file, reloaded when it changes.
 
         The file must be valid at start (else :class:`~dsampler.ConfigError`); later an
         unreadable or invalid file keeps the running configuration and is logged once
-        per distinct problem. ``watch=False`` reads it once.
+        per distinct problem. ``**settings`` override the file, at start and after every
+        reload. ``watch=False`` reads it once.
         """
         config, data = read_config_file(path)
-        sampler = cls(config, **kwargs)
+        overrides = parse_fields(settings) if settings else {}
+        sampler = cls(config.evolve(**overrides), resource=resource, clock=clock, history=history)
         if watch:
+            store = sampler._store
             sampler._watcher = FileWatcher(
-                path, sampler._store.publish, interval_s=poll_interval_s, applied=data
+                path,
+                lambda new: store.publish(new.evolve(**overrides)),
+                interval_s=poll_interval_s,
+                applied=data,
             )
             sampler._watcher.start()
         return sampler

@@ -3,14 +3,12 @@ outlive it.
 
 :func:`build_plan` turns a :class:`SamplingConfig` into a :class:`Plan`: rules become
 predicates and routes, bounds are computed, results prebuilt. A plan never changes
-after it is published; :class:`RuntimeState` keeps what a new plan must inherit from the
-old one: token-bucket balances (pro-rated when a rate changes, as Jaeger does, so a push
-does not hand every process a full bucket) and rollout anchors.
+after it is published (its cache of tracked operations aside); what a new plan must
+inherit from the old one lives in :class:`~dsampler.samplers.state.RuntimeState`.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Hashable, Mapping
 from typing import Any
 
@@ -19,11 +17,9 @@ from opentelemetry.trace import SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler.clock import Clock
 from dsampler.config.model import Action, Drop, Match, RateLimit, Rollout, Rule, Sample, SamplingConfig
 from dsampler.hashing.rules import HashRule, get_rule
 from dsampler.samplers._otel import RECORD_AND_SAMPLE, Results
-from dsampler.samplers.ratelimit import TokenBucket
 from dsampler.samplers.routes import (
     DropRoute,
     OperationRoute,
@@ -33,45 +29,9 @@ from dsampler.samplers.routes import (
     Route,
 )
 from dsampler.samplers.rules import Predicate, compile_match
+from dsampler.samplers.state import RuntimeState
 
-__all__ = ["Plan", "RuntimeState", "build_plan"]
-
-
-class RuntimeState:
-    """Token buckets and rollout anchors, keyed so that an unchanged rule, operation or
-    cap finds its own again in the next snapshot. Only writers (snapshot builds, the
-    first sight of an operation) touch it, under ``lock``."""
-
-    def __init__(self, clock: Clock) -> None:
-        self.clock = clock
-        self.lock = threading.Lock()
-        self.buckets: dict[Hashable, TokenBucket] = {}
-        self.anchors: dict[Rollout, float] = {}
-
-    def bucket(self, key: Hashable, per_second: float) -> TokenBucket:
-        """The bucket under ``key``, updated in place (pro-rated), or a new full one."""
-        found = self.buckets.get(key)
-        if found is None:
-            found = self.buckets[key] = TokenBucket(per_second, clock=self.clock)
-        else:
-            found.update(per_second)
-        return found
-
-    def anchor(self, rollout: Rollout) -> float:
-        """Monotonic instant the rollout's ``after`` offsets count from."""
-        if rollout.start is not None:
-            return self.to_monotonic(rollout.start.timestamp())
-        return self.anchors.setdefault(rollout, self.clock.monotonic())
-
-    def to_monotonic(self, wall: float) -> float:
-        return self.clock.monotonic() + (wall - self.clock.time())
-
-    def keep_only(self, buckets: set[Hashable], rollouts: set[Rollout]) -> None:
-        """Forget the state of rules, operations and rollouts the new snapshot lacks."""
-        for key in [k for k in self.buckets if k not in buckets]:
-            del self.buckets[key]
-        for rollout in [r for r in self.anchors if r not in rollouts]:
-            del self.anchors[rollout]
+__all__ = ["Plan", "build_plan"]
 
 
 class Plan:
@@ -91,6 +51,7 @@ class Plan:
         "cap",
         "config",
         "default",
+        "keep",
         "lower_bound",
         "operations",
         "parent_based",
@@ -150,18 +111,17 @@ class Plan:
                 name: self._operation(name, s.rate, s.lower_bound_per_second, self._op_keys)
                 for name, s in config.operations.items()
             }
-        self._tracked: dict[str, Route] = {}  # operations first seen on the request path
+        self._tracked: dict[str, Route] = {}  # this plan's routes of tracked operations
         self.cap = None
         if config.traces_per_second is not None:
             self.cap = state.bucket(("cap",), config.traces_per_second)
         same_cap = previous is not None and (previous.cap is None) == (self.cap is None)
+        self.keep: tuple[set[Hashable], set[Rollout]] | None = None
         if reused < 2 or not same_cap:  # the set of stateful keys may have changed: prune
             in_use: set[Hashable] = self._rule_keys | self._op_keys
             if self.cap is not None:
                 in_use.add(("cap",))
-            if self.lower_bound > 0:  # lazily tracked operations keep their balances
-                in_use.update(k for k in state.buckets if k[0] == "op")  # type: ignore[index]
-            state.keep_only(in_use, self._rollouts)
+            self.keep = (in_use, self._rollouts)
         self.simple = not self.rules and not self.operations and self.cap is None and self.lower_bound == 0
 
     def _compile_rules(self, resource: Mapping[str, Any]) -> list[tuple[Predicate, Route]]:
@@ -187,7 +147,9 @@ class Plan:
             case RateLimit(per_second=per_second):
                 key = ("rule", rule.name, rule.match, rank)
                 self._rule_keys.add(key)
-                return RateLimitRoute(source, self._state.bucket(key, per_second), self.version_tag)
+                return RateLimitRoute(
+                    source, self._state.bucket(key, per_second), per_second, self.version_tag
+                )
             case Rollout():
                 self._rollouts.add(action)
                 anchor = self._state.anchor(action)
@@ -210,7 +172,7 @@ class Plan:
             in_use.add(("op", name))
             bucket = self._state.bucket(("op", name), per_second)
         ratio = RatioRoute(f"operations[{name!r}]", rate, self._rule, self.version_tag)
-        return OperationRoute(ratio, bucket, self.version_tag)
+        return OperationRoute(ratio, bucket, per_second, self.version_tag)
 
     def route(self, name: str, kind: SpanKind | None, attributes: Attributes) -> Route:
         """The route that decides a root span: first matching rule, else its operation,
@@ -226,17 +188,15 @@ class Plan:
         return self.default
 
     def _track(self, name: str) -> Route:
-        """First sight of an operation with a lower bound: the one slow path, under the
-        state lock, capped at ``max_operations`` (beyond it the default rate decides)."""
-        with self._state.lock:
-            found = self._tracked.get(name)
-            if found is not None:
-                return found
-            if len(self.operations) + len(self._tracked) >= self.config.max_operations:
-                return self.default
-            route = self._operation(name, self.config.rate, None, set())
-            self._tracked[name] = route
-            return route
+        """First sight of an operation in this plan, with a default lower bound: its
+        bucket is the state's (created once per name, up to ``max_operations``); beyond
+        that the default rate decides. No writer lock is taken."""
+        bucket = self._state.track(name)
+        if bucket is None:
+            return self.default
+        ratio = RatioRoute(f"operations[{name!r}]", self.config.rate, self._rule, self.version_tag)
+        route = self._tracked[name] = OperationRoute(ratio, bucket, self.lower_bound, self.version_tag)
+        return route
 
     def decide_root(
         self,
@@ -256,7 +216,18 @@ class Plan:
 def build_plan(
     config: SamplingConfig, state: RuntimeState, resource: Mapping[str, Any], previous: Plan | None = None
 ) -> Plan:
-    """Compile ``config``, reusing what it shares with ``previous`` (under the store's
-    writer lock: it updates ``state``)."""
+    """Compile ``config``, reusing what it shares with ``previous``, then commit what it
+    staged in ``state``; if compiling fails nothing in ``state`` changes."""
     with state.lock:
-        return Plan(config, state, resource, previous)
+        try:
+            plan = Plan(config, state, resource, previous)
+        except BaseException:
+            state.discard()
+            raise
+        state.commit(
+            plan.keep,
+            lower_bound=config.default_lower_bound_per_second,
+            configured=config.operations,
+            max_operations=config.max_operations,
+        )
+        return plan

@@ -31,6 +31,7 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
+from dsampler import _fork
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config.model import validate_per_second
 from dsampler.errors import ConfigError
@@ -66,6 +67,7 @@ class TokenBucket:
     """
 
     __slots__ = (
+        "__weakref__",
         "_carry",
         "_clock",
         "_due",
@@ -101,6 +103,7 @@ class TokenBucket:
             )
         self._clock = clock
         self._lock = threading.Lock()
+        _fork.register(self)
         self._tickets = itertools.count()
         self._last = clock.monotonic()
         self._rebase(next(self._tickets), balance)
@@ -161,6 +164,9 @@ class TokenBucket:
         self._carry = carry
         self._due = self._last + min(1.0 - carry, cap - balance) / rate if rate else math.inf
         self._limit = drawn + 1 + whole
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()  # a refill in flight at the fork would hold it forever
 
     def check_credit(self, item_cost: float = 1.0) -> bool:
         """jaeger-client's ``RateLimiter.check_credit``, for code that calls it directly;

@@ -92,10 +92,12 @@ class RateLimitRoute:
 
     __slots__ = ("bucket", "per_second", "results", "source")
 
-    def __init__(self, source: str, bucket: TokenBucket, version_tag: dict[str, int]) -> None:
+    def __init__(
+        self, source: str, bucket: TokenBucket, per_second: float, version_tag: dict[str, int]
+    ) -> None:
         self.source = source
         self.bucket = bucket
-        self.per_second = bucket.credits_per_second
+        self.per_second = per_second  # the bucket takes this rate when the snapshot commits
         self.results = Results(_tags("ratelimiting", self.per_second, version_tag))
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
@@ -112,12 +114,19 @@ class OperationRoute:
     ratio samples (and spend a lower-bound credit anyway), else if the lower-bound
     bucket has a credit (tagged ``lowerbound``)."""
 
-    __slots__ = ("lower", "lower_results", "ratio", "source")
+    __slots__ = ("lower", "lower_per_second", "lower_results", "ratio", "source")
 
-    def __init__(self, ratio: RatioRoute, lower: TokenBucket | None, version_tag: dict[str, int]) -> None:
+    def __init__(
+        self,
+        ratio: RatioRoute,
+        lower: TokenBucket | None,
+        lower_per_second: float,
+        version_tag: dict[str, int],
+    ) -> None:
         self.source = ratio.source
         self.ratio = ratio
         self.lower = lower
+        self.lower_per_second = lower_per_second if lower is not None else 0.0
         self.lower_results = Results(_tags("lowerbound", ratio.rate, version_tag))
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
@@ -132,7 +141,7 @@ class OperationRoute:
 
     def explain(self, trace_id: int) -> dict[str, Any]:
         out = self.ratio.explain(trace_id)
-        out["lower_bound_per_second"] = self.lower.credits_per_second if self.lower is not None else 0.0
+        out["lower_bound_per_second"] = self.lower_per_second
         return out
 
 

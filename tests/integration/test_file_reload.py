@@ -32,15 +32,17 @@ def config_file(tmp_path: Path) -> Path:
     return path
 
 
-def test_an_edit_is_published_as_a_new_version(config_file: Path) -> None:
-    """A valid edit becomes the next version; rewriting the same bytes does not."""
+def test_an_edit_is_published_once_it_holds_still(config_file: Path) -> None:
+    """A valid edit becomes the next version at the second poll that sees it; rewriting
+    the same bytes publishes nothing."""
     sampler = DSampler.from_file(config_file, poll_interval_s=3600)  # the test polls by hand
     watcher = sampler.watcher
     assert watcher is not None
     assert watcher.poll_once() is False
     write(config_file, "rate: 0.1\n")  # touched, same content
-    assert watcher.poll_once() is False
+    assert (watcher.poll_once(), watcher.poll_once()) == (False, False)
     write(config_file, "rate: 0.25\nrules: [{match: {span_name: x}, action: drop}]\n")
+    assert watcher.poll_once() is False  # seen once: it may still be being written
     assert watcher.poll_once() is True
     assert (sampler.config.rate, sampler.config.version, len(sampler.config.rules)) == (0.25, 2, 1)
     sampler.close()
@@ -67,13 +69,13 @@ def test_bad_files_keep_the_last_good_config_and_log_once_per_problem(
                 config_file.unlink()
             else:
                 write(config_file, content)
-            assert watcher.poll_once() is False
+            assert (watcher.poll_once(), watcher.poll_once()) == (False, False)
             assert (sampler.config.rate, sampler.config.version) == (0.1, 1)
             if message is not None:
                 assert message in caplog.records[-1].getMessage()
     assert len(caplog.records) == 4
     write(config_file, "rate: 0.5\n")
-    assert watcher.poll_once() is True
+    assert (watcher.poll_once(), watcher.poll_once()) == (False, True)
     assert (sampler.config.rate, sampler.config.version) == (0.5, 2)
     sampler.close()
 
@@ -95,10 +97,9 @@ def test_the_watcher_thread_reloads_and_close_stops_it(config_file: Path) -> Non
         time.sleep(0.01)
     assert sampler.config.rate == 0.75
     assert sampler.watcher is not None
-    thread = sampler.watcher._thread
+    assert sampler.watcher.running
     sampler.close()
-    assert thread is not None
-    assert not thread.is_alive()
+    assert not sampler.watcher.running
     sampler.close()
 
 
@@ -114,7 +115,7 @@ def test_the_watcher_restarts_in_a_forked_child(config_file: Path) -> None:
         sampler = DSampler.from_file(path, poll_interval_s=0.02)
         pid = os.fork()
         if pid == 0:
-            alive = sampler.watcher._thread is not None and sampler.watcher._thread.is_alive()
+            alive = sampler.watcher.running
             path.write_text("rate: 0.9\\n")
             deadline = time.monotonic() + 10
             while sampler.config.rate != 0.9 and time.monotonic() < deadline:
@@ -128,3 +129,68 @@ def test_the_watcher_restarts_in_a_forked_child(config_file: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert proc.stdout.strip() == "0", proc.stderr
+
+
+def test_a_file_caught_mid_write_is_not_published(config_file: Path) -> None:
+    """A poll that reads a half-written (but valid) file does not publish it; the complete
+    file is published once it holds still."""
+    sampler = DSampler.from_file(config_file, poll_interval_s=3600)
+    watcher = sampler.watcher
+    assert watcher is not None
+    write(config_file, "rate: 0.02\n")  # the first line of a longer file, still being written
+    assert watcher.poll_once() is False
+    write(config_file, "rate: 0.02\nrules: [{match: {attributes: {tenant: acme}}, action: {sample: 1.0}}]\n")
+    assert watcher.poll_once() is False
+    assert (sampler.config.rate, sampler.config.rules) == (0.1, ())
+    assert watcher.poll_once() is True
+    assert (sampler.config.rate, len(sampler.config.rules)) == (0.02, 1)
+    sampler.close()
+
+
+def test_a_rewrite_with_the_same_size_and_mtime_is_seen(config_file: Path) -> None:
+    """Content is compared, not only metadata: a same-size rewrite in the same mtime tick counts."""
+    sampler = DSampler.from_file(config_file, poll_interval_s=3600)
+    watcher = sampler.watcher
+    assert watcher is not None
+    before = config_file.stat()
+    config_file.write_text("rate: 0.3\n")
+    os.utime(config_file, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (watcher.poll_once(), watcher.poll_once()) == (False, True)
+    assert sampler.config.rate == 0.3
+    sampler.close()
+
+
+def test_from_file_settings_survive_reloads(config_file: Path) -> None:
+    """Keyword settings override the file at start and after every reload."""
+    sampler = DSampler.from_file(config_file, poll_interval_s=3600, traces_per_second=10, record_version=True)
+    watcher = sampler.watcher
+    assert watcher is not None
+    assert (sampler.config.rate, sampler.config.traces_per_second) == (0.1, 10.0)
+    write(config_file, "rate: 0.02\ntraces_per_second: 500\n")
+    assert (watcher.poll_once(), watcher.poll_once()) == (False, True)
+    assert (sampler.config.rate, sampler.config.traces_per_second, sampler.config.record_version) == (
+        0.02,
+        10.0,
+        True,
+    )
+    sampler.close()
+
+
+def test_an_unclosed_sampler_is_collected_and_its_thread_ends(config_file: Path) -> None:
+    """The watcher thread holds its sampler only weakly between polls."""
+    import gc
+    import weakref
+
+    sampler = DSampler.from_file(config_file, poll_interval_s=0.02)
+    watcher = sampler.watcher
+    assert watcher is not None
+    poller_thread = watcher._poller._thread
+    ref = weakref.ref(sampler)
+    del sampler, watcher
+    deadline = time.monotonic() + 10
+    while (ref() is not None or (poller_thread and poller_thread.is_alive())) and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.02)
+    assert ref() is None
+    assert poller_thread is not None
+    assert not poller_thread.is_alive()

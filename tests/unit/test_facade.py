@@ -385,3 +385,53 @@ def test_identical_rate_limit_rules_keep_their_own_buckets() -> None:
     results = [sampler.should_sample(None, t, "GET /x") for t in IDS]
     assert sum(r.decision.is_sampled() for r in results) == 1
     assert next(r for r in results if r.decision.is_sampled()).attributes["sampler.param"] == 1.0
+
+
+def test_a_failed_publish_changes_no_live_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snapshot that fails to build (here: an injected fault after the first rule had
+    staged a new rate) leaves the running buckets' rates untouched."""
+    clock = ManualClock()
+    rule = {"match": {"span_name": "x"}, "action": {"rate_limit": 1}}
+    sampler = DSampler(rate=0.0, rules=[rule], clock=clock, resource={})
+    limiter = sampler._store.current.rules[0][1].bucket  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError):
+        sampler.update(
+            rules=[{"match": {"span_name": "x"}, "action": {"rate_limit": 1000}}, {"action": "keep"}]
+        )
+    assert limiter.credits_per_second == 1.0
+    from dsampler.samplers import plan as plan_module
+
+    original = plan_module.compile_match
+    calls = []
+
+    def failing(match: object, resource: object) -> object:
+        calls.append(match)
+        if len(calls) == 2:
+            raise RuntimeError("compile failed half-way")
+        return original(match, resource)  # type: ignore[arg-type]
+
+    plan_module.compile_match = failing  # type: ignore[assignment]
+    try:
+        with pytest.raises(RuntimeError):
+            sampler.update(
+                rules=[{"match": {"span_name": "x"}, "action": {"rate_limit": 1000}}, {"action": "drop"}]
+            )
+    finally:
+        plan_module.compile_match = original
+    assert limiter.credits_per_second == 1.0  # the rate staged by the failed build was never applied
+    assert sampler.config.version == 1
+    clock.advance(10)
+    assert kept(sampler, "x") == 1
+
+
+def test_tracked_operations_stay_bounded_across_updates() -> None:
+    """Operations first seen at run time are capped by max_operations in all, not per snapshot."""
+    sampler = DSampler(rate=0.0, default_lower_bound_per_second=1.0, max_operations=10, clock=ManualClock())
+    for round_ in range(20):
+        for i in range(10):
+            sampler.should_sample(None, IDS[0], f"op-{round_}-{i}")
+        sampler.update(rate=0.0 if round_ % 2 else 0.001)
+    assert len(sampler._state.tracked) == 10
+    assert len(sampler._state.buckets) == 0
+    sampler.update(default_lower_bound_per_second=0.0)
+    assert sampler._state.tracked == {}

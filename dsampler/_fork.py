@@ -1,0 +1,40 @@
+"""Fresh locks in the child of ``os.fork()``.
+
+A lock held by another thread at the moment of a fork stays held forever in the child,
+where that thread does not exist: a writer lock would block every later publish, a
+token bucket's refill lock would stop it refilling. Objects that own locks register
+here and get ``_reset_after_fork()`` called in the child (gunicorn and uwsgi fork
+workers from a master that may already run dsampler).
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from typing import Final, Protocol
+
+__all__ = ["ForkAware", "register"]
+
+
+class ForkAware(Protocol):
+    def _reset_after_fork(self) -> None:
+        """Replace the locks (and restart the threads) this object owns."""
+        ...
+
+
+# Keyed by id: owners need not be hashable (jaeger-client's samplers are not).
+_OWNERS: Final[weakref.WeakValueDictionary[int, ForkAware]] = weakref.WeakValueDictionary()
+
+
+def register(owner: ForkAware) -> None:
+    """Have ``owner._reset_after_fork()`` called in every forked child."""
+    _OWNERS[id(owner)] = owner
+
+
+def _after_fork_in_child() -> None:
+    for owner in list(_OWNERS.values()):
+        owner._reset_after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

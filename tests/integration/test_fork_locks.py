@@ -1,0 +1,54 @@
+"""Locks held by another thread at os.fork() are fresh in the child (prefork servers)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork() is POSIX-only")]
+
+
+def run(code: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_writer_state_and_bucket_locks_are_fresh_in_the_child() -> None:
+    """With the store, state, tracked and bucket locks held at the fork, the child still
+    publishes, tracks a new operation and refills a limiter, each within a second."""
+    out = run(
+        """
+        import os, threading
+        from dsampler import DSampler, ManualClock
+        clock = ManualClock()
+        s = DSampler(rate=0.0, default_lower_bound_per_second=1.0, clock=clock, resource={},
+                     rules=[{"match": {"span_name": "limited"}, "action": {"rate_limit": 1}}])
+        bucket = s._store.current.rules[0][1].bucket
+        held = [s._store._lock, s._state.lock, s._state.tracked_lock, bucket._lock]
+        for lock in held:
+            lock.acquire()          # as if other threads were inside these sections
+        pid = os.fork()
+        if pid == 0:
+            done = threading.Event()
+            def child():
+                s.update(rate=0.5)
+                s.should_sample(None, 1, "never-seen-before")
+                s.should_sample(None, 1, "limited")
+                clock.advance(5.0)
+                sampled = s.should_sample(None, 2, "limited").decision.is_sampled()
+                done.ok = sampled and s.config.version == 2 and "never-seen-before" in s._state.tracked
+                done.set()
+            threading.Thread(target=child, daemon=True).start()
+            os._exit(0 if done.wait(5) and done.ok else 3)
+        _, status = os.waitpid(pid, 0)
+        print(os.waitstatus_to_exitcode(status))
+        """
+    )
+    assert out == "0"
