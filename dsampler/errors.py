@@ -63,7 +63,7 @@ def show(value: object, limit: int = 60) -> str:
         return text + f"... ({len(value)} long)" if len(value) > limit else text
     if isinstance(value, (list, tuple, dict, set, frozenset)):
         return f"{type(value).__name__} of {len(value)}"
-    if isinstance(value, (bool, int)) and not isinstance(value, bool) and abs(value) > 10**limit:
+    if type(value) is int and abs(value) > 10**limit:
         return f"an integer of {value.bit_length()} bits"
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."

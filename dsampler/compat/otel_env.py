@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from opentelemetry.sdk.trace.sampling import Sampler
 
-from dsampler.config.model import SamplingConfig
+from dsampler.config.model import DEFAULT_RATE, SamplingConfig
 from dsampler.errors import ConfigError, show
 from dsampler.hashing.rules import DEFAULT_RULE, get_rule, validate_rate
 from dsampler.samplers.facade import DSampler
@@ -41,7 +41,6 @@ __all__ = [
     "parse_sampler_arg",
 ]
 
-DEFAULT_RATE: Final = 0.001
 _MAX_ARG_CHARS: Final = 4096
 _log = logging.getLogger("dsampler.otel")
 

@@ -1,11 +1,6 @@
 """Configuration: the frozen model, its parser and files, the versioned store, reloads."""
 
-from __future__ import annotations
-
-import os
-from collections.abc import Mapping
-from typing import Any
-
+from dsampler.config.files import load_config
 from dsampler.config.model import (
     AttributeMatch,
     Drop,
@@ -20,7 +15,6 @@ from dsampler.config.model import (
     SamplingConfig,
 )
 from dsampler.config.parse import parse_config, serialize
-from dsampler.config.watch import read_config_file
 
 __all__ = [
     "AttributeMatch",
@@ -35,17 +29,6 @@ __all__ = [
     "Sample",
     "SamplingConfig",
     "load_config",
+    "parse_config",
     "serialize",
 ]
-
-
-def load_config(source: str | os.PathLike[str] | Mapping[str, Any]) -> SamplingConfig:
-    """A validated :class:`SamplingConfig` from a YAML/JSON file path or a mapping.
-
-    Raises:
-        ConfigError: every problem found, each naming its field (or the file).
-    """
-    if isinstance(source, Mapping):
-        return parse_config(source)
-    config, _ = read_config_file(source)
-    return config

@@ -17,9 +17,20 @@ from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
+from dsampler.config.model import SamplingConfig
+from dsampler.config.parse import parse_config
 from dsampler.errors import ConfigError, show, typed
 
-__all__ = ["MAX_FILE_BYTES", "dump_yaml", "load_document", "parse_document", "read_bytes"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "dump_yaml",
+    "load_config",
+    "load_document",
+    "parse_config_bytes",
+    "parse_document",
+    "read_bytes",
+    "read_config_file",
+]
 
 MAX_FILE_BYTES: Final = 1 << 20  # 1 MiB: a sampling config is a few KB; 2,000 operations ~100 KB
 MAX_DEPTH: Final = 32
@@ -42,6 +53,33 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     if len(data) > MAX_FILE_BYTES:
         raise ConfigError(name, f"file is larger than {MAX_FILE_BYTES} bytes; a sampling config is a few KB")
     return data
+
+
+def read_config_file(path: str | os.PathLike[str]) -> tuple[SamplingConfig, bytes]:
+    """Read, decode and validate a configuration file; also return its raw bytes.
+
+    Raises:
+        ConfigError: every problem found; file-level ones name the path.
+    """
+    name = os.fspath(path)
+    data = read_bytes(name)
+    return parse_config_bytes(data, name), data
+
+
+def parse_config_bytes(data: bytes, name: str) -> SamplingConfig:
+    """A configuration from a file's bytes (JSON by a ``.json`` name, else YAML)."""
+    return parse_config(parse_document(data, name, json_only=name.lower().endswith(".json")))
+
+
+def load_config(source: str | os.PathLike[str] | Mapping[str, Any]) -> SamplingConfig:
+    """A validated :class:`SamplingConfig` from a YAML/JSON file path or a mapping.
+
+    Raises:
+        ConfigError: every problem found, each naming its field (or the file).
+    """
+    if isinstance(source, Mapping):
+        return parse_config(source)
+    return read_config_file(source)[0]
 
 
 def load_document(path: str | os.PathLike[str]) -> Mapping[str, Any]:

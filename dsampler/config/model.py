@@ -9,6 +9,7 @@ keys of the configuration file (see ``docs/configuration.md``).
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
@@ -20,6 +21,7 @@ from dsampler.hashing.rules import DEFAULT_RULE, get_rule, validate_rate
 __all__ = [
     "DEFAULT_MAX_OPERATIONS",
     "DEFAULT_RATE",
+    "FIELD_CHECKS",
     "KINDS",
     "Action",
     "AttributeMatch",
@@ -46,7 +48,7 @@ KINDS: Final = ("internal", "server", "client", "producer", "consumer")
 
 def validate_per_second(value: object, field: str) -> float:
     """A traces-per-second figure: a finite number in [0, 1e9]."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ConfigError(field, f"expected a number of traces per second, got {typed(value)}")
     try:
         number = float(value)
@@ -354,7 +356,7 @@ class SamplingConfig:
     version: int = 0
 
     def __post_init__(self) -> None:
-        for name, check in _FIELD_CHECKS.items():
+        for name, check in FIELD_CHECKS.items():
             value = getattr(self, name)
             checked = check(value)
             if checked is not value:
@@ -381,7 +383,7 @@ class SamplingConfig:
         for name in _FIELD_NAMES:
             object.__setattr__(copy, name, getattr(self, name))
         for name, value in changes.items():
-            check = _FIELD_CHECKS.get(name)
+            check = FIELD_CHECKS.get(name)
             if check is None:
                 raise ConfigError(name, "unknown field of SamplingConfig")
             object.__setattr__(copy, name, check(value))
@@ -400,7 +402,7 @@ _FIELD_NAMES: Final = tuple(f.name for f in fields(SamplingConfig))
 def _bool_field(name: str) -> Callable[[object], bool]:
     def check(value: object) -> bool:
         if not isinstance(value, bool):
-            raise ConfigError(name, f"expected true or false, got {show(value)}")
+            raise ConfigError(name, f"expected true or false, got {typed(value)}")
         return value
 
     return check
@@ -441,7 +443,7 @@ def _version(value: object) -> int:
 #: Field -> its check, returning the value to store (the same object when unchanged).
 #: Plain ``if`` checks: building error text for checks that pass would cost more than
 #: the checks, and an update path publishes thousands of configurations a second.
-_FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
+FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
     "rate": lambda v: validate_rate(v, "rate"),
     "hash": _hash,
     "parent_based": _bool_field("parent_based"),

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, Final, TypeVar
 
 from dsampler.config.model import (
+    FIELD_CHECKS,
     KINDS,
     Action,
     AttributeMatch,
@@ -34,7 +35,7 @@ from dsampler.config.model import (
     validate_text,
 )
 from dsampler.errors import ConfigError, show, typed
-from dsampler.hashing.rules import get_rule, validate_rate
+from dsampler.hashing.rules import validate_rate
 
 __all__ = ["FIELDS", "parse_config", "parse_duration", "parse_fields", "serialize"]
 
@@ -125,12 +126,6 @@ def _one_key(data: Mapping[str, Any], choices: tuple[str, ...], path: str) -> tu
         raise ConfigError(path, f"expected exactly one of {', '.join(choices)}, got {len(data)} keys")
     ((key, value),) = data.items()
     return key, value
-
-
-def _bool(value: object, path: str) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(path, f"expected true or false, got {typed(value)}")
-    return value
 
 
 def parse_duration(value: object, path: str) -> float:
@@ -300,25 +295,17 @@ def _operations(value: object, path: str) -> dict[str, OperationStrategy]:
     return {k: v for k, v in out.items() if v is not None}
 
 
-def _optional_per_second(value: object, path: str) -> float | None:
-    return None if value is None else validate_per_second(value, path)
+def _model_check(name: str) -> Callable[[object, str], Any]:
+    """The model's own check of a top-level field (its errors name the field, which is
+    the path at the top level): one validator per field, shared with the model."""
+    check = FIELD_CHECKS[name]
+    return lambda value, _path: check(value)
 
 
-def _max_operations(value: object, path: str) -> int:
-    if type(value) is not int or not 0 <= value <= 1_000_000:
-        raise ConfigError(path, f"expected an integer in [0, 1000000], got {show(value)}")
-    return value
-
-
-#: File key -> parser of its value. The keys are SamplingConfig's fields.
+#: File key -> parser of its value. The keys are SamplingConfig's fields; scalars are
+#: checked by the model itself, operations and rules parsed from their file form.
 FIELDS: Final[dict[str, Callable[[object, str], Any]]] = {
-    "rate": validate_rate,
-    "hash": lambda v, p: get_rule(v, p).name,
-    "parent_based": _bool,
-    "record_version": _bool,
-    "max_operations": _max_operations,
-    "traces_per_second": _optional_per_second,
-    "default_lower_bound_per_second": validate_per_second,
+    **{name: _model_check(name) for name in FIELD_CHECKS if name not in ("operations", "rules", "version")},
     "operations": _operations,
     "rules": _rules,
 }

@@ -18,30 +18,13 @@ import os
 from collections.abc import Callable
 
 from dsampler._poller import Poller
-from dsampler.config.files import parse_document, read_bytes
+from dsampler.config.files import parse_config_bytes, read_bytes
 from dsampler.config.model import SamplingConfig
-from dsampler.config.parse import parse_config
 from dsampler.errors import ConfigError
 
-__all__ = ["FileWatcher", "parse_config_bytes", "read_config_file"]
+__all__ = ["FileWatcher"]
 
 _log = logging.getLogger("dsampler.config")
-
-
-def read_config_file(path: str | os.PathLike[str]) -> tuple[SamplingConfig, bytes]:
-    """Read, decode and validate a configuration file; also return its raw bytes.
-
-    Raises:
-        ConfigError: every problem found; file-level ones name the path.
-    """
-    name = os.fspath(path)
-    data = read_bytes(name)
-    return parse_config_bytes(data, name), data
-
-
-def parse_config_bytes(data: bytes, name: str) -> SamplingConfig:
-    """A configuration from a file's bytes (JSON by a ``.json`` name, else YAML)."""
-    return parse_config(parse_document(data, name, json_only=name.lower().endswith(".json")))
 
 
 def _digest(data: bytes) -> bytes:

@@ -14,22 +14,24 @@ from typing import Any
 import numpy as np
 from numba import boolean, int64, njit, uint64
 
+from dsampler.hashing import reference as ref
+
 __all__ = ["RULE_CODES", "SCALAR_KEYS", "batch_decide", "batch_keys"]
 
-_OFFSET = np.uint64(0xCBF29CE484222325)
-_PRIME = np.uint64(0x100000001B3)
+_OFFSET = np.uint64(ref.FNV_OFFSET_BASIS)
+_PRIME = np.uint64(ref.FNV_PRIME)
 _BYTE = np.uint64(0xFF)
 _M32 = np.uint64(0xFFFFFFFF)
-_M63 = np.uint64((1 << 63) - 1)
+_M63 = np.uint64(ref.MASK63)
 _S8 = np.uint64(8)
 _S32 = np.uint64(32)
 _S33 = np.uint64(33)
 _S37 = np.uint64(37)
-_FMIX1 = np.uint64(0xFF51AFD7ED558CCD)
-_FMIX2 = np.uint64(0xC4CEB9FE1A85EC53)
-_XXH3_BITFLIP1 = np.uint64(0x1F67B3B7A4A44072 ^ 0x78E5C0CC4EE679CB)
-_XXH3_BITFLIP2 = np.uint64(0x2172FFCC7DD05A82 ^ 0x8E2443F7744608B8)
-_XXH3_AVALANCHE = np.uint64(0x165667919E3779F9)
+_FMIX1 = np.uint64(ref.FMIX1)
+_FMIX2 = np.uint64(ref.FMIX2)
+_XXH3_BITFLIP1 = np.uint64(ref.XXH3_BITFLIP1)
+_XXH3_BITFLIP2 = np.uint64(ref.XXH3_BITFLIP2)
+_XXH3_AVALANCHE = np.uint64(ref.XXH3_AVALANCHE)
 _SIXTEEN = np.uint64(16)
 
 _SCALAR = uint64(uint64, uint64)

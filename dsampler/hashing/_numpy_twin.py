@@ -11,14 +11,16 @@ from typing import Any
 
 import numpy as np
 
+from dsampler.hashing import reference as ref
+
 __all__ = ["keys"]
 
 _U = np.uint64
 
 
 def _fnv1a(hi: Any, lo: Any) -> Any:
-    h = np.full(hi.shape, _U(0xCBF29CE484222325), dtype=np.uint64)
-    prime, byte = _U(0x100000001B3), _U(0xFF)
+    h = np.full(hi.shape, _U(ref.FNV_OFFSET_BASIS), dtype=np.uint64)
+    prime, byte = _U(ref.FNV_PRIME), _U(0xFF)
     for half in (hi, lo):
         for shift in range(56, -8, -8):
             h ^= (half >> _U(shift)) & byte
@@ -28,9 +30,9 @@ def _fnv1a(hi: Any, lo: Any) -> Any:
 
 def _fmix64(k: Any) -> Any:
     k = k ^ (k >> _U(33))
-    k *= _U(0xFF51AFD7ED558CCD)
+    k *= _U(ref.FMIX1)
     k ^= k >> _U(33)
-    k *= _U(0xC4CEB9FE1A85EC53)
+    k *= _U(ref.FMIX2)
     k ^= k >> _U(33)
     return k
 
@@ -52,11 +54,11 @@ def _mul128_fold64(a: Any, b: Any) -> Any:
 
 
 def _xxh3(hi: Any, lo: Any) -> Any:
-    input_lo = _bswap(hi) ^ _U(0x1F67B3B7A4A44072 ^ 0x78E5C0CC4EE679CB)
-    input_hi = _bswap(lo) ^ _U(0x2172FFCC7DD05A82 ^ 0x8E2443F7744608B8)
+    input_lo = _bswap(hi) ^ _U(ref.XXH3_BITFLIP1)
+    input_hi = _bswap(lo) ^ _U(ref.XXH3_BITFLIP2)
     acc = _U(16) + _bswap(input_lo) + input_hi + _mul128_fold64(input_lo, input_hi)
     acc ^= acc >> _U(37)
-    acc *= _U(0x165667919E3779F9)
+    acc *= _U(ref.XXH3_AVALANCHE)
     return acc ^ (acc >> _U(32))
 
 
@@ -69,5 +71,5 @@ def keys(rule: str, hi: Any, lo: Any) -> Any:
     if rule == "xxh3":
         return _xxh3(hi, lo)
     if rule == "jaeger-go":
-        return lo & _U((1 << 63) - 1)
+        return lo & _U(ref.MASK63)
     return lo.copy()  # otel, jaeger

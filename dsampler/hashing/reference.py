@@ -14,10 +14,15 @@ in :mod:`dsampler.hashing._kernels` must agree bit for bit (property-tested).
 from __future__ import annotations
 
 __all__ = [
+    "FMIX1",
+    "FMIX2",
     "FNV_OFFSET_BASIS",
     "FNV_PRIME",
     "MASK63",
     "MASK64",
+    "XXH3_AVALANCHE",
+    "XXH3_BITFLIP1",
+    "XXH3_BITFLIP2",
     "fmix64",
     "fnv1a64_bytes",
     "fnv1a64_key",
@@ -39,9 +44,11 @@ _XXH3_SECRET_24 = 0x1F67B3B7A4A44072
 _XXH3_SECRET_32 = 0x78E5C0CC4EE679CB
 _XXH3_SECRET_40 = 0x2172FFCC7DD05A82
 _XXH3_SECRET_48 = 0x8E2443F7744608B8
-_XXH3_BITFLIP1 = _XXH3_SECRET_24 ^ _XXH3_SECRET_32  # + seed (0)
-_XXH3_BITFLIP2 = _XXH3_SECRET_40 ^ _XXH3_SECRET_48  # - seed (0)
-_XXH3_AVALANCHE = 0x165667919E3779F9
+XXH3_BITFLIP1 = _XXH3_SECRET_24 ^ _XXH3_SECRET_32  # + seed (0)
+XXH3_BITFLIP2 = _XXH3_SECRET_40 ^ _XXH3_SECRET_48  # - seed (0)
+XXH3_AVALANCHE = 0x165667919E3779F9
+FMIX1 = 0xFF51AFD7ED558CCD
+FMIX2 = 0xC4CEB9FE1A85EC53
 
 
 def fnv1a64_bytes(data: bytes) -> int:
@@ -63,9 +70,9 @@ def fnv1a64_key(hi: int, lo: int) -> int:
 def fmix64(k: int) -> int:
     """MurmurHash3's 64-bit finalizer: spreads FNV-1a's weak high bits over all 64."""
     k ^= k >> 33
-    k = (k * 0xFF51AFD7ED558CCD) & MASK64
+    k = (k * FMIX1) & MASK64
     k ^= k >> 33
-    k = (k * 0xC4CEB9FE1A85EC53) & MASK64
+    k = (k * FMIX2) & MASK64
     k ^= k >> 33
     return k
 
@@ -85,13 +92,13 @@ def xxh3_key(hi: int, lo: int) -> int:
     XXH3 reads its input little-endian, so the first input word is ``bswap(hi)`` and the
     last is ``bswap(lo)``; the rest is XXH3_len_9to16_64b followed by XXH3_avalanche.
     """
-    input_lo = _bswap64(hi) ^ _XXH3_BITFLIP1
-    input_hi = _bswap64(lo) ^ _XXH3_BITFLIP2
+    input_lo = _bswap64(hi) ^ XXH3_BITFLIP1
+    input_hi = _bswap64(lo) ^ XXH3_BITFLIP2
     product = input_lo * input_hi
     fold = (product & MASK64) ^ (product >> 64)
     acc = (16 + _bswap64(input_lo) + input_hi + fold) & MASK64
     acc ^= acc >> 37
-    acc = (acc * _XXH3_AVALANCHE) & MASK64
+    acc = (acc * XXH3_AVALANCHE) & MASK64
     return acc ^ (acc >> 32)
 
 

@@ -33,7 +33,6 @@ __all__ = [
     "FaultLog",
     "Follower",
     "Results",
-    "case_of",
     "current_context",
     "make_result",
     "span_context_of",
@@ -159,13 +158,8 @@ class Results:
         return DROPPED if trace_state is None else make_result(DROP, EMPTY, trace_state)
 
 
-#: A parent-following result: index ``2 * is_remote + sampled``, as ``case_of`` gives.
+#: A parent-following result, by ``2 * is_remote + sampled flag`` (ParentBased's four cases).
 FOLLOW: Final = (DROPPED, make_result(RECORD_AND_SAMPLE, EMPTY, None)) * 2
-
-
-def case_of(sc: SpanContext) -> int:
-    """``2 * is_remote + sampled flag``: the index of ParentBased's four delegates."""
-    return 2 * sc.is_remote + (sc.trace_flags & 1)
 
 
 class Follower:

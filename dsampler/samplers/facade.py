@@ -13,10 +13,11 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.clock import SYSTEM_CLOCK, Clock
+from dsampler.config.files import read_config_file
 from dsampler.config.model import SamplingConfig
 from dsampler.config.parse import parse_config, parse_fields
 from dsampler.config.store import DEFAULT_HISTORY, ConfigStore
-from dsampler.config.watch import FileWatcher, read_config_file
+from dsampler.config.watch import FileWatcher
 from dsampler.errors import ConfigError, typed
 from dsampler.hashing.loader import LOADER
 from dsampler.hashing.reference import MASK64

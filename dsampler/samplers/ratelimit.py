@@ -122,15 +122,6 @@ class TokenBucket:
         self._due = self._last + min(1.0 - carry, self.max_balance - balance) / rate if rate else math.inf
         self._limit = drawn + 1 + whole
 
-    def _balance(self, drawn: int, now: float) -> float:
-        """The balance at ``now`` given that tickets up to ``drawn`` are taken."""
-        remaining = max(0, self._limit - drawn) + self._carry  # ticket `drawn` is not spent
-        elapsed = now - self._last
-        if elapsed > 0.0:  # a clock that went backwards mints nothing
-            remaining += elapsed * self.credits_per_second
-            self._last = now
-        return min(self.max_balance, remaining)
-
     def try_acquire(self) -> bool:
         """Spend one credit if there is one. Never blocks, never raises."""
         if _GIL:
@@ -148,22 +139,18 @@ class TokenBucket:
                 self._refill(now)
             return next(self._tickets) < self._limit
 
-    def _refill(self, now: float) -> None:
-        """``_balance`` then ``_rebase``, inlined: with a rate above the call rate every
-        check refills, and this is then most of a decision's cost (the lock is held)."""
+    def _refill(self, now: float) -> tuple[int, float]:
+        """Mint what accrued until ``now`` and rebase (the lock is held); returns the
+        ticket drawn to learn how many were drawn, and the balance."""
         drawn = next(self._tickets)
-        rate, cap = self.credits_per_second, self.max_balance
-        balance = max(0, self._limit - drawn) + self._carry
+        balance = max(0, self._limit - drawn) + self._carry  # ticket `drawn` is not spent
         elapsed = now - self._last
-        if elapsed > 0.0:
-            balance += elapsed * rate
+        if elapsed > 0.0:  # a clock that went backwards mints nothing
+            balance += elapsed * self.credits_per_second
             self._last = now
-        balance = min(balance, cap)
-        whole = int(balance)
-        carry = balance - whole
-        self._carry = carry
-        self._due = self._last + min(1.0 - carry, cap - balance) / rate if rate else math.inf
-        self._limit = drawn + 1 + whole
+        balance = min(balance, self.max_balance)
+        self._rebase(drawn, balance)
+        return drawn, balance
 
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()  # a refill in flight at the fork would hold it forever
@@ -183,10 +170,7 @@ class TokenBucket:
     def balance(self) -> float:
         """Credits available now (refills as a check would; for tests and metrics)."""
         with self._lock:
-            drawn = next(self._tickets)
-            balance = self._balance(drawn, self._clock.monotonic())
-            self._rebase(drawn, balance)
-            return balance
+            return self._refill(self._clock.monotonic())[1]
 
     def update(self, credits_per_second: float, max_balance: float | None = None) -> None:
         """Change the rate in place, keeping the balance pro-rated to the new maximum
@@ -201,8 +185,7 @@ class TokenBucket:
         if rate == self.credits_per_second and new_max == self.max_balance:
             return
         with self._lock:
-            drawn = next(self._tickets)
-            balance = self._balance(drawn, self._clock.monotonic())
+            drawn, balance = self._refill(self._clock.monotonic())
             if self.max_balance > 0:
                 balance = balance * new_max / self.max_balance
             self.credits_per_second, self.max_balance = rate, new_max
