@@ -196,7 +196,7 @@ class DSampler(FaultCountingSampler):
             return d.results.sampled if not attributes and ts is None else d.results.sample(attributes, ts)
         except Exception:
             self._fault_log.record()
-            return _fallback(plan, trace_id)
+            return plan.default.on_trace_id(trace_id)  # the last good rule
 
     def explain(
         self, trace_id: int, name: str, kind: SpanKind | None = None, attributes: Attributes = None
@@ -213,15 +213,6 @@ class DSampler(FaultCountingSampler):
             f"DSampler{{version={c.version},rate={c.rate},hash={c.hash},parent_based={c.parent_based},"
             f"rules={len(c.rules)},operations={len(c.operations)}}}"
         )
-
-
-def _fallback(plan: Plan, trace_id: object) -> SamplingResult:
-    """After a fault: the default rate on the trace ID alone (the last good rule), else drop."""
-    if not isinstance(trace_id, int):
-        return DROPPED
-    d = plan.default
-    key = d.rule.reference((trace_id >> 64) & MASK64, trace_id & MASK64)
-    return d.results.sampled if key < d.bound else DROPPED
 
 
 def _as_config(config: SamplingConfig | Mapping[str, Any] | None) -> SamplingConfig:

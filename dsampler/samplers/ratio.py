@@ -23,6 +23,7 @@ from dsampler.samplers._otel import (
     span_context_of,
     trace_state_of,
 )
+from dsampler.samplers.routes import RatioRoute
 
 __all__ = ["RatioSampler"]
 
@@ -54,9 +55,9 @@ class RatioSampler(FaultCountingSampler):
 
     def __init__(self, rate: float, hash: str = DEFAULT_RULE) -> None:
         self._rate = validate_rate(rate)
-        self._rule = get_rule(hash)
-        self._bound = self._rule.bound(self._rate)
-        self._results = Results({"sampler.type": "probabilistic", "sampler.param": self._rate})
+        self._route = RatioRoute("rate", self._rate, get_rule(hash), {})
+        # The route's parts, as attributes of their own: one load each on the hot path.
+        self._rule, self._bound, self._results = self._route.rule, self._route.bound, self._route.results
         self._sampled = self._results.sampled
         self._dropped = DROPPED
         self._fault_log = FaultLog(self.get_description())
@@ -97,18 +98,7 @@ class RatioSampler(FaultCountingSampler):
             return self._dropped if ts is None else Results.drop(ts)
         except Exception:
             self._fault_log.record()
-            return self._fallback(trace_id)
-
-    def _fallback(self, trace_id: object) -> SamplingResult:
-        """Decide on the trace ID alone (the parent could not be read), else drop."""
-        if isinstance(trace_id, int):
-            ref = self._rule.reference
-            return (
-                self._sampled
-                if ref((trace_id >> 64) & MASK64, trace_id & MASK64) < self._bound
-                else self._dropped
-            )
-        return self._dropped
+            return self._route.on_trace_id(trace_id)
 
     def get_description(self) -> str:
         return f"RatioSampler{{rate={self._rate},hash={self._rule.name}}}"

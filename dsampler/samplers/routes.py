@@ -52,7 +52,7 @@ class DropRoute:
         self.source = source
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        return DROPPED if trace_state is None else Results.drop(trace_state)
+        return Results.drop(trace_state)
 
     def explain(self, trace_id: int) -> dict[str, Any]:
         return {"strategy": "drop"}
@@ -73,7 +73,15 @@ class RatioRoute:
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         if self.rule.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self.bound:
             return self.results.sample(attributes, trace_state)
-        return DROPPED if trace_state is None else Results.drop(trace_state)
+        return Results.drop(trace_state)
+
+    def on_trace_id(self, trace_id: object) -> SamplingResult:
+        """The decision on the trace ID alone, by the pure-Python rule: what a sampler
+        falls back to when it cannot read its input. Anything but an int is dropped."""
+        if not isinstance(trace_id, int):
+            return DROPPED
+        key = self.rule.reference((trace_id >> 64) & MASK64, trace_id & MASK64)
+        return self.results.sampled if key < self.bound else DROPPED
 
     def explain(self, trace_id: int) -> dict[str, Any]:
         key = self.rule.reference((trace_id >> 64) & MASK64, trace_id & MASK64)
@@ -103,7 +111,7 @@ class RateLimitRoute:
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         if self.bucket.try_acquire():
             return self.results.sample(attributes, trace_state)
-        return DROPPED if trace_state is None else Results.drop(trace_state)
+        return Results.drop(trace_state)
 
     def explain(self, trace_id: int) -> dict[str, Any]:
         return {"strategy": "ratelimiting", "per_second": self.per_second}
@@ -137,7 +145,7 @@ class OperationRoute:
             return ratio.results.sample(attributes, trace_state)
         if lower is not None and lower.try_acquire():
             return self.lower_results.sample(attributes, trace_state)
-        return DROPPED if trace_state is None else Results.drop(trace_state)
+        return Results.drop(trace_state)
 
     def explain(self, trace_id: int) -> dict[str, Any]:
         out = self.ratio.explain(trace_id)
@@ -174,7 +182,7 @@ class RolloutRoute:
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         step = self.current()
         if step is None:
-            return DROPPED if trace_state is None else Results.drop(trace_state)
+            return Results.drop(trace_state)
         return step.decide(trace_id, attributes, trace_state)
 
     def explain(self, trace_id: int) -> dict[str, Any]:
