@@ -435,3 +435,15 @@ def test_tracked_operations_stay_bounded_across_updates() -> None:
     assert len(sampler._state.buckets) == 0
     sampler.update(default_lower_bound_per_second=0.0)
     assert sampler._state.tracked == {}
+
+
+def test_publish_replaces_the_whole_configuration_or_nothing() -> None:
+    """publish() takes a mapping (parsed as a file) or a SamplingConfig; bad input changes nothing."""
+    sampler = DSampler(rate=0.1, operations={"a": 0.5})
+    assert sampler.publish({"rate": 0.2}).operations == {}
+    assert sampler.publish(SamplingConfig(rate=0.3)).version == 3
+    with pytest.raises(ConfigError, match=r"^rules\[0\]\.action: "):
+        sampler.publish({"rate": 0.4, "rules": [{"action": "keep"}]})
+    with pytest.raises(ConfigError, match=r"^config: "):
+        sampler.publish([("rate", 0.4)])  # type: ignore[arg-type]
+    assert (sampler.config.rate, sampler.config.version) == (0.3, 3)
