@@ -35,7 +35,7 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 import dsampler
-from dsampler.config.model import SamplingConfig
+from dsampler.config._model import SamplingConfig
 
 NAME = "GET /x"
 RESOURCE: Mapping[str, Any] = {"service.name": "bench"}

@@ -1,26 +1,12 @@
 """dsampler: head sampling for distributed tracing, for the OpenTelemetry Python SDK.
 
-Public names only; each lives in the module that owns it (see the package tree).
+Public names only, imported on first use (``import dsampler`` stays cheap); each lives
+in the module that owns it (see the package tree).
 """
 
-from dsampler.clock import Clock, ManualClock
-from dsampler.config import SamplingConfig, load_config
-from dsampler.errors import ConfigError, DsamplerError
-from dsampler.hashing import (
-    decide_batch,
-    fnv1a64,
-    fnv1a64_batch,
-    jit_status,
-    rate_to_bound,
-    wait_for_jit,
-)
-from dsampler.samplers import (
-    DSampler,
-    ParentBasedSampler,
-    PerOperationSampler,
-    RateLimitingSampler,
-    RatioSampler,
-)
+import typing
+
+from dsampler._lazy import attach as _attach
 
 __version__ = "0.1.0"
 
@@ -44,3 +30,38 @@ __all__ = [
     "rate_to_bound",
     "wait_for_jit",
 ]
+
+if typing.TYPE_CHECKING:
+    from dsampler.clock import Clock, ManualClock
+    from dsampler.config._files import load_config
+    from dsampler.config._model import SamplingConfig
+    from dsampler.errors import ConfigError, DsamplerError
+    from dsampler.hashing._batch import decide_batch, fnv1a64, fnv1a64_batch, jit_status, wait_for_jit
+    from dsampler.hashing._schemes import rate_to_bound
+    from dsampler.samplers._dsampler import DSampler
+    from dsampler.samplers._operations import PerOperationSampler
+    from dsampler.samplers._parent import ParentBasedSampler
+    from dsampler.samplers._ratelimit import RateLimitingSampler
+    from dsampler.samplers._ratio import RatioSampler
+
+__getattr__, __dir__ = _attach(
+    __name__,
+    {
+        "Clock": "dsampler.clock",
+        "ManualClock": "dsampler.clock",
+        "ConfigError": "dsampler.errors",
+        "DsamplerError": "dsampler.errors",
+        "load_config": "dsampler.config._files",
+        "SamplingConfig": "dsampler.config._model",
+        **dict.fromkeys(
+            ("decide_batch", "fnv1a64", "fnv1a64_batch", "jit_status", "wait_for_jit"),
+            "dsampler.hashing._batch",
+        ),
+        "rate_to_bound": "dsampler.hashing._schemes",
+        "DSampler": "dsampler.samplers._dsampler",
+        "PerOperationSampler": "dsampler.samplers._operations",
+        "ParentBasedSampler": "dsampler.samplers._parent",
+        "RateLimitingSampler": "dsampler.samplers._ratelimit",
+        "RatioSampler": "dsampler.samplers._ratio",
+    },
+)

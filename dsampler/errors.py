@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["MAX_LINES", "ConfigError", "DsamplerError", "show", "typed"]
+__all__ = ["ConfigError", "DsamplerError"]
 
-MAX_LINES = 20  # problems spelled out in a ConfigError's message
+_MAX_LINES = 20  # problems spelled out in a ConfigError's message
 
 
 class DsamplerError(Exception):
@@ -40,9 +40,9 @@ class ConfigError(DsamplerError, ValueError):
         self.problem = problem
         #: every problem found, this one first: parsers report all of them at once
         self.errors: tuple[ConfigError, ...] = (self, *also)
-        lines = [f"{e.field}: {e.problem}" for e in self.errors[:MAX_LINES]]
-        if len(self.errors) > MAX_LINES:  # the message stays short; .errors has them all
-            lines.append(f"... and {len(self.errors) - MAX_LINES} more problems")
+        lines = [f"{e.field}: {e.problem}" for e in self.errors[:_MAX_LINES]]
+        if len(self.errors) > _MAX_LINES:  # the message stays short; .errors has them all
+            lines.append(f"... and {len(self.errors) - _MAX_LINES} more problems")
         super().__init__("\n".join(lines))
 
     @classmethod
@@ -50,28 +50,3 @@ class ConfigError(DsamplerError, ValueError):
         """One error that carries several (``problems`` must not be empty)."""
         first, *rest = problems
         return cls(first.field, first.problem, also=rest) if rest else first
-
-
-def show(value: object, limit: int = 60) -> str:
-    """A short, safe description of a value for an error message.
-
-    Never builds the whole repr of a huge string or container: a 10 MB value in a
-    config must cost microseconds to report, not the time to print it.
-    """
-    if isinstance(value, (str, bytes)):
-        text = repr(value[:limit])
-        return text + f"... ({len(value)} long)" if len(value) > limit else text
-    if isinstance(value, (list, tuple, dict, set, frozenset)):
-        return f"{type(value).__name__} of {len(value)}"
-    if type(value) is int and abs(value) > 10**limit:
-        return f"an integer of {value.bit_length()} bits"
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def typed(value: object) -> str:
-    """:func:`show` with the type: ``str 'x'``, ``int 5``, ``list of 3``."""
-    text = show(value)
-    if isinstance(value, (list, tuple, dict, set, frozenset)):
-        return text
-    return f"{type(value).__name__} {text}"

@@ -1,20 +1,8 @@
 """Configuration: the frozen model, its parser and files, the versioned store, reloads."""
 
-from dsampler.config.files import load_config
-from dsampler.config.model import (
-    AttributeMatch,
-    Drop,
-    Match,
-    OperationStrategy,
-    Pattern,
-    RateLimit,
-    Rollout,
-    RolloutStep,
-    Rule,
-    Sample,
-    SamplingConfig,
-)
-from dsampler.config.parse import parse_config, serialize
+import typing
+
+from dsampler._lazy import attach as _attach
 
 __all__ = [
     "AttributeMatch",
@@ -32,3 +20,45 @@ __all__ = [
     "parse_config",
     "serialize",
 ]
+
+if typing.TYPE_CHECKING:
+    from dsampler.config._files import load_config
+    from dsampler.config._model import OperationStrategy, SamplingConfig
+    from dsampler.config._parse import parse_config
+    from dsampler.config._rule import (
+        AttributeMatch,
+        Drop,
+        Match,
+        Pattern,
+        RateLimit,
+        Rollout,
+        RolloutStep,
+        Rule,
+        Sample,
+    )
+    from dsampler.config._serialize import serialize
+
+__getattr__, __dir__ = _attach(
+    __name__,
+    {
+        "load_config": "dsampler.config._files",
+        "OperationStrategy": "dsampler.config._model",
+        "SamplingConfig": "dsampler.config._model",
+        "parse_config": "dsampler.config._parse",
+        "serialize": "dsampler.config._serialize",
+        **dict.fromkeys(
+            (
+                "AttributeMatch",
+                "Drop",
+                "Match",
+                "Pattern",
+                "RateLimit",
+                "Rollout",
+                "RolloutStep",
+                "Rule",
+                "Sample",
+            ),
+            "dsampler.config._rule",
+        ),
+    },
+)

@@ -1,23 +1,38 @@
 """The decision core: trace ID -> 64-bit key -> ``key < bound``.
 
-``reference`` defines each rule in pure Python; ``_kernels`` compiles the same rules
-with numba; ``loader`` swaps the kernels in when ready; ``rules`` names the rules and
-their exact integer bounds; ``batch`` holds the public scalar and array entry points.
+``_reference`` defines each hash scheme in pure Python; ``_kernels`` compiles the same
+schemes with numba; ``_loader`` swaps the kernels in when ready; ``_schemes`` is the
+table of schemes and their exact integer bounds; ``_batch`` holds the public scalar and
+array entry points.
 """
 
-from dsampler.hashing.batch import decide_batch, fnv1a64, fnv1a64_batch, jit_status, wait_for_jit
-from dsampler.hashing.rules import DEFAULT_RULE, RULES, HashRule, get_rule, rate_to_bound, validate_rate
+import typing
+
+from dsampler._lazy import attach as _attach
 
 __all__ = [
-    "DEFAULT_RULE",
-    "RULES",
-    "HashRule",
+    "DEFAULT_SCHEME",
+    "SCHEMES",
+    "HashScheme",
     "decide_batch",
     "fnv1a64",
     "fnv1a64_batch",
-    "get_rule",
+    "get_scheme",
     "jit_status",
     "rate_to_bound",
-    "validate_rate",
     "wait_for_jit",
 ]
+
+if typing.TYPE_CHECKING:
+    from dsampler.hashing._batch import decide_batch, fnv1a64, fnv1a64_batch, jit_status, wait_for_jit
+    from dsampler.hashing._schemes import DEFAULT_SCHEME, SCHEMES, HashScheme, get_scheme, rate_to_bound
+
+_BATCH = "dsampler.hashing._batch"
+_SCHEMES = "dsampler.hashing._schemes"
+__getattr__, __dir__ = _attach(
+    __name__,
+    {
+        **dict.fromkeys(("decide_batch", "fnv1a64", "fnv1a64_batch", "jit_status", "wait_for_jit"), _BATCH),
+        **dict.fromkeys(("DEFAULT_SCHEME", "SCHEMES", "HashScheme", "get_scheme", "rate_to_bound"), _SCHEMES),
+    },
+)

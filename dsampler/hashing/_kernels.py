@@ -1,7 +1,7 @@
-"""numba kernels for the hash rules, bit-identical to :mod:`dsampler.hashing.reference`.
+"""numba kernels for the hash schemes, bit-identical to :mod:`dsampler.hashing._reference`.
 
 Importing this module compiles (or loads from the on-disk cache) every kernel, which
-takes seconds on a cold cache: only :mod:`dsampler.hashing.loader` imports it, off the
+takes seconds on a cold cache: only :mod:`dsampler.hashing._loader` imports it, off the
 request path. Every signature is explicit ``uint64``: untyped, a Python int above
 2**63 would be typed as float64 and silently lose bits. Constants are ``np.uint64`` for
 the same reason; mixing a uint64 with a plain int literal promotes to float in numba.
@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 from numba import boolean, int64, njit, uint64
 
-from dsampler.hashing import reference as ref
+from dsampler.hashing import _reference as ref
 
-__all__ = ["RULE_CODES", "SCALAR_KEYS", "batch_decide", "batch_keys"]
+__all__ = ["SCALAR_BY_CODE", "batch_decide", "batch_keys"]
 
 _OFFSET = np.uint64(ref.FNV_OFFSET_BASIS)
 _PRIME = np.uint64(ref.FNV_PRIME)
@@ -109,26 +109,26 @@ def low63(hi: int, lo: int) -> int:
     return lo & _M63
 
 
-# Rule codes for the batch kernels. Each kernel holds one loop per rule, chosen before
-# the loop so that LLVM vectorises each loop on its own (a switch inside the loop halved
-# throughput); closures, one kernel per rule, cannot be cached by numba reliably.
-RULE_CODES = {"fnv1a": 0, "fnv1a-mix": 1, "xxh3": 2, "otel": 3, "jaeger": 3, "jaeger-go": 4}
+# Batch kernels take a scheme's code (``HashScheme.code``, the order of SCALAR_BY_CODE).
+# Each kernel holds one loop per code, chosen before the loop so that LLVM vectorises
+# each loop on its own (a switch inside the loop halved throughput); closures, one
+# kernel per scheme, cannot be cached by numba reliably.
 
 
 @njit(uint64[::1](uint64[::1], uint64[::1], int64), **_BATCH_OPTS)
-def batch_keys(hi: Any, lo: Any, rule: int) -> Any:
+def batch_keys(hi: Any, lo: Any, code: int) -> Any:
     n = hi.shape[0]
     out = np.empty(n, dtype=np.uint64)
-    if rule == 0:
+    if code == 0:
         for i in range(n):
             out[i] = fnv1a(hi[i], lo[i])
-    elif rule == 1:
+    elif code == 1:
         for i in range(n):
             out[i] = fnv1a_mix(hi[i], lo[i])
-    elif rule == 2:
+    elif code == 2:
         for i in range(n):
             out[i] = xxh3(hi[i], lo[i])
-    elif rule == 3:
+    elif code == 3:
         for i in range(n):
             out[i] = lo[i]
     else:
@@ -138,19 +138,19 @@ def batch_keys(hi: Any, lo: Any, rule: int) -> Any:
 
 
 @njit(boolean[::1](uint64[::1], uint64[::1], uint64, int64), **_BATCH_OPTS)
-def batch_decide(hi: Any, lo: Any, bound: int, rule: int) -> Any:
+def batch_decide(hi: Any, lo: Any, bound: int, code: int) -> Any:
     n = hi.shape[0]
     out = np.empty(n, dtype=np.bool_)
-    if rule == 0:
+    if code == 0:
         for i in range(n):
             out[i] = fnv1a(hi[i], lo[i]) < bound
-    elif rule == 1:
+    elif code == 1:
         for i in range(n):
             out[i] = fnv1a_mix(hi[i], lo[i]) < bound
-    elif rule == 2:
+    elif code == 2:
         for i in range(n):
             out[i] = xxh3(hi[i], lo[i]) < bound
-    elif rule == 3:
+    elif code == 3:
         for i in range(n):
             out[i] = lo[i] < bound
     else:
@@ -159,11 +159,5 @@ def batch_decide(hi: Any, lo: Any, bound: int, rule: int) -> Any:
     return out
 
 
-SCALAR_KEYS = {
-    "fnv1a": fnv1a,
-    "fnv1a-mix": fnv1a_mix,
-    "xxh3": xxh3,
-    "otel": low64,
-    "jaeger": low64,
-    "jaeger-go": low63,
-}
+#: Scalar kernels by scheme code (dsampler.hashing._schemes: FNV1A, FNV1A_MIX, XXH3, LOW64, LOW63).
+SCALAR_BY_CODE = (fnv1a, fnv1a_mix, xxh3, low64, low63)

@@ -1,7 +1,7 @@
-"""Vectorised numpy versions of the rules: the batch fallback when numba is unavailable.
+"""Vectorised numpy versions of the hash schemes: the batch fallback when numba is unavailable.
 
 numpy's uint64 arithmetic wraps modulo 2**64 like the kernels, so these agree bit for
-bit with :mod:`dsampler.hashing.reference` (property-tested); they allocate a temporary
+bit with :mod:`dsampler.hashing._reference` (property-tested); they allocate a temporary
 per step and run several times slower than the kernels.
 """
 
@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from dsampler.hashing import reference as ref
+from dsampler.hashing import _reference as ref
+from dsampler.hashing._schemes import FNV1A, FNV1A_MIX, LOW63, XXH3
 
 __all__ = ["keys"]
 
@@ -62,14 +63,14 @@ def _xxh3(hi: Any, lo: Any) -> Any:
     return acc ^ (acc >> _U(32))
 
 
-def keys(rule: str, hi: Any, lo: Any) -> Any:
-    """The 64-bit keys of ``rule`` for contiguous ``uint64`` halves."""
-    if rule == "fnv1a":
+def keys(code: int, hi: Any, lo: Any) -> Any:
+    """The 64-bit keys of the scheme with kernel ``code`` for contiguous ``uint64`` halves."""
+    if code == FNV1A:
         return _fnv1a(hi, lo)
-    if rule == "fnv1a-mix":
+    if code == FNV1A_MIX:
         return _fmix64(_fnv1a(hi, lo))
-    if rule == "xxh3":
+    if code == XXH3:
         return _xxh3(hi, lo)
-    if rule == "jaeger-go":
+    if code == LOW63:
         return lo & _U(ref.MASK63)
-    return lo.copy()  # otel, jaeger
+    return lo.copy()  # LOW64: otel, jaeger

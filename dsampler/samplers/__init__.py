@@ -1,9 +1,25 @@
 """OpenTelemetry samplers, one strategy per module."""
 
-from dsampler.samplers.facade import DSampler
-from dsampler.samplers.operations import PerOperationSampler
-from dsampler.samplers.parent import ParentBasedSampler
-from dsampler.samplers.ratelimit import RateLimitingSampler
-from dsampler.samplers.ratio import RatioSampler
+import typing
+
+from dsampler._lazy import attach as _attach
 
 __all__ = ["DSampler", "ParentBasedSampler", "PerOperationSampler", "RateLimitingSampler", "RatioSampler"]
+
+if typing.TYPE_CHECKING:
+    from dsampler.samplers._dsampler import DSampler
+    from dsampler.samplers._operations import PerOperationSampler
+    from dsampler.samplers._parent import ParentBasedSampler
+    from dsampler.samplers._ratelimit import RateLimitingSampler
+    from dsampler.samplers._ratio import RatioSampler
+
+__getattr__, __dir__ = _attach(
+    __name__,
+    {
+        "DSampler": "dsampler.samplers._dsampler",
+        "PerOperationSampler": "dsampler.samplers._operations",
+        "ParentBasedSampler": "dsampler.samplers._parent",
+        "RateLimitingSampler": "dsampler.samplers._ratelimit",
+        "RatioSampler": "dsampler.samplers._ratio",
+    },
+)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dsampler import DSampler, RatioSampler
-from dsampler.cli.main import main
+from dsampler.cli._main import main
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow
@@ -161,7 +161,7 @@ def test_an_internal_error_exits_1_with_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A bug in a command is reported in one line with exit code 1, not a traceback."""
-    from dsampler.cli import check
+    from dsampler.cli import _check as check
 
     def broken(args: object) -> int:
         raise RuntimeError("boom")

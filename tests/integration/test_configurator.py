@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dsampler.compat.otel_env import DEFAULT_RATE
+from dsampler._entry_points import DEFAULT_RATE
 
 pytestmark = pytest.mark.slow
 

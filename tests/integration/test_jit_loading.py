@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 DECIDE = """
 import json, random, sys, time
 import dsampler
-from dsampler.hashing.reference import fnv1a64_key, MASK64
+from dsampler.hashing._reference import fnv1a64_key, MASK64
 rng = random.Random(11)
 ids = [rng.getrandbits(128) for _ in range(2000)]
 sampler = dsampler.RatioSampler(0.3)
@@ -159,7 +159,7 @@ def test_child_forked_mid_load_without_waiting_keeps_the_pure_python_path(tmp_pa
     out = run(
         """
         import os
-        import dsampler.hashing.loader as loader
+        import dsampler.hashing._loader as loader
         loader.FORK_WAIT_S = 0.0
         sampler.should_sample(None, ids[0], "op")
         status_at_fork = dsampler.jit_status()

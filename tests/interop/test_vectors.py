@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 
 from dsampler import fnv1a64, fnv1a64_batch
-from dsampler.hashing import _numpy_twin, reference
-from dsampler.hashing.loader import LOADER
-from dsampler.hashing.reference import MASK64
+from dsampler.hashing import _numpy_twin
+from dsampler.hashing import _reference as reference
+from dsampler.hashing._loader import LOADER
+from dsampler.hashing._reference import MASK64
+from dsampler.hashing._schemes import SCHEMES
 from tests.conftest import shared_json
 
 VECTORS = shared_json("vectors/fnv1a64.json")
@@ -70,7 +72,7 @@ def test_trace_id_vectors_on_the_jitted_batch_path() -> None:
 def test_trace_id_vectors_on_the_numpy_fallback() -> None:
     """The numpy twin (batch path without numba) reproduces all trace-ID vectors."""
     hi, lo, expected = _halves()
-    np.testing.assert_array_equal(_numpy_twin.keys("fnv1a", hi, lo), expected)
+    np.testing.assert_array_equal(_numpy_twin.keys(SCHEMES["fnv1a"].code, hi, lo), expected)
 
 
 def test_jaeger_64_bit_id_is_the_zero_extended_w3c_id() -> None:

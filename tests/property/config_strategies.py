@@ -11,22 +11,21 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from dsampler.config.model import (
+from dsampler._validate import show
+from dsampler.config._model import OperationStrategy, SamplingConfig
+from dsampler.config._rule import (
     KINDS,
     AttributeMatch,
     Drop,
     Match,
-    OperationStrategy,
     Pattern,
     RateLimit,
     Rollout,
     RolloutStep,
     Rule,
     Sample,
-    SamplingConfig,
 )
-from dsampler.config.parse import serialize
-from dsampler.errors import show
+from dsampler.config._serialize import serialize
 from tests.property.strategies import RULE_NAMES, rates
 
 PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")

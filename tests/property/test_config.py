@@ -16,18 +16,12 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from dsampler import ConfigError
-from dsampler.config.files import dump_yaml, parse_document
-from dsampler.config.model import (
-    AttributeMatch,
-    Drop,
-    Match,
-    OperationStrategy,
-    Pattern,
-    Rule,
-    Sample,
-    SamplingConfig,
-)
-from dsampler.config.parse import parse_config, parse_duration, serialize
+from dsampler.config._files import parse_document
+from dsampler.config._model import OperationStrategy, SamplingConfig
+from dsampler.config._parse import parse_config, parse_duration
+from dsampler.config._rule import AttributeMatch, Drop, Match, Pattern, Rule, Sample
+from dsampler.config._serialize import serialize
+from dsampler.config._yaml import dump_yaml
 from tests.property.config_strategies import (
     BAD,
     LONG_TEXT,

@@ -14,9 +14,9 @@ from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
 
 from dsampler import RatioSampler, decide_batch, fnv1a64_batch, rate_to_bound
 from dsampler.hashing import _numpy_twin
-from dsampler.hashing.loader import LOADER
-from dsampler.hashing.reference import MASK63, MASK64, fnv1a64_bytes, fnv1a64_key
-from dsampler.hashing.rules import RULES
+from dsampler.hashing._loader import LOADER
+from dsampler.hashing._reference import MASK63, MASK64, fnv1a64_bytes, fnv1a64_key
+from dsampler.hashing._schemes import SCHEMES
 from tests.property.strategies import RULE_NAMES, rates, rules, trace_ids
 
 pytestmark = pytest.mark.usefixtures("jit")
@@ -32,7 +32,7 @@ def test_jitted_scalar_equals_reference(trace_id: int, rule: str) -> None:
     kernels = LOADER.kernels
     assert kernels is not None
     hi, lo = trace_id >> 64, trace_id & MASK64
-    assert kernels.SCALAR_KEYS[rule](hi, lo) == RULES[rule].reference(hi, lo)
+    assert kernels.SCALAR_BY_CODE[SCHEMES[rule].code](hi, lo) == SCHEMES[rule].reference(hi, lo)
 
 
 @given(st.lists(trace_ids, min_size=0, max_size=64), rules)
@@ -42,9 +42,9 @@ def test_batch_kernel_and_numpy_twin_equal_reference(ids: list[int], rule: str) 
     assert kernels is not None
     hi = np.array([t >> 64 for t in ids], dtype=np.uint64)
     lo = np.array([t & MASK64 for t in ids], dtype=np.uint64)
-    expected = [RULES[rule].reference(t >> 64, t & MASK64) for t in ids]
-    assert kernels.batch_keys(hi, lo, kernels.RULE_CODES[rule]).tolist() == expected
-    assert _numpy_twin.keys(rule, hi, lo).tolist() == expected
+    expected = [SCHEMES[rule].reference(t >> 64, t & MASK64) for t in ids]
+    assert kernels.batch_keys(hi, lo, SCHEMES[rule].code).tolist() == expected
+    assert _numpy_twin.keys(SCHEMES[rule].code, hi, lo).tolist() == expected
 
 
 @given(trace_ids)

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.usefixtures("jit")
 
 N = 1_000_000
 RATES = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5]
-RULES = ["fnv1a", "fnv1a-mix", "xxh3", "otel", "jaeger", "jaeger-go"]
+SCHEMES = ["fnv1a", "fnv1a-mix", "xxh3", "otel", "jaeger", "jaeger-go"]
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def within_4_sigma(count: int, n: int, rate: float) -> bool:
     return abs(count - n * rate) <= 4 * math.sqrt(n * rate * (1 - rate))
 
 
-@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("rule", SCHEMES)
 @pytest.mark.parametrize("rate", RATES)
 def test_random_128_bit_ids_sample_within_4_sigma(
     random_ids: tuple[np.ndarray, np.ndarray], rule: str, rate: float

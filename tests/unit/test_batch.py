@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dsampler import ConfigError, decide_batch, fnv1a64, fnv1a64_batch, rate_to_bound
-from dsampler.hashing.reference import fnv1a64_bytes
+from dsampler.hashing._reference import fnv1a64_bytes
 
 pytestmark = pytest.mark.usefixtures("jit")
 

@@ -15,9 +15,9 @@ import pytest
 
 import dsampler
 from dsampler import ConfigError
-from dsampler.config.files import MAX_FILE_BYTES, load_document, parse_document, read_bytes
-from dsampler.config.model import Pattern
-from dsampler.config.parse import parse_config
+from dsampler.config._files import MAX_FILE_BYTES, load_document, parse_document, read_bytes
+from dsampler.config._parse import parse_config
+from dsampler.config._rule import Pattern
 
 #: A valid configuration using every part of the format, with a two-byte character.
 VALID_YAML = """\

@@ -330,7 +330,7 @@ def test_updates_reuse_compiled_parts_that_did_not_change() -> None:
     sampler.update(hash="xxh3")
     rebuilt = sampler._store.current
     assert rebuilt.operations is not after.operations
-    assert rebuilt.operations["op-1"].ratio.rule.name == "xxh3"  # type: ignore[attr-defined]
+    assert rebuilt.operations["op-1"].ratio.scheme.name == "xxh3"  # type: ignore[attr-defined]
     assert rebuilt.operations["op-1"].lower is after.operations["op-1"].lower  # type: ignore[attr-defined]
 
 
@@ -399,7 +399,7 @@ def test_a_failed_publish_changes_no_live_limit(monkeypatch: pytest.MonkeyPatch)
             rules=[{"match": {"span_name": "x"}, "action": {"rate_limit": 1000}}, {"action": "keep"}]
         )
     assert limiter.credits_per_second == 1.0
-    from dsampler.samplers import plan as plan_module
+    from dsampler.samplers import _snapshot as plan_module
 
     original = plan_module.compile_match
     calls = []

@@ -87,7 +87,7 @@ def test_remote_with_an_in_process_strategy_source() -> None:
     [
         ({"type": "probabilistic"}, "sampler.param", "missing"),
         ({"type": "probabilistic", "param": 1.5}, "sampler.param", "expected a number in [0, 1], got 1.5"),
-        ({"type": "probabilistic", "param": "nan"}, "sampler.param", "expected a number in [0, 1], got nan"),
+        ({"type": "probabilistic", "param": "nan"}, "sampler.param", "expected a number in [0, 1], got NaN"),
         ({"type": "probabilistic", "param": "ten"}, "sampler.param", "expected a number, got 'ten'"),
         ({"type": "ratelimiting", "param": -1}, "sampler.param", "expected a number in [0, "),
         ({"type": "ratelimiting", "param": "inf"}, "sampler.param", "expected a number in [0, "),

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsampler import ConfigError, DSampler
-from dsampler.compat.otel_env import (
+from dsampler._entry_points import (
     DEFAULT_RATE,
     SamplerArg,
     dsampler_sampler,

@@ -6,7 +6,7 @@ from importlib.metadata import entry_points
 from inspect import ismodule
 
 import dsampler
-from dsampler.compat.otel_env import dsampler_sampler, parentbased_dsampler_sampler
+from dsampler._entry_points import dsampler_sampler, parentbased_dsampler_sampler
 
 PROMISED = {
     "ConfigError",
@@ -28,7 +28,7 @@ PROMISED = {
 def test_all_lists_exactly_what_is_exported() -> None:
     """``__all__`` names every public attribute, each importable, and the promised ones."""
     public = {
-        name for name, value in vars(dsampler).items() if not name.startswith("_") and not ismodule(value)
+        name for name in dir(dsampler) if not name.startswith("_") and not ismodule(getattr(dsampler, name))
     }
     assert set(dsampler.__all__) - {"__version__"} == public
     assert set(dsampler.__all__) >= PROMISED

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dsampler.hashing.rules import RULES
+from dsampler.hashing._schemes import SCHEMES
 
 
 @pytest.mark.parametrize(
@@ -25,15 +25,15 @@ from dsampler.hashing.rules import RULES
 )
 def test_bound_at_edges(rule: str, rate: float, bound: int) -> None:
     """Bounds are exact integers computed from the rate's double."""
-    assert RULES[rule].bound(rate) == bound
+    assert SCHEMES[rule].bound(rate) == bound
 
 
-@pytest.mark.parametrize("rule", sorted(RULES))
+@pytest.mark.parametrize("rule", sorted(SCHEMES))
 def test_rate_zero_is_bound_zero_for_every_rule(rule: str) -> None:
     """Rate 0 never samples, even for jaeger-go whose Go original keeps id 0."""
-    assert RULES[rule].bound(0.0) == 0
+    assert SCHEMES[rule].bound(0.0) == 0
 
 
 def test_only_hashing_rules_are_compiled() -> None:
     """Masking rules keep their pure-Python key, faster than a call into numba."""
-    assert {name for name, rule in RULES.items() if rule.hashes} == {"fnv1a", "fnv1a-mix", "xxh3"}
+    assert {name for name, rule in SCHEMES.items() if rule.hashes} == {"fnv1a", "fnv1a-mix", "xxh3"}

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from dsampler import ConfigError, SamplingConfig
-from dsampler.config.store import ConfigStore
+from dsampler.config._store import ConfigStore
 
 
 class Compiled:

@@ -15,29 +15,25 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, Final, TypeVar
 
-from dsampler.config.model import (
-    FIELD_CHECKS,
+from dsampler._validate import check_per_second, check_rate, check_text, show, typed
+from dsampler.config._model import FIELD_CHECKS, OperationStrategy, SamplingConfig
+from dsampler.config._rule import (
     KINDS,
     Action,
     AttributeMatch,
     Drop,
     Match,
-    OperationStrategy,
     Pattern,
     RateLimit,
     Rollout,
     RolloutStep,
     Rule,
     Sample,
-    SamplingConfig,
     Value,
-    validate_per_second,
-    validate_text,
 )
-from dsampler.errors import ConfigError, show, typed
-from dsampler.hashing.rules import validate_rate
+from dsampler.errors import ConfigError
 
-__all__ = ["FIELDS", "parse_config", "parse_duration", "parse_fields", "serialize"]
+__all__ = ["FIELDS", "parse_config", "parse_duration", "parse_fields"]
 
 T = TypeVar("T")
 
@@ -158,9 +154,9 @@ def _time(value: object, path: str) -> datetime:
 
 def _pattern(value: object, path: str) -> Pattern:
     if isinstance(value, str):
-        return Pattern("exact", validate_text(value, path))
+        return Pattern("exact", check_text(value, path))
     kind, text = _one_key(_mapping(value, path), ("exact", "prefix", "glob"), path)
-    return Pattern(kind, validate_text(text, _join(path, kind)))  # type: ignore[arg-type]  # one of the three
+    return Pattern(kind, check_text(text, _join(path, kind)))  # type: ignore[arg-type]  # one of the three
 
 
 def _value(value: object, path: str) -> Value:
@@ -181,7 +177,7 @@ def _attribute_matches(value: object, path: str) -> tuple[AttributeMatch, ...]:
         values = tuple(_value(v, f"{key_path}[{i}]") for i, v in enumerate(_items(wanted, key_path)))
         if not values:
             raise ConfigError(key_path, "expected at least one value")
-        out.append(AttributeMatch(validate_text(key, key_path), values))
+        out.append(AttributeMatch(check_text(key, key_path), values))
     return tuple(out)
 
 
@@ -225,7 +221,7 @@ def _rollout(value: object, path: str) -> Rollout:
             raise ConfigError(step_path, "expected exactly one of at or after")
         if "rate" not in step:
             raise ConfigError(f"{step_path}.rate", "missing; expected a number in [0, 1]")
-        rate = validate_rate(step["rate"], f"{step_path}.rate")
+        rate = check_rate(step["rate"], f"{step_path}.rate")
         if "at" in step:
             steps.append(RolloutStep(rate, at=_time(step["at"], f"{step_path}.at")))
         else:
@@ -240,9 +236,9 @@ def _action(value: object, path: str) -> Action:
         raise ConfigError(path, f"expected drop, or one of sample, rate_limit, rollout; got {show(value)}")
     kind, arg = _one_key(_mapping(value, path), ("sample", "rate_limit", "rollout"), path)
     if kind == "sample":
-        return Sample(validate_rate(arg, f"{path}.sample"))
+        return Sample(check_rate(arg, f"{path}.sample"))
     if kind == "rate_limit":
-        return RateLimit(validate_per_second(arg, f"{path}.rate_limit"))
+        return RateLimit(check_per_second(arg, f"{path}.rate_limit"))
     return _rollout(arg, f"{path}.rollout")
 
 
@@ -252,7 +248,7 @@ def _rule(value: object, path: str) -> Rule:
     if "action" not in data:
         raise ConfigError(f"{path}.action", "missing; expected drop, or one of sample, rate_limit, rollout")
     p = _Problems()
-    name = p.run(lambda: validate_text(data["name"], f"{path}.name") if "name" in data else None)
+    name = p.run(lambda: check_text(data["name"], f"{path}.name") if "name" in data else None)
     match = p.run(_match, data.get("match", {}), f"{path}.match")
     action = p.run(_action, data["action"], f"{path}.action")
     p.raise_if_any()
@@ -270,15 +266,15 @@ def _rules(value: object, path: str) -> tuple[Rule, ...]:
 
 def _operation(value: object, path: str) -> OperationStrategy:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return OperationStrategy(validate_rate(value, path))
+        return OperationStrategy(check_rate(value, path))
     data = _mapping(value, path)
     _no_unknown_keys(data, ("rate", "lower_bound_per_second"), path)
     if "rate" not in data:
         raise ConfigError(f"{path}.rate", "missing; expected a number in [0, 1]")
     bound = data.get("lower_bound_per_second")
     return OperationStrategy(
-        validate_rate(data["rate"], f"{path}.rate"),
-        None if bound is None else validate_per_second(bound, f"{path}.lower_bound_per_second"),
+        check_rate(data["rate"], f"{path}.rate"),
+        None if bound is None else check_per_second(bound, f"{path}.lower_bound_per_second"),
     )
 
 
@@ -288,8 +284,7 @@ def _operations(value: object, path: str) -> dict[str, OperationStrategy]:
         raise ConfigError(path, f"expected at most {_MAX_ITEMS} operations, got {len(data)}")
     p = _Problems()
     out = {
-        name: p.run(_operation, v, f"{path}[{show(validate_text(name, path), 40)}]")
-        for name, v in data.items()
+        name: p.run(_operation, v, f"{path}[{show(check_text(name, path), 40)}]") for name, v in data.items()
     }
     p.raise_if_any()
     return {k: v for k, v in out.items() if v is not None}
@@ -341,81 +336,3 @@ def parse_config(data: Mapping[str, Any], base: SamplingConfig | None = None) ->
     values = parse_fields(data)
     config: SamplingConfig = _build("", dataclasses.replace, base or SamplingConfig(), **values)
     return config
-
-
-# -- serialisation: the canonical file form, parse_config(serialize(c)) == c ------------
-
-
-def _dump_pattern(p: Pattern) -> object:
-    return p.value if p.kind == "exact" else {p.kind: p.value}
-
-
-def _dump_value(v: Value) -> object:
-    return _dump_pattern(v) if isinstance(v, Pattern) else v
-
-
-def _dump_attributes(matches: tuple[AttributeMatch, ...]) -> dict[str, list[object]]:
-    return {m.key: [_dump_value(v) for v in m.values] for m in matches}
-
-
-def _dump_seconds(seconds: float) -> str:
-    return f"{seconds!r}s"
-
-
-def _dump_action(action: Action) -> object:
-    match action:
-        case Drop():
-            return "drop"
-        case Sample(rate=rate):
-            return {"sample": rate}
-        case RateLimit(per_second=n):
-            return {"rate_limit": n}
-        case Rollout(steps=steps, start=start):
-            out: dict[str, object] = {}
-            if start is not None:
-                out["start"] = start.isoformat()
-            out["steps"] = [
-                {"at": s.at.isoformat(), "rate": s.rate}
-                if s.at is not None
-                else {"after": _dump_seconds(s.after_s or 0.0), "rate": s.rate}
-                for s in steps
-            ]
-            return {"rollout": out}
-    raise TypeError(f"not an action: {action!r}")  # pragma: no cover - Rule validates
-
-
-def _dump_rule(rule: Rule) -> dict[str, object]:
-    match: dict[str, object] = {}
-    if rule.match.span_name:
-        match["span_name"] = [_dump_pattern(p) for p in rule.match.span_name]
-    if rule.match.span_kind:
-        match["span_kind"] = list(rule.match.span_kind)
-    if rule.match.attributes:
-        match["attributes"] = _dump_attributes(rule.match.attributes)
-    if rule.match.resource:
-        match["resource"] = _dump_attributes(rule.match.resource)
-    out: dict[str, object] = {} if rule.name is None else {"name": rule.name}
-    out["match"] = match
-    out["action"] = _dump_action(rule.action)
-    return out
-
-
-def serialize(config: SamplingConfig) -> dict[str, Any]:
-    """The canonical file form of ``config`` (JSON- and YAML-safe); ``version`` is left
-    out because versions belong to the store that publishes a configuration."""
-    return {
-        "rate": config.rate,
-        "hash": config.hash,
-        "parent_based": config.parent_based,
-        "record_version": config.record_version,
-        "max_operations": config.max_operations,
-        "traces_per_second": config.traces_per_second,
-        "default_lower_bound_per_second": config.default_lower_bound_per_second,
-        "operations": {
-            name: {"rate": s.rate}
-            if s.lower_bound_per_second is None
-            else {"rate": s.rate, "lower_bound_per_second": s.lower_bound_per_second}
-            for name, s in config.operations.items()
-        },
-        "rules": [_dump_rule(r) for r in config.rules],
-    }

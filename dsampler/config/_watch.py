@@ -18,8 +18,8 @@ import os
 from collections.abc import Callable
 
 from dsampler._poller import Poller
-from dsampler.config.files import parse_config_bytes, read_bytes
-from dsampler.config.model import SamplingConfig
+from dsampler.config._files import parse_config_bytes, read_bytes
+from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
 
 __all__ = ["FileWatcher"]

@@ -21,8 +21,8 @@ from typing import Any
 
 from dsampler import _fork
 from dsampler.clock import Clock
-from dsampler.config.model import Rollout
-from dsampler.samplers.ratelimit import TokenBucket
+from dsampler.config._rule import Rollout
+from dsampler.samplers._bucket import TokenBucket
 
 __all__ = ["RuntimeState"]
 

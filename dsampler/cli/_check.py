@@ -10,8 +10,8 @@ import argparse
 import sys
 from typing import Any
 
-from dsampler.config.files import read_config_file
-from dsampler.config.model import SamplingConfig
+from dsampler.config._files import read_config_file
+from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
 
 __all__ = ["add_parser", "run", "summary"]

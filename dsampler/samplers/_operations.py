@@ -12,11 +12,12 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
+from dsampler._validate import DEFAULT_MAX_OPERATIONS
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config.model import DEFAULT_MAX_OPERATIONS, DEFAULT_RATE
-from dsampler.hashing.rules import DEFAULT_RULE
+from dsampler.config._model import DEFAULT_RATE
+from dsampler.hashing._schemes import DEFAULT_SCHEME
+from dsampler.samplers._dsampler import DSampler
 from dsampler.samplers._otel import FaultCountingSampler
-from dsampler.samplers.facade import DSampler
 
 __all__ = ["PerOperationSampler"]
 
@@ -55,7 +56,7 @@ class PerOperationSampler(FaultCountingSampler):
         default_rate: float = DEFAULT_RATE,
         default_lower_bound_per_second: float = 0.0,
         max_operations: int = DEFAULT_MAX_OPERATIONS,
-        hash: str = DEFAULT_RULE,
+        hash: str = DEFAULT_SCHEME,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._sampler = DSampler(

@@ -10,9 +10,11 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler.hashing.loader import LOADER
-from dsampler.hashing.reference import MASK64
-from dsampler.hashing.rules import DEFAULT_RULE, get_rule, validate_rate
+from dsampler._validate import check_rate
+from dsampler.hashing._loader import LOADER
+from dsampler.hashing._reference import MASK64
+from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
+from dsampler.samplers._deciders import RatioDecider
 from dsampler.samplers._otel import (
     DROPPED,
     SPAN_KEY,
@@ -23,7 +25,6 @@ from dsampler.samplers._otel import (
     span_context_of,
     trace_state_of,
 )
-from dsampler.samplers.routes import RatioRoute
 
 __all__ = ["RatioSampler"]
 
@@ -46,18 +47,22 @@ class RatioSampler(FaultCountingSampler):
 
     Args:
         rate: fraction of traces to sample, in [0, 1]; 0 never samples, 1 always does.
-        hash: decision rule, see :mod:`dsampler.hashing.rules` (default ``fnv1a``).
+        hash: decision rule, see :mod:`dsampler.hashing._schemes` (default ``fnv1a``).
 
     Raises:
         ConfigError: ``rate`` is not a number in [0, 1] (NaN, bool and str included),
             or ``hash`` names no rule.
     """
 
-    def __init__(self, rate: float, hash: str = DEFAULT_RULE) -> None:
-        self._rate = validate_rate(rate)
-        self._route = RatioRoute("rate", self._rate, get_rule(hash), {})
-        # The route's parts, as attributes of their own: one load each on the hot path.
-        self._rule, self._bound, self._results = self._route.rule, self._route.bound, self._route.results
+    def __init__(self, rate: float, hash: str = DEFAULT_SCHEME) -> None:
+        self._rate = check_rate(rate)
+        self._decider = RatioDecider("rate", self._rate, get_scheme(hash), {})
+        # The decider's parts, as attributes of their own: one load each on the hot path.
+        self._scheme, self._bound, self._results = (
+            self._decider.scheme,
+            self._decider.bound,
+            self._decider.results,
+        )
         self._sampled = self._results.sampled
         self._dropped = DROPPED
         self._fault_log = FaultLog(self.get_description())
@@ -70,8 +75,8 @@ class RatioSampler(FaultCountingSampler):
 
     @property
     def hash(self) -> str:
-        """Name of the decision rule."""
-        return self._rule.name
+        """Name of the hash scheme."""
+        return self._scheme.name
 
     @property
     def bound(self) -> int:
@@ -91,14 +96,14 @@ class RatioSampler(FaultCountingSampler):
         try:
             span = (parent_context if parent_context is not None else current_context()).get(SPAN_KEY)
             ts = None if span is None else trace_state_of(span_context_of(span))
-            if self._rule.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self._bound:
+            if self._scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self._bound:
                 if not attributes and ts is None:
                     return self._sampled
                 return self._results.sample(attributes, ts)
             return self._dropped if ts is None else Results.drop(ts)
         except Exception:
             self._fault_log.record()
-            return self._route.on_trace_id(trace_id)
+            return self._decider.on_trace_id(trace_id)
 
     def get_description(self) -> str:
-        return f"RatioSampler{{rate={self._rate},hash={self._rule.name}}}"
+        return f"RatioSampler{{rate={self._rate},hash={self._scheme.name}}}"

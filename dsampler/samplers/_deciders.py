@@ -17,15 +17,15 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.clock import Clock
-from dsampler.hashing.reference import MASK64
-from dsampler.hashing.rules import HashRule
+from dsampler.hashing._reference import MASK64
+from dsampler.hashing._schemes import HashScheme
+from dsampler.samplers._bucket import TokenBucket
 from dsampler.samplers._otel import DROPPED, Results
-from dsampler.samplers.ratelimit import TokenBucket
 
-__all__ = ["DropRoute", "OperationRoute", "RateLimitRoute", "RatioRoute", "RolloutRoute", "Route"]
+__all__ = ["Decider", "DropDecider", "OperationDecider", "RateLimitDecider", "RatioDecider", "RolloutDecider"]
 
 
-class Route(Protocol):
+class Decider(Protocol):
     """One decision strategy. ``source`` names what chose it (for ``explain``)."""
 
     source: str
@@ -43,7 +43,7 @@ def _tags(kind: str, param: float, version_tag: dict[str, int]) -> dict[str, Any
     return {"sampler.type": kind, "sampler.param": param, **version_tag}
 
 
-class DropRoute:
+class DropDecider:
     """Never samples (``action: drop``)."""
 
     __slots__ = ("source",)
@@ -58,20 +58,20 @@ class DropRoute:
         return {"strategy": "drop"}
 
 
-class RatioRoute:
+class RatioDecider:
     """``key(trace ID) < bound``: a trace-ID ratio, tagged ``probabilistic``."""
 
-    __slots__ = ("bound", "rate", "results", "rule", "source")
+    __slots__ = ("bound", "rate", "results", "scheme", "source")
 
-    def __init__(self, source: str, rate: float, rule: HashRule, version_tag: dict[str, int]) -> None:
+    def __init__(self, source: str, rate: float, scheme: HashScheme, version_tag: dict[str, int]) -> None:
         self.source = source
         self.rate = rate
-        self.rule = rule
-        self.bound = rule.bound(rate)
+        self.scheme = scheme
+        self.bound = scheme.bound(rate)
         self.results = Results(_tags("probabilistic", rate, version_tag))
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        if self.rule.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self.bound:
+        if self.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self.bound:
             return self.results.sample(attributes, trace_state)
         return Results.drop(trace_state)
 
@@ -80,22 +80,22 @@ class RatioRoute:
         falls back to when it cannot read its input. Anything but an int is dropped."""
         if not isinstance(trace_id, int):
             return DROPPED
-        key = self.rule.reference((trace_id >> 64) & MASK64, trace_id & MASK64)
+        key = self.scheme.reference((trace_id >> 64) & MASK64, trace_id & MASK64)
         return self.results.sampled if key < self.bound else DROPPED
 
     def explain(self, trace_id: int) -> dict[str, Any]:
-        key = self.rule.reference((trace_id >> 64) & MASK64, trace_id & MASK64)
+        key = self.scheme.reference((trace_id >> 64) & MASK64, trace_id & MASK64)
         return {
             "strategy": "probabilistic",
             "rate": self.rate,
-            "hash": self.rule.name,
+            "hash": self.scheme.name,
             "key": key,
             "bound": self.bound,
             "sampled": key < self.bound,
         }
 
 
-class RateLimitRoute:
+class RateLimitDecider:
     """At most ``per_second`` traces per second (``action: {rate_limit: n}``)."""
 
     __slots__ = ("bucket", "per_second", "results", "source")
@@ -117,7 +117,7 @@ class RateLimitRoute:
         return {"strategy": "ratelimiting", "per_second": self.per_second}
 
 
-class OperationRoute:
+class OperationDecider:
     """Jaeger's guaranteed-throughput sampler for one operation: sample if the trace-ID
     ratio samples (and spend a lower-bound credit anyway), else if the lower-bound
     bucket has a credit (tagged ``lowerbound``)."""
@@ -126,7 +126,7 @@ class OperationRoute:
 
     def __init__(
         self,
-        ratio: RatioRoute,
+        ratio: RatioDecider,
         lower: TokenBucket | None,
         lower_per_second: float,
         version_tag: dict[str, int],
@@ -139,7 +139,7 @@ class OperationRoute:
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         ratio, lower = self.ratio, self.lower
-        if ratio.rule.key((trace_id >> 64) & MASK64, trace_id & MASK64) < ratio.bound:
+        if ratio.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < ratio.bound:
             if lower is not None:
                 lower.try_acquire()  # Jaeger spends the credit even when the ratio samples
             return ratio.results.sample(attributes, trace_state)
@@ -153,7 +153,7 @@ class OperationRoute:
         return out
 
 
-class RolloutRoute:
+class RolloutDecider:
     """A rate that steps up over time: the step in force at the decision's monotonic
     time decides, by the same trace-ID rule, so every trace sampled at one step stays
     sampled at the next. Before the first step nothing is sampled."""
@@ -165,16 +165,16 @@ class RolloutRoute:
         source: str,
         starts: Sequence[float],
         rates: Sequence[float],
-        rule: HashRule,
+        scheme: HashScheme,
         clock: Clock,
         version_tag: dict[str, int],
     ) -> None:
         self.source = source
         self.clock = clock
         self.starts = tuple(starts)
-        self.steps = tuple(RatioRoute(source, rate, rule, version_tag) for rate in rates)
+        self.steps = tuple(RatioDecider(source, rate, scheme, version_tag) for rate in rates)
 
-    def current(self) -> RatioRoute | None:
+    def current(self) -> RatioDecider | None:
         """The step in force now, None before the first."""
         i = bisect_right(self.starts, self.clock.monotonic()) - 1
         return self.steps[i] if i >= 0 else None

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 from dsampler import _fork
-from dsampler.config.model import SamplingConfig
+from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
 
 __all__ = ["DEFAULT_HISTORY", "ConfigStore", "Snapshot"]

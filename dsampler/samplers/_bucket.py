@@ -1,4 +1,5 @@
-"""Token bucket: ``credits_per_second`` with a ``max_balance``, Jaeger's semantics.
+"""The token bucket behind every rate limit: ``credits_per_second`` with a
+``max_balance``, Jaeger's semantics.
 
 A check spends one credit when at least one is there. The balance grows with elapsed
 time, capped at ``max_balance`` (default ``max(credits_per_second, 1)``, so a rate of
@@ -23,30 +24,13 @@ import itertools
 import math
 import sys
 import threading
-from collections.abc import Sequence
-
-from opentelemetry.context import Context
-from opentelemetry.sdk.trace.sampling import SamplingResult
-from opentelemetry.trace import Link, SpanKind
-from opentelemetry.trace.span import TraceState
-from opentelemetry.util.types import Attributes
 
 from dsampler import _fork
+from dsampler._validate import check_per_second
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config.model import validate_per_second
 from dsampler.errors import ConfigError
-from dsampler.samplers._otel import (
-    DROPPED,
-    SPAN_KEY,
-    FaultCountingSampler,
-    FaultLog,
-    Results,
-    current_context,
-    span_context_of,
-    trace_state_of,
-)
 
-__all__ = ["RateLimitingSampler", "TokenBucket"]
+__all__ = ["TokenBucket"]
 
 _GIL: bool = getattr(sys, "_is_gil_enabled", lambda: True)()
 
@@ -87,16 +71,16 @@ class TokenBucket:
         initial_balance: float | None = None,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        self.credits_per_second = validate_per_second(credits_per_second, "credits_per_second")
+        self.credits_per_second = check_per_second(credits_per_second, "credits_per_second")
         self.max_balance = (
             max(self.credits_per_second, 1.0)
             if max_balance is None
-            else validate_per_second(max_balance, "max_balance")
+            else check_per_second(max_balance, "max_balance")
         )
         if initial_balance is None:
             balance = self.max_balance if self.credits_per_second > 0 else 0.0
         else:
-            balance = validate_per_second(initial_balance, "initial_balance")
+            balance = check_per_second(initial_balance, "initial_balance")
         if balance > self.max_balance:
             raise ConfigError(
                 "initial_balance", f"expected at most max_balance ({self.max_balance}), got {balance}"
@@ -180,8 +164,8 @@ class TokenBucket:
         Raises:
             ConfigError: a negative, NaN or infinite figure.
         """
-        rate = validate_per_second(credits_per_second, "credits_per_second")
-        new_max = max(rate, 1.0) if max_balance is None else validate_per_second(max_balance, "max_balance")
+        rate = check_per_second(credits_per_second, "credits_per_second")
+        new_max = max(rate, 1.0) if max_balance is None else check_per_second(max_balance, "max_balance")
         if rate == self.credits_per_second and new_max == self.max_balance:
             return
         with self._lock:
@@ -193,60 +177,3 @@ class TokenBucket:
 
     def __repr__(self) -> str:
         return f"TokenBucket(credits_per_second={self.credits_per_second}, max_balance={self.max_balance})"
-
-
-class RateLimitingSampler(FaultCountingSampler):
-    """At most ``traces_per_second`` root traces per second, per process: an
-    OpenTelemetry sampler over a :class:`TokenBucket` (Jaeger's semantics: the bucket
-    holds ``max(traces_per_second, 1)`` and starts full; a rate of 0 samples nothing).
-
-    Pick it to bound tracing cost whatever the traffic; use it as the root of
-    :class:`~dsampler.ParentBasedSampler` so whole traces are kept. Sampled spans carry
-    ``sampler.type="ratelimiting"`` and ``sampler.param=traces_per_second``. The
-    decision takes no lock (see :class:`TokenBucket`) and never raises.
-
-    Args:
-        traces_per_second: a finite number >= 0; fractions work (1/60: one a minute).
-        clock: monotonic time source (inject a :class:`~dsampler.ManualClock` in tests).
-
-    Raises:
-        ConfigError: a negative, NaN, infinite or non-numeric rate.
-    """
-
-    def __init__(self, traces_per_second: float, *, clock: Clock = SYSTEM_CLOCK) -> None:
-        self._bucket = TokenBucket(validate_per_second(traces_per_second, "traces_per_second"), clock=clock)
-        self._results = Results(
-            {"sampler.type": "ratelimiting", "sampler.param": self._bucket.credits_per_second}
-        )
-        self._sampled = self._results.sampled
-        self._fault_log = FaultLog(self.get_description())
-
-    @property
-    def traces_per_second(self) -> float:
-        """The configured rate."""
-        return self._bucket.credits_per_second
-
-    def should_sample(
-        self,
-        parent_context: Context | None,
-        trace_id: int,
-        name: str,
-        kind: SpanKind | None = None,
-        attributes: Attributes = None,
-        links: Sequence[Link] | None = None,
-        trace_state: TraceState | None = None,
-    ) -> SamplingResult:
-        try:
-            span = (parent_context if parent_context is not None else current_context()).get(SPAN_KEY)
-            ts = None if span is None else trace_state_of(span_context_of(span))
-            if self._bucket.try_acquire():
-                return (
-                    self._sampled if not attributes and ts is None else self._results.sample(attributes, ts)
-                )
-            return DROPPED if ts is None else Results.drop(ts)
-        except Exception:  # the parent could not be read: decide as a root
-            self._fault_log.record()
-            return self._sampled if self._bucket.try_acquire() else DROPPED
-
-    def get_description(self) -> str:
-        return f"RateLimitingSampler{{{self._bucket.credits_per_second}}}"

@@ -1,4 +1,4 @@
-"""Pure-Python hash rules: the definition of every rule, and the fallback that serves
+"""Pure-Python hash schemes: the definition of every scheme, and the fallback that serves
 until (or instead of) the numba kernels.
 
 A trace ID is handled as two unsigned 64-bit halves ``hi`` and ``lo``; the bytes hashed
@@ -6,8 +6,8 @@ are ``hi`` then ``lo``, each big-endian: the W3C byte order of the 16-byte trace
 A 64-bit Jaeger ID is ``hi = 0``, which is exactly the zero extension W3C prescribes,
 so Jaeger-client and OpenTelemetry services decide the same trace the same way.
 
-Every function here returns the 64-bit *key* that a rule compares with its integer
-bound (``sample iff key < bound``); see :mod:`dsampler.hashing.rules`. The numba kernels
+Every function here returns the 64-bit *key* that a scheme compares with its integer
+bound (``sample iff key < bound``); see :mod:`dsampler.hashing._schemes`. The numba kernels
 in :mod:`dsampler.hashing._kernels` must agree bit for bit (property-tested).
 """
 
@@ -60,7 +60,7 @@ def fnv1a64_bytes(data: bytes) -> int:
 
 
 def fnv1a64_key(hi: int, lo: int) -> int:
-    """FNV-1a 64 over the 16 big-endian bytes of ``hi:lo`` (dsampler's canonical rule)."""
+    """FNV-1a 64 over the 16 big-endian bytes of ``hi:lo`` (dsampler's canonical scheme)."""
     h = FNV_OFFSET_BASIS
     for byte in ((hi << 64) | lo).to_bytes(16, "big"):
         h = ((h ^ byte) * FNV_PRIME) & MASK64
@@ -103,7 +103,7 @@ def xxh3_key(hi: int, lo: int) -> int:
 
 
 def low64_key(hi: int, lo: int) -> int:
-    """``otel`` and ``jaeger`` rules: the low 64 bits, unhashed (W3C IDs are random)."""
+    """``otel`` and ``jaeger`` schemes: the low 64 bits, unhashed (W3C IDs are random)."""
     return lo
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from dsampler.hashing.loader import LOADER
-from dsampler.hashing.reference import MASK64
-from dsampler.hashing.rules import DEFAULT_RULE, RULES, get_rule, validate_rate
+from dsampler._validate import check_rate
+from dsampler.hashing._loader import LOADER
+from dsampler.hashing._reference import MASK64
+from dsampler.hashing._schemes import DEFAULT_SCHEME, SCHEMES, get_scheme
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,7 +40,7 @@ def fnv1a64(trace_id: int) -> int:
         raise TypeError(f"trace_id: expected an int, got {type(trace_id).__name__}")
     if not 0 <= trace_id <= _MAX_ID:
         raise ValueError(f"trace_id: expected an int in [0, 2**128), got {trace_id}")
-    return RULES["fnv1a"].key(trace_id >> 64, trace_id & MASK64)
+    return SCHEMES["fnv1a"].key(trace_id >> 64, trace_id & MASK64)
 
 
 def jit_status() -> str:
@@ -73,25 +74,25 @@ def _halves(hi: Any, lo: Any) -> tuple[Any, Any, tuple[int, ...]]:
 
 def fnv1a64_batch(hi: npt.ArrayLike, lo: npt.ArrayLike) -> np.ndarray[Any, np.dtype[np.uint64]]:
     """FNV-1a 64 of many trace IDs given as high and low ``uint64`` halves (any shape)."""
-    return cast("np.ndarray[Any, np.dtype[np.uint64]]", _keys(hi, lo, "fnv1a"))
+    return cast("np.ndarray[Any, np.dtype[np.uint64]]", _keys(hi, lo, SCHEMES["fnv1a"].code))
 
 
-def _keys(hi: Any, lo: Any, rule: str) -> Any:
+def _keys(hi: Any, lo: Any, code: int) -> Any:
     from dsampler.hashing import _numpy_twin
 
     flat_hi, flat_lo, shape = _halves(hi, lo)
     kernels = LOADER.kernels
     if kernels is not None:
-        out = kernels.batch_keys(flat_hi, flat_lo, kernels.RULE_CODES[rule])
+        out = kernels.batch_keys(flat_hi, flat_lo, code)
     else:
-        out = _numpy_twin.keys(rule, flat_hi, flat_lo)
+        out = _numpy_twin.keys(code, flat_hi, flat_lo)
     return out.reshape(shape)
 
 
 def decide_batch(
-    hi: npt.ArrayLike, lo: npt.ArrayLike, rate: float, hash: str = DEFAULT_RULE
+    hi: npt.ArrayLike, lo: npt.ArrayLike, rate: float, hash: str = DEFAULT_SCHEME
 ) -> np.ndarray[Any, np.dtype[np.bool_]]:
-    """Decisions for many trace IDs under one rate and rule: ``key < bound`` per ID.
+    """Decisions for many trace IDs under one rate and hash scheme: ``key < bound`` per ID.
 
     Exactly the decisions a :class:`~dsampler.RatioSampler` with the same ``rate`` and
     ``hash`` makes one at a time.
@@ -104,14 +105,14 @@ def decide_batch(
 
     from dsampler.hashing import _numpy_twin
 
-    rule = get_rule(hash)
-    bound = rule.bound(validate_rate(rate))
+    scheme = get_scheme(hash)
+    bound = scheme.bound(check_rate(rate))
     flat_hi, flat_lo, shape = _halves(hi, lo)
     if bound > MASK64:  # rate 1 under a 64-bit key: 2**64 does not fit a uint64
         return np.ones(shape, dtype=np.bool_)
     kernels = LOADER.kernels
     if kernels is not None:
-        out = kernels.batch_decide(flat_hi, flat_lo, np.uint64(bound), kernels.RULE_CODES[rule.name])
+        out = kernels.batch_decide(flat_hi, flat_lo, np.uint64(bound), scheme.code)
     else:
-        out = _numpy_twin.keys(rule.name, flat_hi, flat_lo) < np.uint64(bound)
+        out = _numpy_twin.keys(scheme.code, flat_hi, flat_lo) < np.uint64(bound)
     return cast("np.ndarray[Any, np.dtype[np.bool_]]", out.reshape(shape))

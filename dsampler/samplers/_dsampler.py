@@ -12,15 +12,16 @@ from opentelemetry.trace import Link, Span, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
+from dsampler._validate import typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config.files import read_config_file
-from dsampler.config.model import SamplingConfig
-from dsampler.config.parse import parse_config, parse_fields
-from dsampler.config.store import DEFAULT_HISTORY, ConfigStore
-from dsampler.config.watch import FileWatcher
-from dsampler.errors import ConfigError, typed
-from dsampler.hashing.loader import LOADER
-from dsampler.hashing.reference import MASK64
+from dsampler.config._files import read_config_file
+from dsampler.config._model import SamplingConfig
+from dsampler.config._parse import parse_config, parse_fields
+from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
+from dsampler.config._watch import FileWatcher
+from dsampler.errors import ConfigError
+from dsampler.hashing._loader import LOADER
+from dsampler.hashing._reference import MASK64
 from dsampler.samplers._otel import (
     DEFAULT_TRACE_STATE,
     DROPPED,
@@ -32,8 +33,8 @@ from dsampler.samplers._otel import (
     Results,
     current_context,
 )
-from dsampler.samplers.plan import Plan, build_plan
-from dsampler.samplers.state import RuntimeState
+from dsampler.samplers._runtime import RuntimeState
+from dsampler.samplers._snapshot import Snapshot, build_snapshot
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
@@ -79,7 +80,7 @@ class DSampler(FaultCountingSampler):
             base = parse_config(settings, base=base)
         self._resource = _resource_attributes(resource)
         self._state = RuntimeState(clock)
-        self._store: ConfigStore[Plan] = ConfigStore(self._compile, base, history=history)
+        self._store: ConfigStore[Snapshot] = ConfigStore(self._compile, base, history=history)
         self._follower = Follower()
         self._fault_log = FaultLog("DSampler")
         self._watcher: FileWatcher | None = None
@@ -118,9 +119,9 @@ class DSampler(FaultCountingSampler):
             sampler._watcher.start()
         return sampler
 
-    def _compile(self, config: SamplingConfig) -> Plan:
+    def _compile(self, config: SamplingConfig) -> Snapshot:
         previous = self._store.current if hasattr(self, "_store") else None  # None while constructing
-        return build_plan(config, self._state, self._resource, previous)
+        return build_snapshot(config, self._state, self._resource, previous)
 
     @property
     def config(self) -> SamplingConfig:
@@ -191,7 +192,7 @@ class DSampler(FaultCountingSampler):
             if not plan.simple:
                 return plan.decide_root(trace_id, name, kind, attributes, ts)
             d = plan.default  # inline: a plan of one rate costs what a RatioSampler does
-            if d.rule.key((trace_id >> 64) & MASK64, trace_id & MASK64) >= d.bound:
+            if d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) >= d.bound:
                 return DROPPED if ts is None else Results.drop(ts)
             return d.results.sampled if not attributes and ts is None else d.results.sample(attributes, ts)
         except Exception:

@@ -11,7 +11,8 @@ import sys
 from collections.abc import Sequence
 
 from dsampler import __version__
-from dsampler.cli import check, explain
+from dsampler.cli import _check as check
+from dsampler.cli import _explain as explain
 
 __all__ = ["main"]
 

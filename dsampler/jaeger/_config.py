@@ -11,19 +11,18 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from dsampler._validate import DEFAULT_MAX_OPERATIONS, check_per_second, check_rate, show, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.compat.jaeger_client import (
+from dsampler.errors import ConfigError
+from dsampler.jaeger._remote import RemoteControlledSampler
+from dsampler.jaeger._samplers import (
     DEFAULT_SAMPLING_INTERVAL,
     DEFAULT_SAMPLING_PROBABILITY,
     ConstSampler,
     ProbabilisticSampler,
     RateLimitingSampler,
-    RemoteControlledSampler,
     Sampler,
 )
-from dsampler.config.model import DEFAULT_MAX_OPERATIONS, validate_per_second
-from dsampler.errors import ConfigError, show, typed
-from dsampler.hashing.rules import validate_rate
 
 __all__ = ["sampler_from_config"]
 
@@ -100,11 +99,9 @@ def sampler_from_config(
     if kind == "const":
         return ConstSampler(_boolean(param, "sampler.param"))
     if kind == "probabilistic":
-        return ProbabilisticSampler(
-            validate_rate(_number(param, "sampler.param"), "sampler.param"), hash=hash
-        )
+        return ProbabilisticSampler(check_rate(_number(param, "sampler.param"), "sampler.param"), hash=hash)
     if kind in ("ratelimiting", "rate_limiting"):
-        per_second = validate_per_second(_number(param, "sampler.param"), "sampler.param")
+        per_second = check_per_second(_number(param, "sampler.param"), "sampler.param")
         return RateLimitingSampler(per_second, clock=clock, rng=rng)
     if kind == "remote":
         return _remote(section, config, service_name, hash, strategy_source, clock, rng)
@@ -139,7 +136,7 @@ def _remote(
     rate = (
         DEFAULT_SAMPLING_PROBABILITY
         if param is None
-        else validate_rate(_number(param, "sampler.param"), "sampler.param")
+        else check_rate(_number(param, "sampler.param"), "sampler.param")
     )
     return RemoteControlledSampler(
         service_name=name,

@@ -1,10 +1,10 @@
 """A published configuration compiled for the request path, and the state that must
 outlive it.
 
-:func:`build_plan` turns a :class:`SamplingConfig` into a :class:`Plan`: rules become
+:func:`build_snapshot` turns a :class:`SamplingConfig` into a :class:`Snapshot`: rules become
 predicates and routes, bounds are computed, results prebuilt. A plan never changes
 after it is published (its cache of tracked operations aside); what a new plan must
-inherit from the old one lives in :class:`~dsampler.samplers.state.RuntimeState`.
+inherit from the old one lives in :class:`~dsampler.samplers._runtime.RuntimeState`.
 """
 
 from __future__ import annotations
@@ -17,24 +17,25 @@ from opentelemetry.trace import SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler.config.model import Action, Drop, Match, RateLimit, Rollout, Rule, Sample, SamplingConfig
-from dsampler.hashing.rules import HashRule, get_rule
-from dsampler.samplers._otel import RECORD_AND_SAMPLE, Results
-from dsampler.samplers.routes import (
-    DropRoute,
-    OperationRoute,
-    RateLimitRoute,
-    RatioRoute,
-    RolloutRoute,
-    Route,
+from dsampler.config._model import SamplingConfig
+from dsampler.config._rule import Action, Drop, Match, RateLimit, Rollout, Rule, Sample
+from dsampler.hashing._schemes import HashScheme, get_scheme
+from dsampler.samplers._deciders import (
+    Decider,
+    DropDecider,
+    OperationDecider,
+    RateLimitDecider,
+    RatioDecider,
+    RolloutDecider,
 )
-from dsampler.samplers.rules import Predicate, compile_match
-from dsampler.samplers.state import RuntimeState
+from dsampler.samplers._match import Predicate, compile_match
+from dsampler.samplers._otel import RECORD_AND_SAMPLE, Results
+from dsampler.samplers._runtime import RuntimeState
 
-__all__ = ["Plan", "build_plan"]
+__all__ = ["Snapshot", "build_snapshot"]
 
 
-class Plan:
+class Snapshot:
     """What the request path reads: one published snapshot, compiled.
 
     ``simple`` plans (no rules, no operations, no cap, no lower bound) are decided by
@@ -44,8 +45,8 @@ class Plan:
     __slots__ = (
         "_op_keys",
         "_rollouts",
-        "_rule",
         "_rule_keys",
+        "_scheme",
         "_state",
         "_tracked",
         "cap",
@@ -60,8 +61,8 @@ class Plan:
         "version_tag",
     )
 
-    rules: tuple[tuple[Predicate, Route], ...]
-    operations: dict[str, Route]
+    rules: tuple[tuple[Predicate, Decider], ...]
+    operations: dict[str, Decider]
     _rule_keys: set[Hashable]
     _op_keys: set[Hashable]
     _rollouts: set[Rollout]
@@ -71,14 +72,14 @@ class Plan:
         config: SamplingConfig,
         state: RuntimeState,
         resource: Mapping[str, Any],
-        previous: Plan | None = None,
+        previous: Snapshot | None = None,
     ) -> None:
         self.config = config
         self._state = state
-        self._rule: HashRule = get_rule(config.hash)
+        self._scheme: HashScheme = get_scheme(config.hash)
         self.version_tag = {"dsampler.config_version": config.version} if config.record_version else {}
         self.parent_based = config.parent_based
-        self.default = RatioRoute("default rate", config.rate, self._rule, self.version_tag)
+        self.default = RatioDecider("default rate", config.rate, self._scheme, self.version_tag)
         self.lower_bound = config.default_lower_bound_per_second
         # Routes are immutable: parts whose inputs are the very same objects are reused,
         # so `update(rate=...)` on a config of 2,000 operations rebuilds only the default.
@@ -111,7 +112,7 @@ class Plan:
                 name: self._operation(name, s.rate, s.lower_bound_per_second, self._op_keys)
                 for name, s in config.operations.items()
             }
-        self._tracked: dict[str, Route] = {}  # this plan's routes of tracked operations
+        self._tracked: dict[str, Decider] = {}  # this plan's routes of tracked operations
         self.cap = None
         if config.traces_per_second is not None:
             self.cap = state.bucket(("cap",), config.traces_per_second)
@@ -124,7 +125,7 @@ class Plan:
             self.keep = (in_use, self._rollouts)
         self.simple = not self.rules and not self.operations and self.cap is None and self.lower_bound == 0
 
-    def _compile_rules(self, resource: Mapping[str, Any]) -> list[tuple[Predicate, Route]]:
+    def _compile_rules(self, resource: Mapping[str, Any]) -> list[tuple[Predicate, Decider]]:
         compiled = []
         seen: dict[tuple[str | None, Match], int] = {}
         for i, rule in enumerate(self.config.rules):
@@ -137,17 +138,17 @@ class Plan:
                 compiled.append((predicate, self._route(source, rule, rank)))
         return compiled
 
-    def _route(self, source: str, rule: Rule, rank: int) -> Route:
+    def _route(self, source: str, rule: Rule, rank: int) -> Decider:
         action: Action = rule.action
         match action:
             case Drop():
-                return DropRoute(source)
+                return DropDecider(source)
             case Sample(rate=rate):
-                return RatioRoute(source, rate, self._rule, self.version_tag)
+                return RatioDecider(source, rate, self._scheme, self.version_tag)
             case RateLimit(per_second=per_second):
-                key = ("rule", rule.name, rule.match, rank)
+                key = ("scheme", rule.name, rule.match, rank)
                 self._rule_keys.add(key)
-                return RateLimitRoute(
+                return RateLimitDecider(
                     source, self._state.bucket(key, per_second), per_second, self.version_tag
                 )
             case Rollout():
@@ -160,21 +161,23 @@ class Plan:
                     for s in action.steps
                 ]
                 rates = [s.rate for s in action.steps]
-                return RolloutRoute(source, starts, rates, self._rule, self._state.clock, self.version_tag)
+                return RolloutDecider(
+                    source, starts, rates, self._scheme, self._state.clock, self.version_tag
+                )
         raise TypeError(f"unknown action {action!r}")  # pragma: no cover - Rule validates
 
     def _operation(
         self, name: str, rate: float, lower: float | None, in_use: set[Hashable]
-    ) -> OperationRoute:
+    ) -> OperationDecider:
         per_second = self.lower_bound if lower is None else lower
         bucket = None
         if per_second > 0:
             in_use.add(("op", name))
             bucket = self._state.bucket(("op", name), per_second)
-        ratio = RatioRoute(f"operations[{name!r}]", rate, self._rule, self.version_tag)
-        return OperationRoute(ratio, bucket, per_second, self.version_tag)
+        ratio = RatioDecider(f"operations[{name!r}]", rate, self._scheme, self.version_tag)
+        return OperationDecider(ratio, bucket, per_second, self.version_tag)
 
-    def route(self, name: str, kind: SpanKind | None, attributes: Attributes) -> Route:
+    def route(self, name: str, kind: SpanKind | None, attributes: Attributes) -> Decider:
         """The route that decides a root span: first matching rule, else its operation,
         else the default rate."""
         for predicate, route in self.rules:
@@ -187,15 +190,15 @@ class Plan:
             return self._tracked.get(name) or self._track(name)
         return self.default
 
-    def _track(self, name: str) -> Route:
+    def _track(self, name: str) -> Decider:
         """First sight of an operation in this plan, with a default lower bound: its
         bucket is the state's (created once per name, up to ``max_operations``); beyond
         that the default rate decides. No writer lock is taken."""
         bucket = self._state.track(name)
         if bucket is None:
             return self.default
-        ratio = RatioRoute(f"operations[{name!r}]", self.config.rate, self._rule, self.version_tag)
-        route = self._tracked[name] = OperationRoute(ratio, bucket, self.lower_bound, self.version_tag)
+        ratio = RatioDecider(f"operations[{name!r}]", self.config.rate, self._scheme, self.version_tag)
+        route = self._tracked[name] = OperationDecider(ratio, bucket, self.lower_bound, self.version_tag)
         return route
 
     def decide_root(
@@ -213,14 +216,14 @@ class Plan:
         return result
 
 
-def build_plan(
-    config: SamplingConfig, state: RuntimeState, resource: Mapping[str, Any], previous: Plan | None = None
-) -> Plan:
+def build_snapshot(
+    config: SamplingConfig, state: RuntimeState, resource: Mapping[str, Any], previous: Snapshot | None = None
+) -> Snapshot:
     """Compile ``config``, reusing what it shares with ``previous``, then commit what it
     staged in ``state``; if compiling fails nothing in ``state`` changes."""
     with state.lock:
         try:
-            plan = Plan(config, state, resource, previous)
+            plan = Snapshot(config, state, resource, previous)
         except BaseException:
             state.discard()
             raise

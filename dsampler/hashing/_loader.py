@@ -1,6 +1,6 @@
-"""Loads the numba kernels off the request path, then swaps them into the rules.
+"""Loads the numba kernels off the request path, then swaps them into the hash schemes.
 
-Until the kernels are ready every rule serves its pure-Python reference, so no decision
+Until the kernels are ready every hash scheme serves its pure-Python reference, so no decision
 waits for the JIT: the first call after start-up costs microseconds, not the seconds a
 cold compile takes. Compiled code is cached on disk by numba (``cache=True``; set
 ``NUMBA_CACHE_DIR`` where the package directory is read-only), so later processes only
@@ -24,7 +24,7 @@ import threading
 from types import ModuleType
 from typing import Any, Final, Literal
 
-from dsampler.hashing.rules import RULES
+from dsampler.hashing._schemes import SCHEMES
 
 __all__ = ["FORK_WAIT_S", "LOADER", "KernelLoader", "State"]
 
@@ -84,10 +84,10 @@ class KernelLoader:
         except Exception as exc:  # numba missing, broken llvmlite, unwritable cache...
             self._finish_unavailable(f"{type(exc).__name__}: {exc}", level=logging.WARNING)
             return
-        for name, rule in RULES.items():
-            if rule.hashes:
-                rule.key = _fast_entry(_kernels.SCALAR_KEYS[name])
-                rule.compiled = True
+        for scheme in SCHEMES.values():
+            if scheme.hashes:
+                scheme.key = _fast_entry(_kernels.SCALAR_BY_CODE[scheme.code])
+                scheme.compiled = True
         self.kernels = _kernels
         self.state = "ready"
         self._done.set()

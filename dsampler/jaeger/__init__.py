@@ -2,19 +2,19 @@
 
     from dsampler.jaeger import ProbabilisticSampler   # was: from jaeger_client.sampler import ...
 
-See :mod:`dsampler.compat.jaeger_client` for the (few, deliberate) differences.
+See :mod:`dsampler.jaeger._samplers` for the (few, deliberate) differences.
 """
 
-from dsampler.compat.jaeger_client import (
-    AdaptiveSampler,
+from dsampler.jaeger._adaptive import AdaptiveSampler
+from dsampler.jaeger._config import sampler_from_config
+from dsampler.jaeger._remote import RemoteControlledSampler
+from dsampler.jaeger._samplers import (
     ConstSampler,
     GuaranteedThroughputProbabilisticSampler,
     ProbabilisticSampler,
     RateLimitingSampler,
-    RemoteControlledSampler,
     Sampler,
 )
-from dsampler.compat.jaeger_config import sampler_from_config
 
 __all__ = [
     "AdaptiveSampler",

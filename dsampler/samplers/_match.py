@@ -16,7 +16,7 @@ from typing import Any
 from opentelemetry.trace import SpanKind
 from opentelemetry.util.types import Attributes
 
-from dsampler.config.model import AttributeMatch, Match, Pattern
+from dsampler.config._rule import AttributeMatch, Match, Pattern
 
 __all__ = ["Predicate", "compile_match", "match_anything"]
 

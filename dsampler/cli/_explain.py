@@ -17,8 +17,9 @@ from typing import Any
 
 from opentelemetry.trace import SpanKind
 
-from dsampler.config.model import KINDS
-from dsampler.errors import ConfigError, show
+from dsampler._validate import show
+from dsampler.config._rule import KINDS
+from dsampler.errors import ConfigError
 
 __all__ = ["add_parser", "parse_pairs", "parse_trace_id", "run"]
 
@@ -65,7 +66,7 @@ def parse_pairs(items: list[str], option: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dsampler.samplers.facade import DSampler
+    from dsampler.samplers._dsampler import DSampler
 
     try:
         trace_id = parse_trace_id(args.trace_id)

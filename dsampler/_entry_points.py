@@ -28,10 +28,11 @@ from typing import Any, Final
 
 from opentelemetry.sdk.trace.sampling import Sampler
 
-from dsampler.config.model import DEFAULT_RATE, SamplingConfig
-from dsampler.errors import ConfigError, show
-from dsampler.hashing.rules import DEFAULT_RULE, get_rule, validate_rate
-from dsampler.samplers.facade import DSampler
+from dsampler._validate import check_rate, show
+from dsampler.config._model import DEFAULT_RATE, SamplingConfig
+from dsampler.errors import ConfigError
+from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
+from dsampler.samplers._dsampler import DSampler
 
 __all__ = [
     "DEFAULT_RATE",
@@ -50,7 +51,7 @@ class SamplerArg:
     """What ``OTEL_TRACES_SAMPLER_ARG`` asks of the ``dsampler`` entry points."""
 
     rate: float = DEFAULT_RATE
-    hash: str = DEFAULT_RULE
+    hash: str = DEFAULT_SCHEME
     config: str | None = None
 
 
@@ -62,7 +63,7 @@ def parse_sampler_arg(arg: object) -> SamplerArg:
     if arg is None:
         return SamplerArg()
     if isinstance(arg, (int, float)) and not isinstance(arg, bool):
-        return SamplerArg(rate=validate_rate(arg, "OTEL_TRACES_SAMPLER_ARG"))
+        return SamplerArg(rate=check_rate(arg, "OTEL_TRACES_SAMPLER_ARG"))
     if not isinstance(arg, str):
         raise ConfigError("OTEL_TRACES_SAMPLER_ARG", f"expected a string, got {type(arg).__name__}")
     if len(arg) > _MAX_ARG_CHARS:
@@ -83,7 +84,7 @@ def parse_sampler_arg(arg: object) -> SamplerArg:
 
 
 def _hash_name(value: str) -> str:
-    return get_rule(value, "hash").name
+    return get_scheme(value, "hash").name
 
 
 def _rate_value(value: str) -> float:
@@ -118,7 +119,7 @@ def _parse_rate(text: str, field: str) -> float:
         raise ConfigError(field, f"expected a number in [0, 1], got {show(text)}") from None
     if math.isnan(value):
         raise ConfigError(field, f"expected a number in [0, 1], got {show(text)}")
-    return validate_rate(value, field)
+    return check_rate(value, field)
 
 
 def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:
@@ -134,7 +135,7 @@ def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:
             entry,
             exc,
             DEFAULT_RATE,
-            DEFAULT_RULE,
+            DEFAULT_SCHEME,
         )
         settings = SamplerArg()
     return DSampler(SamplingConfig(rate=settings.rate, hash=settings.hash, parent_based=parent_based))

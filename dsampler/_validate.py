@@ -1,0 +1,132 @@
+"""The one home of value checks: rates, per-second figures, integers, booleans, text.
+
+Every boundary (constructors, the config model, the jaeger-client shim, environment
+arguments, the remote-strategy parser) checks its values here, so a rate is a rate
+everywhere: the same accepted range, the same refusal of ``True`` and ``"0.1"``, the
+same message. Each check returns the value to store and raises
+:class:`~dsampler.errors.ConfigError` naming ``field``.
+
+:func:`show` and :func:`typed` describe a refused value for a message without ever
+building the whole repr of a hostile 10 MB string.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Final
+
+from dsampler.errors import ConfigError
+
+__all__ = [
+    "DEFAULT_MAX_OPERATIONS",
+    "MAX_OPERATIONS_LIMIT",
+    "MAX_PER_SECOND",
+    "MAX_TEXT",
+    "check_bool",
+    "check_int",
+    "check_max_operations",
+    "check_per_second",
+    "check_rate",
+    "check_seconds",
+    "check_text",
+    "show",
+    "typed",
+]
+
+MAX_TEXT: Final = 1024  # span names, attribute keys, patterns, operation names
+MAX_PER_SECOND: Final = 1e9
+DEFAULT_MAX_OPERATIONS: Final = 2000
+MAX_OPERATIONS_LIMIT: Final = 1_000_000
+
+
+def show(value: object, limit: int = 60) -> str:
+    """A short, safe description of a value for an error message (microseconds for a
+    10 MB string or a 10**400 integer, never the time to print them)."""
+    if isinstance(value, (str, bytes)):
+        text = repr(value[:limit])
+        return text + f"... ({len(value)} long)" if len(value) > limit else text
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return f"{type(value).__name__} of {len(value)}"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**limit:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except Exception:  # a hostile __repr__ must not turn a refusal into a crash
+        return f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def typed(value: object) -> str:
+    """:func:`show` with the type: ``str 'x'``, ``int 5``, ``list of 3``."""
+    text = show(value)
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return text
+    return f"{type(value).__name__} {text}"
+
+
+def _real(value: object, field: str, expected: str) -> float:
+    """A real number as a float; bools, strings and overflowing integers refused."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ConfigError(field, f"expected {expected}, got {typed(value)}")
+    try:
+        number = float(value) + 0.0  # + 0.0 turns -0.0 into 0.0
+    except (OverflowError, TypeError, ValueError):
+        raise ConfigError(field, f"expected {expected}, got {show(value)}") from None
+    if math.isnan(number):
+        raise ConfigError(field, f"expected {expected}, got NaN")
+    return number
+
+
+def check_rate(value: object, field: str = "rate") -> float:
+    """A sampling rate: a number in [0, 1]."""
+    rate = _real(value, field, "a number in [0, 1]")
+    if not 0.0 <= rate <= 1.0:
+        raise ConfigError(field, f"expected a number in [0, 1], got {rate!r}")
+    return rate
+
+
+def check_per_second(value: object, field: str) -> float:
+    """A traces-per-second figure: a finite number in [0, 1e9]."""
+    number = _real(value, field, "a number of traces per second")
+    if not 0.0 <= number <= MAX_PER_SECOND:
+        raise ConfigError(field, f"expected a number in [0, {MAX_PER_SECOND:.0f}], got {number!r}")
+    return number
+
+
+def check_seconds(value: object, field: str, low: float, high: float) -> float:
+    """A duration in seconds within [low, high] (a poll interval, a timeout)."""
+    number = _real(value, field, f"seconds in [{low:g}, {high:g}]")
+    if not low <= number <= high:
+        raise ConfigError(field, f"expected seconds in [{low:g}, {high:g}], got {number!r}")
+    return number
+
+
+def check_int(value: object, field: str, low: int, high: int) -> int:
+    """An integer (not a bool, not a float) in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(field, f"expected an integer in [{low}, {high}], got {typed(value)}")
+    if not low <= value <= high:
+        raise ConfigError(field, f"expected an integer in [{low}, {high}], got {show(value)}")
+    return int(value)
+
+
+def check_max_operations(value: object, field: str = "max_operations") -> int:
+    """How many operations a sampler tracks: an integer in [0, 1,000,000]."""
+    return check_int(value, field, 0, MAX_OPERATIONS_LIMIT)
+
+
+def check_bool(value: object, field: str) -> bool:
+    """A real boolean: ``1`` or ``"yes"`` is a bug upstream, not a value to coerce."""
+    if not isinstance(value, bool):
+        raise ConfigError(field, f"expected true or false, got {typed(value)}")
+    return value
+
+
+def check_text(value: object, field: str, limit: int = MAX_TEXT) -> str:
+    """A string of at most ``limit`` characters (names, keys, patterns)."""
+    if not isinstance(value, str):
+        raise ConfigError(field, f"expected a string, got {typed(value)}")
+    if len(value) > limit:
+        raise ConfigError(field, f"expected at most {limit} characters, got {len(value)}")
+    return value

@@ -1,1 +1,0 @@
-"""Adapters to other entry points: OpenTelemetry's environment-variable factories."""

@@ -1,0 +1,146 @@
+"""Configuration files -> plain mappings, refusing what could hurt the process.
+
+YAML is read with a safe loader that builds no objects and refuses anchors and aliases
+(the "billion laughs" expansion); duplicate keys are errors in YAML and JSON alike (the
+later one silently winning would hide a typo); files above :data:`MAX_FILE_BYTES` and
+deeply nested documents are refused before or while they are read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from dsampler._validate import show, typed
+from dsampler.config._model import SamplingConfig
+from dsampler.config._parse import parse_config
+from dsampler.config._yaml import parse_yaml
+from dsampler.errors import ConfigError
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "load_config",
+    "load_document",
+    "parse_config_bytes",
+    "parse_document",
+    "parse_json",
+    "read_bytes",
+    "read_config_file",
+]
+
+MAX_FILE_BYTES: Final = 1 << 20  # 1 MiB: a sampling config is a few KB; 2,000 operations ~100 KB
+MAX_DEPTH: Final = 32
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The raw bytes of a configuration file, at most :data:`MAX_FILE_BYTES`.
+
+    Raises:
+        ConfigError: unreadable or too large; the field is the file path.
+    """
+    name = os.fspath(path)
+    try:
+        if not stat.S_ISREG(os.stat(name).st_mode):  # a FIFO would block open() forever
+            raise ConfigError(name, "not a regular file")
+        with open(name, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(name, f"cannot read the file: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(name, f"file is larger than {MAX_FILE_BYTES} bytes; a sampling config is a few KB")
+    return data
+
+
+def read_config_file(path: str | os.PathLike[str]) -> tuple[SamplingConfig, bytes]:
+    """Read, decode and validate a configuration file; also return its raw bytes.
+
+    Raises:
+        ConfigError: every problem found; file-level ones name the path.
+    """
+    name = os.fspath(path)
+    data = read_bytes(name)
+    return parse_config_bytes(data, name), data
+
+
+def parse_config_bytes(data: bytes, name: str) -> SamplingConfig:
+    """A configuration from a file's bytes (JSON by a ``.json`` name, else YAML)."""
+    return parse_config(parse_document(data, name, json_only=name.lower().endswith(".json")))
+
+
+def load_config(source: str | os.PathLike[str] | Mapping[str, Any]) -> SamplingConfig:
+    """A validated :class:`SamplingConfig` from a YAML/JSON file path or a mapping.
+
+    Raises:
+        ConfigError: every problem found, each naming its field (or the file).
+    """
+    if isinstance(source, Mapping):
+        return parse_config(source)
+    return read_config_file(source)[0]
+
+
+def load_document(path: str | os.PathLike[str]) -> Mapping[str, Any]:
+    """Read and decode one configuration file (YAML, or JSON by its ``.json`` suffix).
+
+    Raises:
+        ConfigError: unreadable, too large, empty, not UTF-8, malformed, or not a mapping;
+            the field is the file path.
+    """
+    name = os.fspath(path)
+    return parse_document(read_bytes(name), name, json_only=Path(name).suffix.lower() == ".json")
+
+
+def parse_document(data: bytes, name: str = "<config>", *, json_only: bool = False) -> Mapping[str, Any]:
+    """Decode the bytes of a configuration document (see :func:`load_document`)."""
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(name, f"document is larger than {MAX_FILE_BYTES} bytes")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(name, f"not UTF-8 text (byte {exc.start})") from None
+    if not text.strip():
+        raise ConfigError(name, "the file is empty")
+    try:
+        document = parse_json(text) if json_only else parse_yaml(text, parse_json)
+    except RecursionError:
+        raise ConfigError(name, "document is nested too deeply") from None
+    except ConfigError as exc:
+        raise ConfigError(name, exc.problem) from None
+    if not isinstance(document, Mapping):
+        raise ConfigError(name, f"expected a mapping at the top level, got {typed(document)}")
+    _check_depth(document, name, 0)
+    return document
+
+
+def _check_depth(value: object, name: str, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise ConfigError(name, f"document is nested deeper than {MAX_DEPTH} levels")
+    if isinstance(value, Mapping):
+        for item in value.values():
+            _check_depth(item, name, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_depth(item, name, depth + 1)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ConfigError("", f"key {show(key)} appears twice")
+        out[key] = value
+    return out
+
+
+def parse_json(text: str) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise ConfigError("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError("", f"invalid JSON: {show(str(exc), 120)}") from None

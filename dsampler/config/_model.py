@@ -1,0 +1,211 @@
+"""The configuration model: frozen, validated values with a version.
+
+Every class validates itself on construction with the same validators the parser uses,
+so a configuration built in code is as safe as one read from a file. Change a value with
+:func:`dataclasses.replace`, which validates again; never mutate. Field names are the
+keys of the configuration file (see ``docs/configuration.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Final
+
+from dsampler._validate import (
+    DEFAULT_MAX_OPERATIONS,
+    check_bool,
+    check_max_operations,
+    check_per_second,
+    check_rate,
+    check_text,
+    show,
+)
+from dsampler.config._rule import Rule, check
+from dsampler.errors import ConfigError
+from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
+
+__all__ = ["DEFAULT_MAX_OPERATIONS", "DEFAULT_RATE", "FIELD_CHECKS", "OperationStrategy", "SamplingConfig"]
+
+DEFAULT_RATE: Final = 0.001
+
+
+@dataclass(frozen=True, slots=True)
+class OperationStrategy:
+    """Per-operation (span name) strategy, Jaeger's: a probabilistic ``rate`` plus a
+    guaranteed lower bound of traces per second (``None``: the config's default)."""
+
+    rate: float
+    lower_bound_per_second: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rate", check_rate(self.rate, "rate"))
+        if self.lower_bound_per_second is not None:
+            value = check_per_second(self.lower_bound_per_second, "lower_bound_per_second")
+            object.__setattr__(self, "lower_bound_per_second", value)
+
+
+class _Operations(Mapping[str, OperationStrategy]):
+    """A read-only, hashable copy of the operations. Replacing another field of a
+    configuration keeps this same object, which is how a snapshot build recognises
+    that the operations did not change (and skips re-validating 2,000 of them)."""
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, data: dict[str, OperationStrategy]) -> None:
+        self._data = data
+        self._hash: int | None = None
+
+    @classmethod
+    def validated(cls, value: object) -> _Operations:
+        if not isinstance(value, Mapping):
+            raise ConfigError(
+                "operations", f"expected a mapping of name to OperationStrategy, got {show(value)}"
+            )
+        data = dict(value)
+        for name, strategy in data.items():
+            check_text(name, "operations")
+            check(
+                isinstance(strategy, OperationStrategy),
+                f"operations[{name!r}]",
+                f"expected an OperationStrategy, got {show(strategy)}",
+            )
+        return cls(data)
+
+    def __getitem__(self, key: str) -> OperationStrategy:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._data.items()))
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self._data) == dict(other)
+
+    def __repr__(self) -> str:
+        return f"{{{', '.join(f'{k!r}: {v!r}' for k, v in self._data.items())}}}"
+
+
+@dataclass(frozen=True, slots=True)
+class SamplingConfig:
+    """One whole sampling configuration. Published snapshots carry a ``version`` that
+    only grows; a configuration that was never published has version 0.
+
+    Attributes:
+        rate: default sampling rate for root spans no rule or operation decides.
+        hash: decision rule (``fnv1a``, ``fnv1a-mix``, ``xxh3``, ``otel``, ``jaeger``,
+            ``jaeger-go``).
+        parent_based: children follow their parent's sampled flag (default True).
+        record_version: sampled root spans carry ``dsampler.config_version``.
+        max_operations: at most this many operations are tracked (default 2000);
+            others are decided at the default rate without a lower bound.
+        traces_per_second: optional global cap on sampled root spans per second.
+        default_lower_bound_per_second: guaranteed traces per second per operation,
+            Jaeger's ``defaultLowerBoundTracesPerSecond`` (default 0: off).
+        operations: per span name strategies.
+        rules: ordered rules; the first that matches decides.
+    """
+
+    rate: float = DEFAULT_RATE
+    hash: str = DEFAULT_SCHEME
+    parent_based: bool = True
+    record_version: bool = False
+    max_operations: int = DEFAULT_MAX_OPERATIONS
+    traces_per_second: float | None = None
+    default_lower_bound_per_second: float = 0.0
+    operations: Mapping[str, OperationStrategy] = field(default_factory=lambda: _Operations({}))
+    rules: tuple[Rule, ...] = ()
+    version: int = 0
+
+    def __post_init__(self) -> None:
+        for name, validator in FIELD_CHECKS.items():
+            value = getattr(self, name)
+            checked = validator(value)
+            if checked is not value:
+                object.__setattr__(self, name, checked)
+        self._check_together()
+
+    def _check_together(self) -> None:
+        if len(self.operations) > self.max_operations:
+            problem = (
+                f"expected at most max_operations ({self.max_operations}) entries, got {len(self.operations)}"
+            )
+            raise ConfigError("operations", problem)
+
+    def evolve(self, **changes: Any) -> SamplingConfig:
+        """This configuration with ``changes``, validating only the changed fields and
+        the checks that span fields: what ``dataclasses.replace`` does, at the cost of
+        the change rather than of the whole configuration (an update path runs it
+        thousands of times a second).
+
+        Raises:
+            ConfigError: a changed value is invalid, or an unknown field is named.
+        """
+        copy: SamplingConfig = object.__new__(SamplingConfig)
+        for name in _FIELD_NAMES:
+            object.__setattr__(copy, name, getattr(self, name))
+        for name, value in changes.items():
+            validator = FIELD_CHECKS.get(name)
+            if validator is None:
+                raise ConfigError(name, "unknown field of SamplingConfig")
+            object.__setattr__(copy, name, validator(value))
+        copy._check_together()
+        return copy
+
+    def stamped(self, version: int) -> SamplingConfig:
+        """This configuration as version ``version``, without validating it again (a
+        store stamps every configuration it publishes; it was validated when built)."""
+        return self.evolve(version=version)
+
+
+_FIELD_NAMES: Final = tuple(f.name for f in fields(SamplingConfig))
+
+
+def _hash(value: object) -> str:
+    return get_scheme(value, "hash").name
+
+
+def _cap(value: object) -> float | None:
+    return None if value is None else check_per_second(value, "traces_per_second")
+
+
+def _operations(value: object) -> _Operations:
+    return value if isinstance(value, _Operations) else _Operations.validated(value)
+
+
+def _rules(value: object) -> tuple[Rule, ...]:
+    if type(value) is tuple and all(type(r) is Rule for r in value):
+        return value
+    if not isinstance(value, (tuple, list)) or not all(isinstance(r, Rule) for r in value):
+        raise ConfigError("rules", f"expected a sequence of Rule, got {show(value)}")
+    return tuple(value)
+
+
+def _version(value: object) -> int:
+    if type(value) is not int or value < 0:
+        raise ConfigError("version", f"expected an integer >= 0, got {show(value)}")
+    return value
+
+
+#: Field -> its check, returning the value to store (the same object when unchanged).
+#: Plain ``if`` checks: building error text for checks that pass would cost more than
+#: the checks, and an update path publishes thousands of configurations a second.
+FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
+    "rate": check_rate,
+    "hash": _hash,
+    "parent_based": lambda v: check_bool(v, "parent_based"),
+    "record_version": lambda v: check_bool(v, "record_version"),
+    "max_operations": check_max_operations,
+    "traces_per_second": _cap,
+    "default_lower_bound_per_second": lambda v: check_per_second(v, "default_lower_bound_per_second"),
+    "operations": _operations,
+    "rules": _rules,
+    "version": _version,
+}

@@ -1,0 +1,95 @@
+"""The canonical file form of a configuration: ``parse_config(serialize(c)) == c``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dsampler.config._model import SamplingConfig
+from dsampler.config._rule import (
+    Action,
+    AttributeMatch,
+    Drop,
+    Pattern,
+    RateLimit,
+    Rollout,
+    Rule,
+    Sample,
+    Value,
+)
+
+__all__ = ["serialize"]
+
+
+def _dump_pattern(p: Pattern) -> object:
+    return p.value if p.kind == "exact" else {p.kind: p.value}
+
+
+def _dump_value(v: Value) -> object:
+    return _dump_pattern(v) if isinstance(v, Pattern) else v
+
+
+def _dump_attributes(matches: tuple[AttributeMatch, ...]) -> dict[str, list[object]]:
+    return {m.key: [_dump_value(v) for v in m.values] for m in matches}
+
+
+def _dump_seconds(seconds: float) -> str:
+    return f"{seconds!r}s"
+
+
+def _dump_action(action: Action) -> object:
+    match action:
+        case Drop():
+            return "drop"
+        case Sample(rate=rate):
+            return {"sample": rate}
+        case RateLimit(per_second=n):
+            return {"rate_limit": n}
+        case Rollout(steps=steps, start=start):
+            out: dict[str, object] = {}
+            if start is not None:
+                out["start"] = start.isoformat()
+            out["steps"] = [
+                {"at": s.at.isoformat(), "rate": s.rate}
+                if s.at is not None
+                else {"after": _dump_seconds(s.after_s or 0.0), "rate": s.rate}
+                for s in steps
+            ]
+            return {"rollout": out}
+    raise TypeError(f"not an action: {action!r}")  # pragma: no cover - Rule validates
+
+
+def _dump_rule(rule: Rule) -> dict[str, object]:
+    match: dict[str, object] = {}
+    if rule.match.span_name:
+        match["span_name"] = [_dump_pattern(p) for p in rule.match.span_name]
+    if rule.match.span_kind:
+        match["span_kind"] = list(rule.match.span_kind)
+    if rule.match.attributes:
+        match["attributes"] = _dump_attributes(rule.match.attributes)
+    if rule.match.resource:
+        match["resource"] = _dump_attributes(rule.match.resource)
+    out: dict[str, object] = {} if rule.name is None else {"name": rule.name}
+    out["match"] = match
+    out["action"] = _dump_action(rule.action)
+    return out
+
+
+def serialize(config: SamplingConfig) -> dict[str, Any]:
+    """The canonical file form of ``config`` (JSON- and YAML-safe); ``version`` is left
+    out because versions belong to the store that publishes a configuration."""
+    return {
+        "rate": config.rate,
+        "hash": config.hash,
+        "parent_based": config.parent_based,
+        "record_version": config.record_version,
+        "max_operations": config.max_operations,
+        "traces_per_second": config.traces_per_second,
+        "default_lower_bound_per_second": config.default_lower_bound_per_second,
+        "operations": {
+            name: {"rate": s.rate}
+            if s.lower_bound_per_second is None
+            else {"rate": s.rate, "lower_bound_per_second": s.lower_bound_per_second}
+            for name, s in config.operations.items()
+        },
+        "rules": [_dump_rule(r) for r in config.rules],
+    }

@@ -1,0 +1,124 @@
+"""Hash schemes: scheme name -> a 64-bit key of the trace ID and an exact integer bound.
+
+This table is the one list of schemes: the config's ``hash:`` values, the kernels'
+batch loops (by ``code``), the numpy twin and the docs all follow it. Every scheme
+decides ``sample iff key(hi, lo) < bound(rate)`` in exact integers. The rate is taken
+as its IEEE-754 double, and ``rate * 2**64`` is then exact (a power-of-two scaling), so
+each bound below is an exact function of the double:
+
+==========  ==========================  ===============================================
+scheme      key                         bound
+==========  ==========================  ===============================================
+fnv1a       FNV-1a 64 of the 16 bytes   ``floor(rate * 2**64)`` (canonical)
+fnv1a-mix   fmix64(FNV-1a 64)           ``floor(rate * 2**64)``
+xxh3        XXH3-64, seed 0             ``floor(rate * 2**64)``
+otel        low 64 bits                 ``round(rate * 2**64)``: OTel ``TraceIdRatioBased``
+jaeger      low 64 bits                 ``ceil(rate * 2**64)``: jaeger-client-python's
+                                        ``id < rate * 2**64`` compared as a float
+jaeger-go   low 63 bits                 ``trunc(rate * 2**63) + 1``: jaeger-client-go's
+                                        ``boundary >= id`` turned into ``<``
+==========  ==========================  ===============================================
+
+Rate 0 never samples under every scheme (bound 0). jaeger-client-go would still sample
+trace IDs whose low 63 bits are all zero at rate 0 (1 in 2**63); dsampler does not.
+Rate 1 gives a bound of at least ``2**63 + 1`` for which every key passes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Final
+
+from dsampler._validate import check_rate, show
+from dsampler.errors import ConfigError
+from dsampler.hashing import _reference as reference
+
+__all__ = ["DEFAULT_SCHEME", "SCHEMES", "HashScheme", "get_scheme", "rate_to_bound"]
+
+TWO64: Final = 18446744073709551616.0  # 2.0**64, a float so that rate * TWO64 stays exact
+TWO63: Final = 9223372036854775808.0
+
+KeyFn = Callable[[int, int], int]
+
+
+def _floor_bound(rate: float) -> int:
+    return int(rate * TWO64)
+
+
+def _round_bound(rate: float) -> int:
+    return round(rate * TWO64)
+
+
+def _ceil_bound(rate: float) -> int:
+    return math.ceil(rate * TWO64)
+
+
+def _go_bound(rate: float) -> int:
+    return int(rate * TWO63) + 1 if rate > 0.0 else 0
+
+
+class HashScheme:
+    """A named hash scheme.
+
+    ``key`` is the scalar entry used on the request path. For the schemes that hash
+    (``hashes``), :mod:`dsampler.hashing._loader` replaces it with the compiled kernel
+    once that is ready (one attribute assignment, so a concurrent reader sees the old or
+    the new function, both bit-identical). The other schemes only mask the low bits,
+    which plain Python does faster (40 ns) than a call into compiled code (110 ns).
+    ``code`` selects the scheme's loop in the batch kernels and the numpy twin.
+    """
+
+    __slots__ = ("_bound_of", "code", "compiled", "hashes", "key", "name", "reference")
+
+    def __init__(
+        self, name: str, key: KeyFn, bound_of: Callable[[float], int], *, code: int, hashes: bool
+    ) -> None:
+        self.name = name
+        self.reference: KeyFn = key
+        self.key: KeyFn = key
+        self.code = code
+        self.hashes = hashes
+        self.compiled = False
+        self._bound_of = bound_of
+
+    def bound(self, rate: float) -> int:
+        """Integer bound of a validated rate: sample iff ``key < bound``."""
+        return self._bound_of(rate) if rate > 0.0 else 0
+
+    def __repr__(self) -> str:
+        return f"HashScheme({self.name!r}, compiled={self.compiled})"
+
+
+#: Kernel codes (the loops of ``_kernels.batch_keys`` and ``_numpy_twin.keys``).
+FNV1A, FNV1A_MIX, XXH3, LOW64, LOW63 = range(5)
+
+SCHEMES: Final[dict[str, HashScheme]] = {
+    scheme.name: scheme
+    for scheme in (
+        HashScheme("fnv1a", reference.fnv1a64_key, _floor_bound, code=FNV1A, hashes=True),
+        HashScheme("fnv1a-mix", reference.fnv1a_mix_key, _floor_bound, code=FNV1A_MIX, hashes=True),
+        HashScheme("xxh3", reference.xxh3_key, _floor_bound, code=XXH3, hashes=True),
+        HashScheme("otel", reference.low64_key, _round_bound, code=LOW64, hashes=False),
+        HashScheme("jaeger", reference.low64_key, _ceil_bound, code=LOW64, hashes=False),
+        HashScheme("jaeger-go", reference.jaeger_go_key, _go_bound, code=LOW63, hashes=False),
+    )
+}
+DEFAULT_SCHEME: Final = "fnv1a"
+
+
+def get_scheme(name: object, field: str = "hash") -> HashScheme:
+    """Look a scheme up by name, or raise :class:`ConfigError` listing the known ones."""
+    scheme = SCHEMES.get(name) if isinstance(name, str) else None
+    if scheme is None:
+        raise ConfigError(field, f"expected one of {', '.join(SCHEMES)}, got {show(name)}")
+    return scheme
+
+
+def rate_to_bound(rate: float) -> int:
+    """Canonical bound ``floor(rate * 2**64)``: 0 never samples, ``2**64`` always does.
+
+    Raises:
+        ConfigError: ``rate`` is not a number in [0, 1].
+    """
+    return _floor_bound(check_rate(rate))
