@@ -57,11 +57,12 @@ class Poller:
         )
         self._thread.start()
 
-    def stop(self) -> None:
-        """Stop polling and wait for the thread (idempotent)."""
+    def stop(self, *, wait: bool = True) -> None:
+        """Stop polling and wait for the thread (idempotent); ``wait=False`` only tells
+        it to stop (for a caller holding a lock that a poll in flight may need)."""
         self._stop.set()
         thread, self._thread = self._thread, None
-        if thread is not None and thread is not threading.current_thread():
+        if wait and thread is not None and thread is not threading.current_thread():
             thread.join(timeout=5.0)
 
     def _reset_after_fork(self) -> None:

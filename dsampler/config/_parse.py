@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, Final, TypeVar
 
 from dsampler._validate import check_per_second, check_rate, check_text, show, typed
+from dsampler.config._adaptive import parse_adaptive
 from dsampler.config._model import FIELD_CHECKS, OperationStrategy, SamplingConfig
 from dsampler.config._rule import (
     KINDS,
@@ -300,9 +301,14 @@ def _model_check(name: str) -> Callable[[object, str], Any]:
 #: File key -> parser of its value. The keys are SamplingConfig's fields; scalars are
 #: checked by the model itself, operations and rules parsed from their file form.
 FIELDS: Final[dict[str, Callable[[object, str], Any]]] = {
-    **{name: _model_check(name) for name in FIELD_CHECKS if name not in ("operations", "rules", "version")},
+    **{
+        name: _model_check(name)
+        for name in FIELD_CHECKS
+        if name not in ("operations", "rules", "adaptive", "version")
+    },
     "operations": _operations,
     "rules": _rules,
+    "adaptive": parse_adaptive,
 }
 
 

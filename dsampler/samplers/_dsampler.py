@@ -39,6 +39,8 @@ from dsampler.samplers._snapshot import Snapshot, build_snapshot
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
 
+    from dsampler.adaptive._controller import AdaptiveController
+
 __all__ = ["DSampler"]
 
 
@@ -80,11 +82,14 @@ class DSampler(FaultCountingSampler):
             base = parse_config(settings, base=base)
         self._resource = _resource_attributes(resource)
         self._state = RuntimeState(clock)
+        self._controller: AdaptiveController | None = None
         self._store: ConfigStore[Snapshot] = ConfigStore(self._compile, base, history=history)
         self._follower = Follower()
         self._fault_log = FaultLog("DSampler")
         self._watcher: FileWatcher | None = None
         LOADER.ensure_started()
+        if self._controller is not None:
+            self._controller.start()
 
     @classmethod
     def from_file(
@@ -121,12 +126,32 @@ class DSampler(FaultCountingSampler):
 
     def _compile(self, config: SamplingConfig) -> Snapshot:
         previous = self._store.current if hasattr(self, "_store") else None  # None while constructing
+        if config.adaptive is not None or self._controller is not None:
+            config = self._follow_controller(config, started=previous is not None)
         return build_snapshot(config, self._state, self._resource, previous)
+
+    def _follow_controller(self, config: SamplingConfig, *, started: bool) -> SamplingConfig:
+        """The adaptive controller (dsampler.adaptive) owns the default rate: whatever
+        source published ``config``, its rate is the controller's."""
+        from dsampler.adaptive._controller import follow
+
+        controller = self._controller = follow(self, self._controller, config.adaptive, self._state.clock)
+        self._state.meter = None if controller is None else controller.meter
+        if controller is None:
+            return config
+        if started:
+            controller.start()
+        return config if config.rate == controller.rate else config.evolve(rate=controller.rate)
 
     @property
     def config(self) -> SamplingConfig:
         """The configuration in force, with its ``version``."""
         return self._store.current.config
+
+    @property
+    def controller(self) -> AdaptiveController | None:
+        """The adaptive controller of the ``adaptive:`` section (None without one)."""
+        return self._controller
 
     @property
     def history(self) -> tuple[SamplingConfig, ...]:
@@ -160,9 +185,12 @@ class DSampler(FaultCountingSampler):
         return self._store.rollback(version).config
 
     def close(self) -> None:
-        """Stop watching the file (idempotent). Decisions keep working."""
+        """Stop watching the file and the adaptive controller's thread (idempotent).
+        Decisions keep working, at the rate last in force."""
         if self._watcher is not None:
             self._watcher.stop()
+        if self._controller is not None:
+            self._controller.stop()
 
     def should_sample(
         self,
@@ -192,7 +220,12 @@ class DSampler(FaultCountingSampler):
             if not plan.simple:
                 return plan.decide_root(trace_id, name, kind, attributes, ts)
             d = plan.default  # inline: a plan of one rate costs what a RatioSampler does
-            if d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) >= d.bound:
+            offered = plan.offered
+            if offered is not None:  # the adaptive controller counts: one add, no lock
+                next(offered)
+            if d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) >= d.bound or (
+                offered is not None and plan.backstop is not None and not plan.backstop.try_acquire()
+            ):  # not sampled by the rate, or refused by the controller's hard cap
                 return DROPPED if ts is None else Results.drop(ts)
             return d.results.sampled if not attributes and ts is None else d.results.sample(attributes, ts)
         except Exception:

@@ -17,12 +17,15 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Hashable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsampler import _fork
 from dsampler.clock import Clock
 from dsampler.config._rule import Rollout
 from dsampler.samplers._bucket import TokenBucket
+
+if TYPE_CHECKING:
+    from dsampler.adaptive._meter import Meter
 
 __all__ = ["RuntimeState"]
 
@@ -45,6 +48,7 @@ class RuntimeState:
         self._new_buckets: dict[Hashable, TokenBucket] = {}
         self._new_rates: list[tuple[TokenBucket, float]] = []
         self._new_anchors: dict[Rollout, float] = {}
+        self.meter: Meter | None = None  # the adaptive controller's (hook: dsampler.adaptive)
         _fork.register(self)
 
     def bucket(self, key: Hashable, per_second: float) -> TokenBucket:

@@ -49,11 +49,13 @@ class Snapshot:
         "_scheme",
         "_state",
         "_tracked",
+        "backstop",
         "cap",
         "config",
         "default",
         "keep",
         "lower_bound",
+        "offered",
         "operations",
         "parent_based",
         "rules",
@@ -124,6 +126,11 @@ class Snapshot:
                 in_use.add(("cap",))
             self.keep = (in_use, self._rollouts)
         self.simple = not self.rules and not self.operations and self.cap is None and self.lower_bound == 0
+        # The adaptive controller's hook: its count of root decisions made by the default
+        # rate (one add, no lock) and its hard cap on what they sample.
+        meter = state.meter
+        self.offered = None if meter is None else meter.offered
+        self.backstop = None if meter is None else meter.backstop
 
     def _compile_rules(self, resource: Mapping[str, Any]) -> list[tuple[Predicate, Decider]]:
         compiled = []
@@ -210,7 +217,13 @@ class Snapshot:
         trace_state: TraceState | None,
     ) -> SamplingResult:
         """Decide a span without a parent to follow; the global cap has the last word."""
-        result = self.route(name, kind, attributes).decide(trace_id, attributes, trace_state)
+        route = self.route(name, kind, attributes)
+        result = route.decide(trace_id, attributes, trace_state)
+        if self.offered is not None and (route is self.default or self._tracked.get(name) is route):
+            next(self.offered)  # decided at the controller's rate
+            backstop = self.backstop
+            if result.decision is RECORD_AND_SAMPLE and backstop is not None and not backstop.try_acquire():
+                return Results.drop(trace_state)
         if self.cap is not None and result.decision is RECORD_AND_SAMPLE and not self.cap.try_acquire():
             return Results.drop(trace_state)
         return result
