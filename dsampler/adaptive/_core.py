@@ -134,13 +134,19 @@ class ControllerCore:
         return self._publish(now, reason)
 
     def _observe(self, now: float, latencies: Iterable[float], errors: int) -> bool:
-        target, sketch = self.settings.p99_target_s, self._sketch
+        self._errors += errors
         if not isinstance(latencies, (list, tuple)):
             latencies = list(latencies)
+        if not latencies:
+            return False
+        target, sketch = self.settings.p99_target_s, self._sketch
         before = sketch.count
         sketch.add_all(latencies)
-        self._errors += errors
-        return self.tail.update(now, sketch.count - before, sum(1 for x in latencies if x > target))
+        exceeded = 0
+        for latency in latencies:
+            if latency > target:
+                exceeded += 1
+        return self.tail.update(now, sketch.count - before, exceeded)
 
     def _close(self, now: float, reason: str | None) -> str:
         dt, offered = now - self._window_start, self._offered

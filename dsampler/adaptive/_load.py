@@ -56,23 +56,26 @@ class LoadEstimator:
         evidence: arrivals the estimate rests on.
     """
 
-    __slots__ = ("_counts", "_n", "_seconds", "_t", "evidence", "qps")
+    __slots__ = ("_cum_n", "_cum_t", "_n", "_t", "evidence", "qps")
 
     def __init__(self) -> None:
         self.qps: float | None = None
         self.evidence = 0
-        self._counts: list[int] = []  # the regime's last ticks, newest last
-        self._seconds: list[float] = []
+        # Running totals at the end of each of the last ticks (oldest first): the sum of
+        # the last h ticks is a difference of two entries.
+        self._cum_n: list[int] = [0]
+        self._cum_t: list[float] = [0.0]
         self._n = 0  # the regime's arrivals and seconds
         self._t = 0.0
 
     def update(self, n: int, dt: float) -> str | None:
         """Count one tick of ``n`` arrivals over ``dt`` seconds (> 0); returns ``"load"``
         when a new regime started, ``"refine"`` when a young one was re-read."""
-        self._counts.append(n)
-        self._seconds.append(dt)
-        if len(self._counts) > HORIZONS[-1]:
-            del self._counts[0], self._seconds[0]
+        cum_n, cum_t = self._cum_n, self._cum_t
+        cum_n.append(cum_n[-1] + n)
+        cum_t.append(cum_t[-1] + dt)
+        if len(cum_n) > HORIZONS[-1] + 1:
+            del cum_n[0], cum_t[0]
         self._n += n
         self._t += dt
         if self.qps is None:
@@ -89,11 +92,12 @@ class LoadEstimator:
 
     def _changed(self) -> int:
         """Ticks to keep for a new regime, 0 when the load holds."""
-        qps, counts, seconds = self.qps or 0.0, self._counts, self._seconds
+        qps, cum_n, cum_t = self.qps or 0.0, self._cum_n, self._cum_t
+        last = len(cum_n) - 1
         for horizon in HORIZONS:
-            if horizon > len(counts):
+            if horizon > last:
                 break
-            n, expected = sum(counts[-horizon:]), qps * sum(seconds[-horizon:])
+            n, expected = cum_n[last] - cum_n[last - horizon], qps * (cum_t[last] - cum_t[last - horizon])
             gap = n - expected
             # Cheap screen first: the likelihood z exceeds the Pearson z by at most sqrt(2).
             screened = gap * gap > _SCREEN * expected and abs(gap) > CHANGE_RELATIVE * max(expected, 1.0)
@@ -102,8 +106,11 @@ class LoadEstimator:
         return 0
 
     def _restart(self, ticks: int) -> None:
-        self._counts, self._seconds = self._counts[-ticks:], self._seconds[-ticks:]
-        self._n, self._t = sum(self._counts), sum(self._seconds)
+        """A new regime made of the last ``ticks`` ticks."""
+        base_n, base_t = self._cum_n[-1 - ticks], self._cum_t[-1 - ticks]
+        self._cum_n = [c - base_n for c in self._cum_n[-1 - ticks :]]
+        self._cum_t = [c - base_t for c in self._cum_t[-1 - ticks :]]
+        self._n, self._t = self._cum_n[-1], self._cum_t[-1]
         self.qps, self.evidence = self._n / self._t, self._n
 
     def window(self, n: int, dt: float) -> bool:

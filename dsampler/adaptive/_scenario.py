@@ -90,7 +90,7 @@ class Scenario:
     latency_median_s: float = 0.04
     latency_sigma: float = 0.5
     observe: str = "sampled"
-    adaptive: Mapping[str, Any] = field(default_factory=dict)
+    adaptive: Mapping[str, Any] = field(default_factory=dict, hash=False)
     description: str = ""
 
     def __post_init__(self) -> None:

@@ -1,8 +1,8 @@
 """Run the controller on a synthetic workload, one tick at a time, deterministically.
 
 Arrivals are Poisson per tick (drawn up front from the scenario's offered load); the
-traces the rate samples are binomial; the hard cap is the controller's own
-:class:`~dsampler.samplers._bucket.TokenBucket` on a manual clock; root-span latencies
+traces the rate samples are binomial, each checked by the hard cap at its own instant
+within the tick (:class:`HardCap`, the token bucket's law); root-span latencies
 are lognormal (the baseline times the phase's factor) and errors binomial. Everything
 is drawn from one ``numpy`` generator seeded with ``seed``, so a run is a function of
 (scenario, seed, settings). The controller is the real :class:`ControllerCore`, stepped
@@ -12,20 +12,18 @@ with each tick's counts: an hour of traffic runs in about a second, at any load.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dsampler.adaptive._core import Change, ControllerCore
 from dsampler.adaptive._scenario import Scenario
-from dsampler.clock import ManualClock
 from dsampler.config._adaptive import AdaptiveSettings, parse_adaptive
-from dsampler.samplers._bucket import TokenBucket
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["Run", "scenario_settings", "simulate"]
+__all__ = ["HardCap", "Run", "scenario_settings", "simulate"]
 
 _POOL = 1 << 16
 
@@ -52,8 +50,8 @@ class Run:
     window_s: npt.NDArray[np.float64]
     episode: npt.NDArray[np.bool_]
     multiplier: npt.NDArray[np.float64]
-    changes: list[Change] = field(default_factory=list)
-    core: ControllerCore | None = None
+    changes: list[Change]
+    core: ControllerCore
 
     @property
     def tick_s(self) -> float:
@@ -95,33 +93,53 @@ def _offered_load(scenario: Scenario, mids: npt.NDArray[np.float64]) -> npt.NDAr
 
 
 class _Draws:
-    """Standard normal deviates in blocks (one numpy call per 65,536 latencies)."""
+    """Deviates in blocks (one numpy call per 65,536): standard normal or uniform."""
 
-    def __init__(self, rng: Any) -> None:
-        self._rng = rng
+    def __init__(self, draw: Any) -> None:
+        self._draw = draw
         self._pool: list[float] = []
         self._at = 0
 
     def take(self, n: int) -> list[float]:
         if self._at + n > len(self._pool):
-            self._pool = self._rng.standard_normal(max(_POOL, n)).tolist()
+            self._pool = self._draw(max(_POOL, n)).tolist()
             self._at = 0
         out = self._pool[self._at : self._at + n]
         self._at += n
         return out
 
 
-def _admit(bucket: TokenBucket | None, clock: ManualClock, rng: Any, end: float, tick: float, k: int) -> int:
+class HardCap:
+    """The hard cap's token bucket, as arithmetic on one float: the law of
+    :class:`~dsampler.samplers._bucket.TokenBucket` (balance grows at ``rate`` up to
+    ``capacity``, starts full, an arrival is admitted iff a whole credit is there),
+    20 times cheaper per arrival; a unit test checks that both admit the same arrivals."""
+
+    __slots__ = ("balance", "capacity", "last", "rate")
+
+    def __init__(self, rate: float, capacity: float) -> None:
+        self.rate, self.capacity, self.balance, self.last = rate, capacity, capacity, 0.0
+
+    def admit(self, times: list[float]) -> int:
+        """How many of the arrivals at ``times`` (increasing) are admitted."""
+        balance, last, rate, capacity, admitted = self.balance, self.last, self.rate, self.capacity, 0
+        for t in times:
+            balance = min(capacity, balance + (t - last) * rate)
+            last = t
+            if balance >= 1.0:
+                balance -= 1.0
+                admitted += 1
+        self.balance, self.last = balance, last
+        return admitted
+
+
+def _admit(cap: HardCap | None, uniform: _Draws, end: float, tick: float, k: int) -> int:
     """What the hard cap admits of ``k`` sampled traces arriving uniformly in the tick
     (Poisson arrivals, given their number), each checked at its own instant."""
-    if bucket is None or k == 0:
+    if cap is None or k == 0:
         return k
-    admitted = 0
-    for offset in sorted(rng.random(k).tolist()):
-        clock.now = end - tick * (1.0 - offset)
-        admitted += bucket.try_acquire()
-    clock.now = end
-    return admitted
+    start = end - tick
+    return cap.admit([start + tick * u for u in sorted(uniform.take(k))])
 
 
 def _per_tick(scenario: Scenario, mids: npt.NDArray[np.float64]) -> tuple[list[float], list[float]]:
@@ -146,18 +164,18 @@ def simulate(scenario: Scenario, seed: int = 0, *, settings: AdaptiveSettings | 
     qps = _offered_load(scenario, t - tick / 2)
     offered = rng.poisson(qps * tick).tolist()
     factors, error_ratios = _per_tick(scenario, t - tick / 2)
-    clock = ManualClock(start=0.0)
     core = ControllerCore(settings, 0.0)
-    cap = settings.hard_cap_per_second
-    bucket = None if cap is None else TokenBucket(cap, max(1.0, cap * settings.hard_cap_burst_s), clock=clock)
-    draws, changes = _Draws(rng), []
+    rate_cap = settings.hard_cap_per_second
+    cap = None if rate_cap is None else HardCap(rate_cap, max(1.0, rate_cap * settings.hard_cap_burst_s))
+    draws, uniform, changes = _Draws(rng.standard_normal), _Draws(rng.random), []
     median, sigma, every = scenario.latency_median_s, scenario.latency_sigma, scenario.observe == "all"
     binomial, exp, step = rng.binomial, math.exp, core.step
-    rows: list[tuple[float, int, int, float, bool, float]] = []
+    law, tail, health = core.law, core.tail, core.health
+    rows: list[tuple[float, int, int, float, bool, bool]] = []
     for i, now in enumerate(t.tolist()):
         p, arrivals = core.rate, offered[i]
         k = arrivals if p >= 1.0 else int(binomial(arrivals, p))
-        a = _admit(bucket, clock, rng, now, tick, k)
+        a = _admit(cap, uniform, now, tick, k)
         seen = arrivals if every else a
         scale = median * factors[i]
         latencies = [scale * exp(sigma * z) for z in draws.take(seen)]
@@ -165,10 +183,12 @@ def simulate(scenario: Scenario, seed: int = 0, *, settings: AdaptiveSettings | 
         change = step(now, arrivals, latencies, errors)
         if change is not None:
             changes.append(change)
-        rows.append((p, k, a, core.window_s, core.tail.active, core.multiplier))
-    rate, sampled, admitted, window, episode, multiplier = (
-        np.array(column) for column in zip(*rows, strict=True)
-    )
+        rows.append((p, k, a, law.length_s, tail.active, health.errors_high))
+    rate, sampled, admitted, window, episode, errors_high = (np.array(c) for c in zip(*rows, strict=True))
+    multiplier = np.ones(n)
+    if settings.health is not None:  # Health.multiplier, for every tick at once
+        multiplier = np.where(errors_high, settings.health.error_multiplier, 1.0)
+        multiplier = multiplier * np.where(episode, settings.health.latency_multiplier, 1.0)
     return Run(
         scenario,
         seed,
