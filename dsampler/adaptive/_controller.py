@@ -254,6 +254,8 @@ class AdaptiveController:
             "changes": core.changes,
             "load_changes": core.regimes,
             "offered": self.meter.total,
+            "observed": core.observed,
+            "errors": core.errors,
             "rejected_observations": self.rejected,
         }
 

@@ -79,6 +79,7 @@ class ControllerCore:
         self.history = History()
         self.changes = 0
         self.regimes = 0  # load changes detected (the first count included)
+        self.observed = self.errors = 0  # root spans observed, and of them errors, in all
         self._last = self._window_start = now
         self._pending = 0  # arrivals of steps at which the clock did not move
         self._offered = 0  # arrivals in the window
@@ -135,8 +136,10 @@ class ControllerCore:
 
     def _observe(self, now: float, latencies: Iterable[float], errors: int) -> bool:
         self._errors += errors
+        self.errors += errors
         if not isinstance(latencies, (list, tuple)):
             latencies = list(latencies)
+        self.observed += len(latencies)
         if not latencies:
             return False
         target, sketch = self.settings.p99_target_s, self._sketch
