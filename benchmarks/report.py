@@ -45,6 +45,7 @@ MAX_FACADE_OVER_RATIO = 1.15  # DSampler (no rules) <= RatioSampler + 15%
 MAX_SPAN_RATIO = 1.0  # span start+end with DSampler no slower than with OTel's samplers
 MAX_THROUGHPUT_DROP = 0.01  # 1,000 swaps/s while 4 threads decide
 MAX_VISIBLE_P99_US = 1000.0
+MAX_ADAPTIVE_OVERHEAD = 1.10  # issue 10: the controller on costs at most +10% per decision
 NOISY_ROUNDS = 0.10  # per-round throughputs spread wider than this around their median
 
 
@@ -333,9 +334,30 @@ def _latency_table(infos: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _adaptive_table(data: dict[str, Any]) -> list[str]:
+    cases = _group(data, "adaptive")
+    if not cases:
+        return []
+    lines = [
+        "### DSampler with the adaptive controller on and off (benchmarks/test_adaptive.py)",
+        "",
+        "| case | controller on | off | on / off | issue 10 figure: <= +10% per decision |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for case, impls in cases.items():
+        on, off = impls["on"], impls["off"]
+        per = 1000 if case.startswith("1,000") else 1
+        figure = "" if case == "root sampled" else _verdict(_median_ratio(on, off) <= MAX_ADAPTIVE_OVERHEAD)
+        on_ns, off_ns = (b["stats"]["median"] * 1e9 / per for b in (on, off))
+        label = case + (" (per decision)" if per > 1 else "")
+        lines.append(_row(label, f"{on_ns:.0f} ns", f"{off_ns:.0f} ns", _ratio(on, off), figure))
+    return lines
+
+
 def render_dsampler(data: dict[str, Any]) -> str:
     """DSampler's tables; empty when the run had none of its benchmarks."""
     sections = [_facade_table(data), _rules_table(data), _sdk_table(data), _publish_table(data)]
+    sections.append(_adaptive_table(data))
     hot = [b["extra_info"] for b in data["benchmarks"] if b["extra_info"].get("case") == "throughput"]
     sections += [_hot_update_table(info) for info in hot]
     latency = [b["extra_info"] for b in data["benchmarks"] if "p99_us" in b["extra_info"]]

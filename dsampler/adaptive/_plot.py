@@ -48,7 +48,8 @@ def plot(run: Run, path: str | os.PathLike[str]) -> None:
     load, sampled, rate, window = axes
     load.plot(seconds, offered, lw=0.8, color="tab:gray")
     load.set_ylabel("offered / s")
-    load.set_yscale("log")
+    if offered.max() > 5 * max(1, offered.min()):
+        load.set_yscale("log")
     sampled.plot(seconds, analysis.bins(run), lw=0.7, color="tab:blue", label="sampled (1 s bins)")
     sampled.plot(seconds, expected, lw=1.0, color="tab:orange", label="expected: load x rate")
     sampled.axhline(run.target, color="black", lw=0.8, ls="--", label=f"target {run.target:g}/s")

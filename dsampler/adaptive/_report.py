@@ -6,6 +6,7 @@ import itertools
 from dataclasses import dataclass
 
 from dsampler.adaptive import _analysis as analysis
+from dsampler.adaptive._scenario import Phase
 from dsampler.adaptive._simulation import Run
 
 __all__ = ["Edge", "edges", "render"]
@@ -16,10 +17,18 @@ class Edge:
     """A phase boundary and how the controller took it."""
 
     at: float
-    before: float
-    after: float
+    before: Phase
+    after: Phase
     settle_s: float  # back within +-10% of T*
     max_bin: int  # largest realized 1-second bin from the edge to the next one
+
+    def describe(self) -> str:
+        """``1000 -> 10000 rps``, ``latency x1 -> x3``, or both."""
+        was, now = self.before.qps_at(self.before.duration_s), self.after.qps
+        parts = [f"{was:g} -> {now:g} rps"] if was != now else []
+        if self.before.latency_factor != self.after.latency_factor:
+            parts.append(f"latency x{self.before.latency_factor:g} -> x{self.after.latency_factor:g}")
+        return ", ".join(parts) or "same load"
 
 
 def edges(run: Run) -> list[Edge]:
@@ -30,15 +39,8 @@ def edges(run: Run) -> list[Edge]:
         after, _ = run.scenario.phase_at(at + run.tick_s / 2)
         first, last = int(at), max(int(at) + 1, int(until))
         bins = analysis.bins(run)[first:last]
-        out.append(
-            Edge(
-                at,
-                before.qps_at(before.duration_s),
-                after.qps,
-                analysis.settle_time(run, at, until),
-                int(bins.max()) if bins.size else 0,
-            )
-        )
+        settle = analysis.settle_time(run, at, until)
+        out.append(Edge(at, before, after, settle, int(bins.max()) if bins.size else 0))
     return out
 
 
@@ -82,7 +84,7 @@ def render(run: Run) -> str:
     ]
     for e in edges(run):
         lines.append(
-            f"at {e.at:g} s, {e.before:g} -> {e.after:g} rps: within +-10% of target after "
+            f"at {e.at:g} s, {e.describe()}: within +-10% of target after "
             f"{e.settle_s:.1f} s, largest 1 s bin {e.max_bin} ({e.max_bin / run.target:.2f} T)"
         )
     bins = analysis.bins(run)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -100,3 +101,22 @@ def test_the_installed_command_runs_a_scenario() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "latency episodes 1" in proc.stdout
+
+
+def test_docs_show_every_built_in_scenarios_plot_and_valid_config(tmp_path: Path) -> None:
+    """docs/adaptive.md shows the committed PNG of each built-in scenario, and its YAML
+    configuration passes dsampler check."""
+    from dsampler.adaptive import BUILTIN_SCENARIOS
+
+    doc = (REPO / "docs" / "adaptive.md").read_text(encoding="utf-8")
+    for name in BUILTIN_SCENARIOS:
+        assert f"(img/adaptive-{name}.png)" in doc
+        assert (REPO / "docs" / "img" / f"adaptive-{name}.png").read_bytes().startswith(PNG)
+    blocks = re.findall(r"```yaml\n(.*?)```", doc, flags=re.S)
+    assert blocks
+    paths = []
+    for i, block in enumerate(blocks):
+        path = tmp_path / f"adaptive-{i}.yaml"
+        path.write_text(block, encoding="utf-8")
+        paths.append(str(path))
+    assert main(["check", *paths]) == 0
