@@ -33,7 +33,7 @@ from dsampler.config._rule import (
 )
 from dsampler.errors import ConfigError
 
-__all__ = ["FIELDS", "parse_config", "parse_duration", "parse_fields"]
+__all__ = ["FIELDS", "parse_config", "parse_duration", "parse_fields", "render_path"]
 
 T = TypeVar("T")
 
@@ -86,6 +86,20 @@ def _key(path: str, key: str) -> str:
     if _PLAIN_KEY.fullmatch(key):
         return _join(path, key)
     return f"{path}[{show(key, 40)}]"
+
+
+def render_path(parts: tuple[str | int, ...]) -> str:
+    """The field path this parser reports for a document location given as keys and
+    indices: ``("rules", 0, "action")`` -> ``rules[0].action``."""
+    path = ""
+    for i, part in enumerate(parts):
+        if isinstance(part, int):
+            path = f"{path}[{part}]"
+        elif i == 1 and parts[0] == "operations":
+            path = f"{path}[{show(part, 40)}]"
+        else:
+            path = _key(path, str(part))
+    return path
 
 
 def _mapping(value: object, path: str) -> Mapping[str, Any]:
@@ -229,11 +243,20 @@ def _rollout(value: object, path: str) -> Rollout:
     return _build(path, Rollout, tuple(steps), start)
 
 
+_ACTION_EXAMPLES: Final = {"sample": "0.5", "rate_limit": "10", "rollout": "{steps: [...]}"}
+
+
 def _action(value: object, path: str) -> Action:
     if isinstance(value, str) and value == "drop":
         return Drop()
+    if isinstance(value, str) and value in _ACTION_EXAMPLES:  # the mapping form, without its value
+        raise ConfigError(path, f"{value} needs a value: write {{{value}: {_ACTION_EXAMPLES[value]}}}")
     if isinstance(value, str):
-        raise ConfigError(path, f"expected drop, or one of sample, rate_limit, rollout; got {show(value)}")
+        raise ConfigError(
+            path,
+            "expected drop, or a mapping {sample: RATE}, {rate_limit: N} or {rollout: ...}; "
+            f"got {show(value)}",
+        )
     kind, arg = _one_key(_mapping(value, path), ("sample", "rate_limit", "rollout"), path)
     if kind == "sample":
         return Sample(check_rate(arg, f"{path}.sample"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ from opentelemetry.util.types import Attributes
 from dsampler import _fork
 from dsampler._validate import typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config._files import read_config_file
+from dsampler.config._files import parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.config._parse import parse_config, parse_fields
 from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
 
 __all__ = ["DSampler"]
+
+_log = logging.getLogger("dsampler.config")
 
 
 class DSampler(FaultCountingSampler):
@@ -95,6 +98,7 @@ class DSampler(FaultCountingSampler):
         *,
         poll_interval_s: float = 1.0,
         watch: bool = True,
+        strict: bool = True,
         resource: Resource | Mapping[str, Any] | None = None,
         clock: Clock = SYSTEM_CLOCK,
         history: int = DEFAULT_HISTORY,
@@ -102,24 +106,58 @@ class DSampler(FaultCountingSampler):
     ) -> DSampler:
         """A DSampler configured from a YAML or JSON file, reloaded when it changes.
 
-        The file must be valid at start (else :class:`~dsampler.ConfigError`); later an
-        unreadable or invalid file keeps the running configuration and is logged once
-        per distinct problem. ``**settings`` override the file, at start and after every
-        reload. ``watch=False`` reads it once.
+        ``**settings`` override the file, at start and after every reload. A file that
+        becomes unreadable or invalid later keeps the running configuration and is
+        logged once per distinct problem. ``watch=False`` reads it once.
+
+        Args:
+            strict: a file that is missing or invalid at start raises (default); with
+                ``strict=False`` it is logged, the defaults (with ``settings``) serve,
+                and the file is applied as soon as it is valid.
+
+        Raises:
+            ConfigError: the file is unusable at start (with ``strict``), or a setting
+                is invalid.
         """
-        config, data = read_config_file(path)
         overrides = parse_fields(settings) if settings else {}
-        sampler = cls(config.evolve(**overrides), resource=resource, clock=clock, history=history)
-        if watch:
-            store = sampler._store
-            sampler._watcher = FileWatcher(
-                path,
-                lambda new: store.publish(new.evolve(**overrides)),
-                interval_s=poll_interval_s,
-                applied=data,
+        data: bytes | None = None
+        try:
+            data = read_bytes(path)
+            config = parse_config_bytes(data, os.fspath(path)).evolve(**overrides)
+        except ConfigError as exc:
+            if strict or not watch:
+                raise
+            _log.warning(
+                "dsampler: %s is not usable yet (%s); the defaults serve until it is valid", path, exc
             )
-            sampler._watcher.start()
+            sampler = cls(
+                SamplingConfig().evolve(**overrides), resource=resource, clock=clock, history=history
+            )
+            sampler._watch(path, overrides, poll_interval_s, applied=None, rejected=data)
+            return sampler
+        sampler = cls(config, resource=resource, clock=clock, history=history)
+        if watch:
+            sampler._watch(path, overrides, poll_interval_s, applied=data, rejected=None)
         return sampler
+
+    def _watch(
+        self,
+        path: str | os.PathLike[str],
+        overrides: Mapping[str, Any],
+        interval_s: float,
+        *,
+        applied: bytes | None,
+        rejected: bytes | None,
+    ) -> None:
+        store = self._store
+        self._watcher = FileWatcher(
+            path,
+            lambda new: store.publish(new.evolve(**overrides)),
+            interval_s=interval_s,
+            applied=applied,
+            rejected=rejected,
+        )
+        self._watcher.start()
 
     def _compile(self, config: SamplingConfig) -> Snapshot:
         previous = self._store.current if hasattr(self, "_store") else None  # None while constructing
