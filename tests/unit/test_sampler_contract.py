@@ -113,9 +113,9 @@ def test_follows_the_parent_when_parent_based(name: str) -> None:
     child of an unsampled one, whatever its own rate; the others decide children by
     their own rule (some children of unsampled parents kept, some of sampled dropped)."""
     factory, follows = SAMPLERS[name]
-    sampler = factory()
-    of_sampled = [sampler.should_sample(parent(True), TID + 7919 * i, "op").decision for i in range(200)]
-    of_unsampled = [sampler.should_sample(parent(False), TID + 7919 * i, "op").decision for i in range(200)]
+    first, second = factory(), factory()  # a fresh one each: a rate limiter's credits are spent
+    of_sampled = [first.should_sample(parent(True), TID + 7919 * i, "op").decision for i in range(200)]
+    of_unsampled = [second.should_sample(parent(False), TID + 7919 * i, "op").decision for i in range(200)]
     if follows:
         assert set(of_sampled) == {Decision.RECORD_AND_SAMPLE}
         assert set(of_unsampled) == {Decision.DROP}
