@@ -75,34 +75,9 @@ __all__ = [
     "sampler_from_config",
 ]
 
-if typing.TYPE_CHECKING:
+if typing.TYPE_CHECKING:  # the constants type-check as Any through __getattr__
     from dsampler.jaeger._adaptive import AdaptiveSampler
     from dsampler.jaeger._config import sampler_from_config
-    from dsampler.jaeger._constants import (
-        DEFAULT_LOWER_BOUND,
-        DEFAULT_LOWER_BOUND_STR,
-        DEFAULT_MAX_OPERATIONS,
-        DEFAULT_SAMPLING_INTERVAL,
-        DEFAULT_SAMPLING_PROBABILITY,
-        DEFAULT_SAMPLING_PROBABILITY_STR,
-        MAX_TRACES_PER_SECOND_STR,
-        OPERATION_SAMPLING_STR,
-        OPERATION_STR,
-        PROBABILISTIC_SAMPLING_STR,
-        PROBABILISTIC_SAMPLING_STRATEGY,
-        RATE_LIMITING_SAMPLING_STR,
-        RATE_LIMITING_SAMPLING_STRATEGY,
-        SAMPLER_PARAM_TAG_KEY,
-        SAMPLER_TYPE_CONST,
-        SAMPLER_TYPE_LOWER_BOUND,
-        SAMPLER_TYPE_PROBABILISTIC,
-        SAMPLER_TYPE_RATE_LIMITING,
-        SAMPLER_TYPE_TAG_KEY,
-        SAMPLING_RATE_STR,
-        STRATEGIES_STR,
-        STRATEGY_TYPE_STR,
-        default_logger,
-    )
     from dsampler.jaeger._remote import RemoteControlledSampler, SamplerMetrics
     from dsampler.jaeger._samplers import (
         ConstSampler,

@@ -3,7 +3,8 @@ tag keys, sampler type names, strategy-response keys and defaults, so that every
 line of that module ports by changing its module name.
 
 The values are jaeger-client 4.8's, type included (``DEFAULT_SAMPLING_INTERVAL`` is the
-integer 60); a test compares both modules name by name.
+integer 60); a test compares both modules name by name. :mod:`dsampler.jaeger` re-exports
+them (its ``__all__`` is where they are listed); the last few names are dsampler's own.
 """
 
 from __future__ import annotations
@@ -12,32 +13,6 @@ import logging
 from typing import Final
 
 from dsampler._validate import DEFAULT_MAX_OPERATIONS as _MAX_OPERATIONS
-
-__all__ = [
-    "DEFAULT_LOWER_BOUND",
-    "DEFAULT_LOWER_BOUND_STR",
-    "DEFAULT_MAX_OPERATIONS",
-    "DEFAULT_SAMPLING_INTERVAL",
-    "DEFAULT_SAMPLING_PROBABILITY",
-    "DEFAULT_SAMPLING_PROBABILITY_STR",
-    "MAX_TRACES_PER_SECOND_STR",
-    "OPERATION_SAMPLING_STR",
-    "OPERATION_STR",
-    "PROBABILISTIC_SAMPLING_STR",
-    "PROBABILISTIC_SAMPLING_STRATEGY",
-    "RATE_LIMITING_SAMPLING_STR",
-    "RATE_LIMITING_SAMPLING_STRATEGY",
-    "SAMPLER_PARAM_TAG_KEY",
-    "SAMPLER_TYPE_CONST",
-    "SAMPLER_TYPE_LOWER_BOUND",
-    "SAMPLER_TYPE_PROBABILISTIC",
-    "SAMPLER_TYPE_RATE_LIMITING",
-    "SAMPLER_TYPE_TAG_KEY",
-    "SAMPLING_RATE_STR",
-    "STRATEGIES_STR",
-    "STRATEGY_TYPE_STR",
-    "default_logger",
-]
 
 # Tags a sampled root span carries (what Jaeger's adaptive sampling learns from).
 SAMPLER_TYPE_TAG_KEY: Final = "sampler.type"
