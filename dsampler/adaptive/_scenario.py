@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from dsampler._validate import check_number, check_per_second, check_rate, check_seconds, check_text, show
+from dsampler.config._shape import build, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
 __all__ = [
@@ -182,16 +183,14 @@ _KEYS: Final = ("name", "description", "target_traces_per_second", "latency", "o
 
 
 def _phase(value: object, path: str) -> Phase:
-    from dsampler.config import _parse as p
-
-    data = p._mapping(value, path)
-    p._no_unknown_keys(data, _PHASE_KEYS, path)
+    data = mapping(value, path)
+    no_unknown_keys(data, _PHASE_KEYS, path)
     for key in ("duration", "qps"):
         if key not in data:
             raise ConfigError(f"{path}.{key}", "missing")
-    duration = p.parse_duration(data["duration"], f"{path}.duration")
+    duration = parse_duration(data["duration"], f"{path}.duration")
     values = {k: data[k] for k in _PHASE_KEYS[1:] if k in data}
-    return p._build(path, Phase, duration, **values)
+    return build(path, Phase, duration, **values)
 
 
 def parse_scenario(data: Mapping[str, Any], name: str = "scenario") -> Scenario:
@@ -200,25 +199,24 @@ def parse_scenario(data: Mapping[str, Any], name: str = "scenario") -> Scenario:
     Raises:
         ConfigError: the first problem, e.g. ``phases[2].qps: expected a number ...``.
     """
-    from dsampler.config import _parse as p
     from dsampler.config._adaptive import parse_adaptive
 
-    p._no_unknown_keys(p._mapping(data, "scenario"), _KEYS, "")
+    no_unknown_keys(mapping(data, "scenario"), _KEYS, "")
     raw = data.get("phases")
     if not isinstance(raw, list):
         raise ConfigError("phases", f"expected a list of phases, got {show(raw)}")
     if not 1 <= len(raw) <= MAX_PHASES:
         raise ConfigError("phases", f"expected 1 to {MAX_PHASES} phases, got {len(raw)}")
     phases = tuple(_phase(v, f"phases[{i}]") for i, v in enumerate(raw))
-    latency = p._mapping(data.get("latency", {}), "latency")
-    p._no_unknown_keys(latency, ("median", "sigma"), "latency")
-    median = p.parse_duration(latency["median"], "latency.median") if "median" in latency else 0.04
-    adaptive = p._mapping(data.get("adaptive", {}), "adaptive")
+    latency = mapping(data.get("latency", {}), "latency")
+    no_unknown_keys(latency, ("median", "sigma"), "latency")
+    median = parse_duration(latency["median"], "latency.median") if "median" in latency else 0.04
+    adaptive = mapping(data.get("adaptive", {}), "adaptive")
     if "target_traces_per_second" in adaptive:
         raise ConfigError("adaptive.target_traces_per_second", "set the scenario's target_traces_per_second")
     target = data.get("target_traces_per_second", 50.0)
     parse_adaptive({**adaptive, "target_traces_per_second": 1.0}, "adaptive")  # validated now, not mid-run
-    return p._build(
+    return build(
         "",
         Scenario,
         data.get("name", name),

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from dsampler._validate import check_number, check_per_second, check_rate, check_seconds, show
+from dsampler.config._shape import Problems, join, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
 __all__ = ["AdaptiveSettings", "HealthPolicy", "check_adaptive", "dump_adaptive", "parse_adaptive"]
@@ -195,16 +196,14 @@ def _parse_fields(
     data: Mapping[str, Any], keys: Mapping[str, str], path: str, nested: Callable[[str, Any, str], Any]
 ) -> dict[str, Any]:
     """File keys -> model field values; durations parsed, the rest checked by the model."""
-    from dsampler.config import _parse as p  # import cycle: the parser wires this module in
-
-    p._no_unknown_keys(data, keys.values(), path)
+    no_unknown_keys(data, keys.values(), path)
     by_key = {key: name for name, key in keys.items()}
-    problems = p._Problems()
+    problems = Problems()
     values: dict[str, Any] = {}
     for key, raw in data.items():
-        name, where = by_key[key], p._join(path, key)
+        name, where = by_key[key], join(path, key)
         if name in _DURATIONS:
-            values[name] = problems.run(p.parse_duration, raw, where)
+            values[name] = problems.run(parse_duration, raw, where)
         else:
             values[name] = problems.run(nested, name, raw, where)
     problems.raise_if_any()
@@ -224,9 +223,7 @@ def _parse_health(value: object, path: str) -> HealthPolicy | None:
         return None
     if value is True:
         return HealthPolicy()
-    from dsampler.config import _parse as p
-
-    data = p._mapping(value, path)
+    data = mapping(value, path)
     values = _parse_fields(data, _HEALTH_FILE_KEYS, path, lambda n, v, w: _HEALTH_CHECKS[n](v, w))
     result: HealthPolicy = _build(HealthPolicy, values, _HEALTH_FILE_KEYS, path)
     return result
@@ -247,9 +244,7 @@ def parse_adaptive(value: object, path: str = "adaptive") -> AdaptiveSettings | 
     """
     if value is None or isinstance(value, AdaptiveSettings):
         return value
-    from dsampler.config import _parse as p
-
-    data = p._mapping(value, path)
+    data = mapping(value, path)
     if "target_traces_per_second" not in data:
         raise ConfigError(f"{path}.target_traces_per_second", "missing; expected traces per second above 0")
     values = _parse_fields(data, _FILE_KEYS, path, _nested)

@@ -25,6 +25,7 @@ def test_decisions_under_a_publishing_controller_see_whole_configs() -> None:
     sampler = DSampler(
         adaptive={"target_traces_per_second": 200, "tick": "10ms", "min_window": "1s", "window": "1s"},
         record_version=True,
+        sampler_tags=True,
         history=100_000,
         resource={},
     )

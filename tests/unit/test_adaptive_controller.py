@@ -63,7 +63,7 @@ def test_each_rate_change_is_a_new_version_carrying_the_controllers_rate() -> No
     """2,000 decisions a second: the first tick publishes rate 50/2000 as version 2,
     and every decision after it is made at that rate."""
     clock = ManualClock()
-    sampler = adaptive_sampler(clock, record_version=True)
+    sampler = adaptive_sampler(clock, record_version=True, sampler_tags=True)
     assert (sampler.config.version, sampler.config.rate) == (1, 1.0)
     second_of_load(sampler, clock, 200)
     assert sampler.config.version >= 2
