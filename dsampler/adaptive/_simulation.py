@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["HardCap", "Run", "scenario_settings", "simulate"]
 
 _POOL = 1 << 16
+_BLOCK = 256
 
 
 @dataclass
@@ -142,14 +143,33 @@ def _admit(cap: HardCap | None, uniform: _Draws, end: float, tick: float, k: int
     return cap.admit([start + tick * u for u in sorted(uniform.take(k))])
 
 
-def _per_tick(scenario: Scenario, mids: npt.NDArray[np.float64]) -> tuple[list[float], list[float]]:
+def _per_tick(scenario: Scenario, mids: list[float]) -> tuple[list[float], list[float]]:
     """Latency factor and error ratio of the phase in force at each tick."""
     factors, errors = [], []
-    for t in mids.tolist():
+    for t in mids:
         phase, _ = scenario.phase_at(t)
         factors.append(phase.latency_factor)
         errors.append(phase.error_ratio)
     return factors, errors
+
+
+class _Sampled:
+    """What the rate samples of each tick's arrivals (binomial), drawn for a block of
+    ticks at once while the rate stays the same: one numpy call per 256 ticks of steady
+    load instead of one per tick."""
+
+    def __init__(self, rng: Any, offered: npt.NDArray[np.int64]) -> None:
+        self._binomial, self._offered = rng.binomial, offered
+        self._p, self._start = -1.0, 0
+        self._block: list[int] = []
+
+    def take(self, i: int, p: float) -> int:
+        if p >= 1.0:
+            return int(self._offered[i])
+        if p != self._p or not self._start <= i < self._start + len(self._block):
+            self._p, self._start = p, i
+            self._block = self._binomial(self._offered[i : i + _BLOCK], p).tolist()
+        return int(self._block[i - self._start])
 
 
 def simulate(scenario: Scenario, seed: int = 0, *, settings: AdaptiveSettings | None = None) -> Run:
@@ -162,28 +182,9 @@ def simulate(scenario: Scenario, seed: int = 0, *, settings: AdaptiveSettings | 
     t: npt.NDArray[np.float64] = (np.arange(n, dtype=np.float64) + 1.0) * tick
     rng = np.random.default_rng(seed)
     qps = _offered_load(scenario, t - tick / 2)
-    offered = rng.poisson(qps * tick).tolist()
-    factors, error_ratios = _per_tick(scenario, t - tick / 2)
+    offered = rng.poisson(qps * tick)
     core = ControllerCore(settings, 0.0)
-    rate_cap = settings.hard_cap_per_second
-    cap = None if rate_cap is None else HardCap(rate_cap, max(1.0, rate_cap * settings.hard_cap_burst_s))
-    draws, uniform, changes = _Draws(rng.standard_normal), _Draws(rng.random), []
-    median, sigma, every = scenario.latency_median_s, scenario.latency_sigma, scenario.observe == "all"
-    binomial, exp, step = rng.binomial, math.exp, core.step
-    law, tail, health = core.law, core.tail, core.health
-    rows: list[tuple[float, int, int, float, bool, bool]] = []
-    for i, now in enumerate(t.tolist()):
-        p, arrivals = core.rate, offered[i]
-        k = arrivals if p >= 1.0 else int(binomial(arrivals, p))
-        a = _admit(cap, uniform, now, tick, k)
-        seen = arrivals if every else a
-        scale = median * factors[i]
-        latencies = [scale * exp(sigma * z) for z in draws.take(seen)]
-        errors = int(binomial(seen, error_ratios[i])) if error_ratios[i] > 0 and seen else 0
-        change = step(now, arrivals, latencies, errors)
-        if change is not None:
-            changes.append(change)
-        rows.append((p, k, a, law.length_s, tail.active, health.errors_high))
+    rows, changes = _run(scenario, core, rng, t.tolist(), offered)
     rate, sampled, admitted, window, episode, errors_high = (np.array(c) for c in zip(*rows, strict=True))
     multiplier = np.ones(n)
     if settings.health is not None:  # Health.multiplier, for every tick at once
@@ -195,7 +196,7 @@ def simulate(scenario: Scenario, seed: int = 0, *, settings: AdaptiveSettings | 
         settings,
         t,
         qps,
-        np.array(offered, np.int64),
+        offered.astype(np.int64),
         rate,
         sampled.astype(np.int64),
         admitted.astype(np.int64),
@@ -205,3 +206,33 @@ def simulate(scenario: Scenario, seed: int = 0, *, settings: AdaptiveSettings | 
         changes,
         core,
     )
+
+
+def _run(
+    scenario: Scenario, core: ControllerCore, rng: Any, times: list[float], offered: npt.NDArray[np.int64]
+) -> tuple[list[tuple[float, int, int, float, bool, bool]], list[Change]]:
+    """The tick loop: per tick (rate in force, sampled, admitted, window, episode,
+    errors high), and the changes the core published."""
+    s = core.settings
+    tick, cap_rate = s.tick_s, s.hard_cap_per_second
+    cap = None if cap_rate is None else HardCap(cap_rate, max(1.0, cap_rate * s.hard_cap_burst_s))
+    factors, error_ratios = _per_tick(scenario, [t - tick / 2 for t in times])
+    sampled, draws, uniform = _Sampled(rng, offered), _Draws(rng.standard_normal), _Draws(rng.random)
+    median, sigma, every = scenario.latency_median_s, scenario.latency_sigma, scenario.observe == "all"
+    binomial, exp, step, arrivals_of = rng.binomial, math.exp, core.step, offered.tolist()
+    law, tail, health = core.law, core.tail, core.health
+    rows: list[tuple[float, int, int, float, bool, bool]] = []
+    changes: list[Change] = []
+    for i, now in enumerate(times):
+        p, arrivals = core.rate, arrivals_of[i]
+        k = sampled.take(i, p)
+        a = _admit(cap, uniform, now, tick, k)
+        seen = arrivals if every else a
+        scale = median * factors[i]
+        latencies = [scale * exp(sigma * z) for z in draws.take(seen)]
+        errors = int(binomial(seen, error_ratios[i])) if error_ratios[i] > 0 and seen else 0
+        change = step(now, arrivals, latencies, errors)
+        if change is not None:
+            changes.append(change)
+        rows.append((p, k, a, law.length_s, tail.active, health.errors_high))
+    return rows, changes

@@ -21,7 +21,7 @@ from tests.property.config_strategies import adaptive_settings, hostile_document
 
 HOSTILE = settings(
     deadline=timedelta(seconds=2),
-    max_examples=150,
+    max_examples=100,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
 )
 latencies = st.floats(min_value=1e-6, max_value=1e4, allow_nan=False)

@@ -31,12 +31,12 @@ def test_quantiles_are_within_the_relative_accuracy(accuracy: float) -> None:
 
 
 def test_memory_grows_with_the_value_range_not_the_count() -> None:
-    """A million values over three decades need a few hundred buckets at 1%."""
+    """200,000 values over three decades need a few hundred buckets at 1%."""
     rng = random.Random(4)
     sketch = LatencySketch()
-    for _ in range(1_000_000 // 1000):
+    for _ in range(200):
         sketch.add_all(10 ** rng.uniform(-3, 0) for _ in range(1000))
-    assert sketch.count == 1_000_000
+    assert sketch.count == 200_000
     assert len(sketch) <= math.ceil(3 * math.log(10) / math.log(1.01 / 0.99)) + 2
 
 
