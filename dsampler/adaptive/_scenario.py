@@ -193,40 +193,47 @@ def _phase(value: object, path: str) -> Phase:
     return build(path, Phase, duration, **values)
 
 
+def _phases(value: object) -> tuple[Phase, ...]:
+    if not isinstance(value, list):
+        raise ConfigError("phases", f"expected a list of phases, got {show(value)}")
+    if not 1 <= len(value) <= MAX_PHASES:
+        raise ConfigError("phases", f"expected 1 to {MAX_PHASES} phases, got {len(value)}")
+    return tuple(_phase(v, f"phases[{i}]") for i, v in enumerate(value))
+
+
+def _latency(value: object) -> tuple[float, object]:
+    """(median seconds, sigma as written: the model checks it)."""
+    latency = mapping(value, "latency")
+    no_unknown_keys(latency, ("median", "sigma"), "latency")
+    median = parse_duration(latency["median"], "latency.median") if "median" in latency else 0.04
+    return median, latency.get("sigma", 0.5)
+
+
+def _adaptive(value: object) -> dict[str, Any]:
+    """The controller settings, validated now (not in the middle of a run)."""
+    from dsampler.config._adaptive import parse_adaptive
+
+    adaptive = mapping(value, "adaptive")
+    if "target_traces_per_second" in adaptive:
+        raise ConfigError("adaptive.target_traces_per_second", "set the scenario's target_traces_per_second")
+    parse_adaptive({**adaptive, "target_traces_per_second": 1.0}, "adaptive")
+    return dict(adaptive)
+
+
 def parse_scenario(data: Mapping[str, Any], name: str = "scenario") -> Scenario:
     """A scenario document -> :class:`Scenario`; every problem names its field.
 
     Raises:
         ConfigError: the first problem, e.g. ``phases[2].qps: expected a number ...``.
     """
-    from dsampler.config._adaptive import parse_adaptive
-
     no_unknown_keys(mapping(data, "scenario"), _KEYS, "")
-    raw = data.get("phases")
-    if not isinstance(raw, list):
-        raise ConfigError("phases", f"expected a list of phases, got {show(raw)}")
-    if not 1 <= len(raw) <= MAX_PHASES:
-        raise ConfigError("phases", f"expected 1 to {MAX_PHASES} phases, got {len(raw)}")
-    phases = tuple(_phase(v, f"phases[{i}]") for i, v in enumerate(raw))
-    latency = mapping(data.get("latency", {}), "latency")
-    no_unknown_keys(latency, ("median", "sigma"), "latency")
-    median = parse_duration(latency["median"], "latency.median") if "median" in latency else 0.04
-    adaptive = mapping(data.get("adaptive", {}), "adaptive")
-    if "target_traces_per_second" in adaptive:
-        raise ConfigError("adaptive.target_traces_per_second", "set the scenario's target_traces_per_second")
+    phases = _phases(data.get("phases"))
+    median, sigma = _latency(data.get("latency", {}))
+    adaptive = _adaptive(data.get("adaptive", {}))
     target = data.get("target_traces_per_second", 50.0)
-    parse_adaptive({**adaptive, "target_traces_per_second": 1.0}, "adaptive")  # validated now, not mid-run
+    observe, description = data.get("observe", "sampled"), data.get("description", "")
     return build(
-        "",
-        Scenario,
-        data.get("name", name),
-        phases,
-        target,
-        median,
-        latency.get("sigma", 0.5),
-        data.get("observe", "sampled"),
-        dict(adaptive),
-        data.get("description", ""),
+        "", Scenario, data.get("name", name), phases, target, median, sigma, observe, adaptive, description
     )
 
 

@@ -178,34 +178,24 @@ def simulate(scenario: Scenario, seed: int = 0, *, settings: AdaptiveSettings | 
 
     settings = settings or scenario_settings(scenario)
     tick = settings.tick_s
-    n = max(1, round(scenario.duration_s / tick))
-    t: npt.NDArray[np.float64] = (np.arange(n, dtype=np.float64) + 1.0) * tick
+    t: npt.NDArray[np.float64] = (
+        np.arange(max(1, round(scenario.duration_s / tick)), dtype=np.float64) + 1
+    ) * tick
     rng = np.random.default_rng(seed)
     qps = _offered_load(scenario, t - tick / 2)
-    offered = rng.poisson(qps * tick)
+    offered = rng.poisson(qps * tick).astype(np.int64)
     core = ControllerCore(settings, 0.0)
     rows, changes = _run(scenario, core, rng, t.tolist(), offered)
     rate, sampled, admitted, window, episode, errors_high = (np.array(c) for c in zip(*rows, strict=True))
-    multiplier = np.ones(n)
+    multiplier = np.ones(len(t))
     if settings.health is not None:  # Health.multiplier, for every tick at once
         multiplier = np.where(errors_high, settings.health.error_multiplier, 1.0)
         multiplier = multiplier * np.where(episode, settings.health.latency_multiplier, 1.0)
+    i64 = np.int64
     return Run(
-        scenario,
-        seed,
-        settings,
-        t,
-        qps,
-        offered.astype(np.int64),
-        rate,
-        sampled.astype(np.int64),
-        admitted.astype(np.int64),
-        window,
-        episode.astype(np.bool_),
-        multiplier,
-        changes,
-        core,
-    )
+        scenario, seed, settings, t, qps, offered, rate, sampled.astype(i64), admitted.astype(i64),
+        window, episode.astype(np.bool_), multiplier, changes, core,
+    )  # fmt: skip
 
 
 def _run(
