@@ -165,13 +165,16 @@ class AdaptiveController:
             sampler.update()  # the DSampler puts this controller's rate into the new version
 
     def start(self) -> None:
-        """Start the ticker thread, if this controller runs one (idempotent)."""
+        """Start the ticker thread, if this controller runs one (idempotent; after
+        :meth:`stop`, nothing)."""
         if self._ticker and (self._poller is None or not self._poller.running):
             self._poller = Poller(self, self.settings.tick_s, name="dsampler-adaptive")
             self._poller.start()
 
     def stop(self) -> None:
-        """Stop the ticker thread (idempotent). The rate in force stays."""
+        """Stop the ticker thread for good (idempotent). The rate in force stays;
+        :meth:`tick` still works by hand."""
+        self._ticker = False
         if self._poller is not None:
             self._poller.stop()
 

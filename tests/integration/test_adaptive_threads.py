@@ -3,6 +3,7 @@ in its own thread and publishes, and a writer keeps reconfiguring it."""
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 
@@ -79,3 +80,34 @@ def test_decisions_under_a_publishing_controller_see_whole_configs() -> None:
             assert param == config.rate
             assert RatioSampler(config.rate).should_sample(None, tid, "x").decision.is_sampled()
     assert sampler.faults == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_worker_ticks_and_counts_on_its_own() -> None:
+    """gunicorn-style prefork: the child has a running ticker thread of its own and its
+    controller counts only the child's decisions."""
+    sampler = DSampler(adaptive={"target_traces_per_second": 50}, resource={})
+    controller = sampler.controller
+    assert controller is not None
+    for i in range(100):
+        sampler.should_sample(None, i + 1, "GET /x")
+    controller.tick()
+    before = controller.meter.total
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, then leave without running the parent's cleanups
+        try:
+            for i in range(250):
+                sampler.should_sample(None, i + 1, "GET /x")
+            controller.tick()
+            alive = any(t.name == "dsampler-adaptive" and t.is_alive() for t in threading.enumerate())
+            os.write(write, f"{int(alive)} {controller.meter.total - before}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        alive, counted = pipe.read().split()
+    os.waitpid(pid, 0)
+    sampler.close()
+    assert (alive, counted) == ("1", "250")
+    assert controller.meter.total == before

@@ -9,6 +9,7 @@ import dsampler
 from dsampler._entry_points import dsampler_sampler, parentbased_dsampler_sampler
 
 PROMISED = {
+    "AdaptiveController",
     "ConfigError",
     "DSampler",
     "SamplingConfig",
