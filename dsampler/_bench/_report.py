@@ -108,7 +108,8 @@ def _header(meta: Meta, run: Run, cases: int) -> list[str]:
     load = " ".join(f"{x:.2f}" for x in meta.load_average) if meta.load_average else "unknown"
     versions = ", ".join(f"{name} {v}" for name, v in meta.versions.items() if v)
     lines = [
-        f"dsampler bench {meta.dsampler}: {cases} cases, {run.rounds} interleaved rounds "
+        f"dsampler bench {meta.dsampler}: {cases} cases, {run.rounds} interleaved "
+        f"round{'' if run.rounds == 1 else 's'} "
         f"of {run.batch_s * 1e3:.1f} ms batches, {run.elapsed_s:.1f} s",
         f"numba kernels: {meta.jit} (waited {meta.jit_wait_s:.1f} s); "
         f"loop floor {meta.loop_floor_ns:.0f} ns per call, included in every figure",

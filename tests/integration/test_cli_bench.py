@@ -7,6 +7,7 @@ tests check what is printed, never how fast anything was.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -32,10 +33,18 @@ HIDING = "import sys\nfor name in sys.argv[1].split(','):\n    sys.modules[name]
 )
 
 
-def run(*args: str, hide: str | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, hide: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     prefix = ["-c", HIDING, hide] if hide else ["-m", "dsampler"]
     return subprocess.run(
-        [sys.executable, *prefix, *args], cwd=cwd, capture_output=True, text=True, timeout=180, check=False
+        [sys.executable, *prefix, *args],
+        cwd=REPO,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
     )
 
 
@@ -154,6 +163,14 @@ def test_without_jaeger_client_its_rows_are_skipped_with_a_note() -> None:
     assert "pip install 'dsampler[jaeger]'" in doc["skipped"][0]["reason"]
     assert not [r for r in doc["rows"] if r["group"] == "jaeger"]
     assert {r["group"] for r in doc["rows"]} == {"root", "child", "rules", "ratelimit", "spans"}
+
+
+def test_without_the_kernels_the_report_says_its_figures_are_the_fallback() -> None:
+    """DSAMPLER_JIT=0: the run completes and warns that the pure-Python path was timed."""
+    proc = run(*SHORT, env={"DSAMPLER_JIT": "0"})
+    assert proc.returncode == 0, proc.stderr
+    assert "numba kernels: unavailable" in proc.stdout
+    assert "WARNING: the numba kernels are not serving" in proc.stdout
 
 
 @pytest.mark.parametrize(
