@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dsampler import __version__
 from dsampler.cli import _check as check
 from dsampler.cli import _explain as explain
+from dsampler.cli import _serve as serve
 
 __all__ = ["main"]
 
-COMMANDS = {"check": check, "explain": explain}
+COMMANDS = {"check": check, "explain": explain, "serve": serve}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,104 @@
+"""``dsampler serve``: a Jaeger sampling-strategies server for one host.
+
+    dsampler serve --strategies strategies.json [--host 127.0.0.1] [--port 5778]
+
+Answers ``GET /sampling?service=NAME`` (any path) like the Jaeger agent and collector,
+from a Jaeger strategies file or a dsampler configuration file, reloaded when it
+changes. Prints ``dsampler serve: listening on URL`` once ready; stops on Ctrl-C or
+SIGTERM. Exit 2 when the file is invalid at start or the address cannot be bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+from types import FrameType
+from typing import Any
+
+from dsampler.config._parse import parse_duration
+from dsampler.errors import ConfigError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "serve",
+        help="serve Jaeger sampling strategies over HTTP (/sampling?service=NAME)",
+        description="Serve Jaeger remote-sampling strategies from a strategies file.",
+    )
+    parser.add_argument(
+        "--strategies",
+        metavar="FILE",
+        help="Jaeger strategies file, or a dsampler config file (default: probabilistic 0.001 for all)",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=5778, help="TCP port (default 5778; 0 picks a free one)")
+    parser.add_argument(
+        "--reload-interval", default="1s", help="check the file for changes this often (0: never)"
+    )
+    parser.add_argument(
+        "--format", choices=("auto", "jaeger", "dsampler"), default="auto", help="file format"
+    )
+    parser.add_argument(
+        "--default-sampling-probability",
+        type=float,
+        default=0.001,
+        help="rate for types that are missing or unknown (default 0.001, as Jaeger)",
+    )
+    parser.add_argument(
+        "--dialect", choices=("proto3", "legacy"), default="proto3", help="legacy: numeric strategyType"
+    )
+    parser.add_argument("--max-connections", type=int, default=1024, help="connections served at once")
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def run(args: argparse.Namespace) -> int:
+    from dsampler.remote._server import StrategiesServer
+    from dsampler.remote._source import StrategiesFile
+
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    try:
+        reload_s = (
+            0.0
+            if args.reload_interval.strip() == "0"
+            else parse_duration(args.reload_interval, "--reload-interval")
+        )
+        source = StrategiesFile(
+            args.strategies,
+            format=args.format,
+            default_probability=args.default_sampling_probability,
+            reload_interval_s=reload_s,
+        )
+        server = StrategiesServer(
+            source, args.host, args.port, dialect=args.dialect, max_connections=args.max_connections
+        )
+    except ConfigError as exc:
+        for problem in exc.errors:
+            where = (
+                problem.field if problem.field == args.strategies else f"{args.strategies}: {problem.field}"
+            )
+            print(f"dsampler serve: {where}: {problem.problem}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(
+            f"dsampler serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 2
+    signal.signal(signal.SIGTERM, _stop)
+    what = args.strategies or "defaults"
+    print(f"dsampler serve: listening on {server.url} ({what})", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0
