@@ -17,7 +17,7 @@ import sys
 from types import FrameType
 from typing import Any
 
-from dsampler.config._parse import parse_duration
+from dsampler.config._shape import parse_duration
 from dsampler.errors import ConfigError
 
 __all__ = ["add_parser", "run"]

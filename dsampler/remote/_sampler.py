@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import random
 from collections.abc import Mapping, Sequence
@@ -36,8 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["JaegerRemoteSampler"]
 
 _log = logging.getLogger("dsampler.remote")
-# The lead's `sampler_tags` configuration field; until it lands, tags are always on.
-_HAS_TAGS_FIELD: Final = "sampler_tags" in {f.name for f in dataclasses.fields(SamplingConfig)}
 _STRATEGIES: Final = (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)
 
 
@@ -106,11 +103,15 @@ class JaegerRemoteSampler(Sampler):
         attributes = _resource_attributes(resource)
         self.service_name = _service_name(service_name, attributes)
         initial_rate, initial = _initial(initial_sampler)
-        settings: dict[str, Any] = {"rate": initial_rate, "hash": hash, "max_operations": max_operations}
-        settings["parent_based"] = check_bool(parent_based, "parent_based")
-        if _HAS_TAGS_FIELD:
-            settings["sampler_tags"] = check_bool(sampler_tags, "sampler_tags")
-        self.dsampler = DSampler(resource=attributes, clock=clock, **settings)
+        self.dsampler = DSampler(
+            rate=initial_rate,
+            hash=hash,
+            max_operations=max_operations,
+            parent_based=parent_based,
+            sampler_tags=sampler_tags,
+            resource=attributes,
+            clock=clock,
+        )
         self._initial: Sampler | None = None
         self._current: Sampler = self.dsampler
         if isinstance(initial, Sampler):

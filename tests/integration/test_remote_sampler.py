@@ -20,7 +20,6 @@ from dsampler.remote import (
     RateLimitingStrategy,
     StrategyPoller,
 )
-from dsampler.remote._sampler import _HAS_TAGS_FIELD
 from tests.remote_servers import Answer, RawServer, body, free_port, serving
 
 pytestmark = pytest.mark.slow
@@ -229,7 +228,6 @@ def test_sampled_roots_carry_jaeger_tags_and_drops_carry_none() -> None:
     assert all(not r.attributes for r in results if not r.decision.is_sampled())
 
 
-@pytest.mark.skipif(not _HAS_TAGS_FIELD, reason="needs the lead's sampler_tags config field")
 def test_sampler_tags_false_adds_no_attributes() -> None:
     """sampler_tags=False: sampled roots carry no sampler.* attributes."""
     with serving(Answer(prob(1.0))) as server:
