@@ -159,3 +159,30 @@ def body(obj: Any) -> bytes:
     import json
 
     return json.dumps(obj).encode()
+
+
+def start_serve(*args: str, timeout_s: float = 60.0) -> tuple[Any, str]:
+    """``python -m dsampler serve ARGS`` in a subprocess; returns it and its URL once it
+    says it listens (its log goes to a temporary file, so it never blocks on a pipe)."""
+    import selectors
+    import subprocess
+    import sys
+    import tempfile
+    import time
+
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the child writes to it
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dsampler", "serve", *args], stdout=subprocess.PIPE, stderr=log, text=True
+    )
+    assert proc.stdout is not None
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stdout, selectors.EVENT_READ)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        if selector.select(timeout=0.1):
+            line = proc.stdout.readline()
+            if "listening on " in line:
+                return proc, line.split("listening on ", 1)[1].split()[0]
+    proc.kill()
+    log.seek(0)
+    raise AssertionError(f"dsampler serve did not start: {log.read().decode(errors='replace')}")

@@ -54,6 +54,10 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--max-connections", type=int, default=1024, help="connections served at once")
 
 
+#: Problems that come from the arguments, not the file, are named alone.
+_ARGUMENT_FIELDS = ("--reload-interval", "default_sampling_probability", "port", "max_connections", "format")
+
+
 def _stop(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
@@ -81,9 +85,9 @@ def run(args: argparse.Namespace) -> int:
         )
     except ConfigError as exc:
         for problem in exc.errors:
-            where = (
-                problem.field if problem.field == args.strategies else f"{args.strategies}: {problem.field}"
-            )
+            where = problem.field
+            if args.strategies and problem.field != args.strategies and problem.field not in _ARGUMENT_FIELDS:
+                where = f"{args.strategies}: {problem.field}"
             print(f"dsampler serve: {where}: {problem.problem}", file=sys.stderr)
         return 2
     except OSError as exc:
