@@ -15,10 +15,13 @@ import logging
 import signal
 import sys
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsampler.config._shape import parse_duration
 from dsampler.errors import ConfigError
+
+if TYPE_CHECKING:
+    from dsampler.remote._server import StrategiesServer
 
 __all__ = ["add_parser", "run"]
 
@@ -62,33 +65,37 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def run(args: argparse.Namespace) -> int:
+def _server(args: argparse.Namespace) -> StrategiesServer:
     from dsampler.remote._server import StrategiesServer
     from dsampler.remote._source import StrategiesFile
 
+    never = args.reload_interval.strip() == "0"
+    source = StrategiesFile(
+        args.strategies,
+        format=args.format,
+        default_probability=args.default_sampling_probability,
+        reload_interval_s=0.0 if never else parse_duration(args.reload_interval, "--reload-interval"),
+    )
+    return StrategiesServer(
+        source, args.host, args.port, dialect=args.dialect, max_connections=args.max_connections
+    )
+
+
+def _report(args: argparse.Namespace, exc: ConfigError) -> None:
+    for problem in exc.errors:
+        where = problem.field
+        if args.strategies and problem.field != args.strategies and problem.field not in _ARGUMENT_FIELDS:
+            where = f"{args.strategies}: {problem.field}"
+        print(f"dsampler serve: {where}: {problem.problem}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     try:
-        reload_s = (
-            0.0
-            if args.reload_interval.strip() == "0"
-            else parse_duration(args.reload_interval, "--reload-interval")
-        )
-        source = StrategiesFile(
-            args.strategies,
-            format=args.format,
-            default_probability=args.default_sampling_probability,
-            reload_interval_s=reload_s,
-        )
-        server = StrategiesServer(
-            source, args.host, args.port, dialect=args.dialect, max_connections=args.max_connections
-        )
+        server = _server(args)
     except ConfigError as exc:
-        for problem in exc.errors:
-            where = problem.field
-            if args.strategies and problem.field != args.strategies and problem.field not in _ARGUMENT_FIELDS:
-                where = f"{args.strategies}: {problem.field}"
-            print(f"dsampler serve: {where}: {problem.problem}", file=sys.stderr)
+        _report(args, exc)
         return 2
     except OSError as exc:
         print(
@@ -97,8 +104,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     signal.signal(signal.SIGTERM, _stop)
-    what = args.strategies or "defaults"
-    print(f"dsampler serve: listening on {server.url} ({what})", flush=True)
+    print(f"dsampler serve: listening on {server.url} ({args.strategies or 'defaults'})", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

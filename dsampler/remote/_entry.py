@@ -115,22 +115,35 @@ def parse_remote_arg(arg: object) -> tuple[RemoteArg, list[ConfigError]]:
     return RemoteArg(**values), problems
 
 
+def _warn(entry: str, settings: RemoteArg, problems: list[ConfigError]) -> None:
+    """One warning for every entry left out, with what is used instead."""
+    _log.warning(
+        "dsampler: OTEL_TRACES_SAMPLER_ARG entries ignored for %s: %s; using endpoint=%s, "
+        "pollingIntervalMs=%d, initial rate %s",
+        entry,
+        "; ".join(str(p) for p in problems),
+        settings.endpoint,
+        round(settings.polling_interval_s * 1000),
+        settings.initial_rate,
+    )
+
+
 def _build(arg: object, entry: str, parent_based: bool) -> Sampler:
     settings, problems = parse_remote_arg(arg)
     if problems:
+        _warn(entry, settings, problems)
+    port = urlsplit(settings.endpoint).port
+    if port in _GRPC_PORTS:
         _log.warning(
-            "dsampler: OTEL_TRACES_SAMPLER_ARG entries ignored for %s: %s; using endpoint=%s, "
-            "pollingIntervalMs=%d, initial rate %s",
+            "dsampler: %s: port %d serves gRPC; dsampler polls over HTTP "
+            "(:5778/sampling, :14268/api/sampling)",
             entry,
-            "; ".join(str(p) for p in problems),
-            settings.endpoint,
-            round(settings.polling_interval_s * 1000),
-            settings.initial_rate,
+            port,
         )
     try:
         from dsampler.remote._sampler import JaegerRemoteSampler
 
-        sampler = JaegerRemoteSampler(
+        return JaegerRemoteSampler(
             endpoint=settings.endpoint,
             polling_interval_s=settings.polling_interval_s,
             initial_sampler=settings.initial_rate,
@@ -141,15 +154,6 @@ def _build(arg: object, entry: str, parent_based: bool) -> Sampler:
         from dsampler.samplers._dsampler import DSampler
 
         return DSampler(rate=DEFAULT_RATE, hash="otel", parent_based=parent_based)
-    port = urlsplit(settings.endpoint).port
-    if port in _GRPC_PORTS:
-        _log.warning(
-            "dsampler: %s: port %d serves gRPC; dsampler polls over HTTP "
-            "(:5778/sampling, :14268/api/sampling)",
-            entry,
-            port,
-        )
-    return sampler
 
 
 def jaeger_remote_sampler(arg: str | None = None) -> Sampler:
