@@ -56,4 +56,12 @@ class ConfigError(DsamplerError, ValueError):
 class FetchError(DsamplerError, OSError):
     """A sampling strategy could not be fetched: connection refused or reset, timeout,
     an HTTP status other than 2xx, a body over the size cap, too many redirects. The
-    message names the URL; the poller keeps the last good strategy and retries."""
+    message names the URL; the poller keeps the last good strategy and retries.
+
+    Attributes:
+        status: the HTTP status when the server answered with one, else None.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status

@@ -35,7 +35,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--strategies",
         metavar="FILE",
-        help="Jaeger strategies file, or a dsampler config file (default: probabilistic 0.001 for all)",
+        help="Jaeger strategies file or http(s) URL, or a dsampler config file (default: 0.001 for all)",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=5778, help="TCP port (default 5778; 0 picks a free one)")

@@ -157,7 +157,15 @@ class HttpFetcher:
         Raises:
             FetchError: connection, timeout, status, size or redirect problem.
         """
-        url = self.url_for(service)
+        return self.get(self.url_for(service))
+
+    def get(self, url: str) -> bytes:
+        """The body of a 2xx response to ``GET url``, with this fetcher's bounds (a
+        strategies server reads a strategies file from a URL through this).
+
+        Raises:
+            FetchError: as :meth:`fetch`; ``status`` is set when the server answered.
+        """
         deadline = time.monotonic() + self.timeout_s
         token = context.attach(_suppressed_context())
         try:
@@ -166,7 +174,7 @@ class HttpFetcher:
                 if location is None:
                     if 200 <= status < 300:
                         return body
-                    raise FetchError(f"GET {url}: HTTP {status} {_snippet(body)}".rstrip())
+                    raise FetchError(f"GET {url}: HTTP {status} {_snippet(body)}".rstrip(), status=status)
                 url = self._redirect(url, location)
             raise FetchError(f"GET {url}: more than {self.max_redirects} redirects")
         finally:

@@ -57,6 +57,7 @@ __all__ = [
     "FileFormat",
     "Strategies",
     "config_strategies",
+    "default_strategies",
     "jaeger_strategies",
     "load_strategies",
 ]
@@ -81,6 +82,11 @@ class Strategies:
 
 def _default(probability: float) -> StrategyResponse:
     return StrategyResponse(PROBABILISTIC, probabilistic=ProbabilisticStrategy(probability))
+
+
+def default_strategies(probability: float = DEFAULT_SAMPLING_PROBABILITY) -> Strategies:
+    """What a server without strategies answers: probabilistic ``probability`` for all."""
+    return Strategies(_default(check_rate(probability, "default_sampling_probability")))
 
 
 def _reject_constant(name: str) -> float:

@@ -64,6 +64,9 @@ class JaegerRemoteSampler(Sampler):
         request_timeout_s: the whole request, redirects included (default 10 s).
         max_response_bytes: body size cap (default 4 MiB).
         jitter: fraction of the interval taken off at random (default 0.1).
+        first_poll_delay_s: wait before the first poll (default 0, as OpenTelemetry Go
+            and Java; jaeger-client waited a random part of the interval to spread a
+            fleet's start).
         parent_based: children follow their parent's decision (default True);
             ``jaeger_remote`` from the environment sets False, as the spec's raw sampler.
         hash: decision rule (default ``otel``: the same decisions as OpenTelemetry's
@@ -91,6 +94,7 @@ class JaegerRemoteSampler(Sampler):
         request_timeout_s: float = DEFAULT_TIMEOUT_S,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
         jitter: float = 0.1,
+        first_poll_delay_s: float = 0.0,
         parent_based: bool = True,
         hash: str = "otel",
         sampler_tags: bool = True,
@@ -125,7 +129,13 @@ class JaegerRemoteSampler(Sampler):
             fetcher = HttpFetcher(endpoint, timeout_s=request_timeout_s, max_bytes=max_response_bytes)
         self.endpoint: str = getattr(fetcher, "endpoint", endpoint)
         self.poller = StrategyPoller(
-            fetcher, self.service_name, self._apply, interval_s=polling_interval_s, jitter=jitter, rng=rng
+            fetcher,
+            self.service_name,
+            self._apply,
+            interval_s=polling_interval_s,
+            jitter=jitter,
+            first_delay_s=first_poll_delay_s,
+            rng=rng,
         )
         if check_bool(start, "start"):
             self.poller.start()

@@ -327,3 +327,29 @@ def test_it_is_a_config_store_like_dsampler() -> None:
     assert [c.rate for c in sampler.dsampler.history] == [0.001, 0.5]
     assert isinstance(sampler.strategy, ProbabilisticStrategy)
     assert not isinstance(sampler.strategy, PerOperationStrategy)
+
+
+def test_it_is_a_root_for_opentelemetrys_parent_based() -> None:
+    """ParentBased(root=JaegerRemoteSampler(parent_based=False)) decides roots by the
+    strategy and follows parents for children."""
+    from opentelemetry.sdk.trace.sampling import ParentBased
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
+
+    with serving(Answer(prob(0.0))) as server:
+        root = make(server, parent_based=False)
+        root.poll_once()
+    sampler = ParentBased(root=root)
+    assert not any(sampler.should_sample(None, t, "op").decision.is_sampled() for t in IDS[:100])
+    parent = SpanContext(IDS[0], 0xABC, True, TraceFlags(TraceFlags.SAMPLED))
+    assert sampler.should_sample(
+        set_span_in_context(NonRecordingSpan(parent)), IDS[0], "op"
+    ).decision.is_sampled()
+
+
+def test_the_first_poll_can_be_delayed() -> None:
+    """first_poll_delay_s holds the first request back; poll_once still works at once."""
+    with serving(Answer(prob(0.5))) as server:
+        sampler = make(server, start=True, first_poll_delay_s=3600)
+        assert not server.seen.wait(0.3)
+        assert sampler.poll_once() is PollOutcome.APPLIED
+        sampler.close()

@@ -299,3 +299,25 @@ def test_close_is_idempotent_and_frees_the_port() -> None:
     server.close()
     with socket.create_server(("127.0.0.1", port)):
         pass
+
+
+def test_a_url_source_serves_defaults_on_503_at_start_and_keeps_the_last_on_reload() -> None:
+    """Jaeger's URL source: 503 at start is 'no strategies yet' (the defaults serve);
+    later a 503 or a 404 keeps the last good strategies; other failures at start refuse."""
+    from tests.remote_servers import Answer, serving
+
+    doc = json.dumps(STRATEGIES).encode()
+    with serving(Answer(b"", 503)) as upstream:
+        url = f"http://127.0.0.1:{upstream.port}/strategies.json"
+        source = StrategiesFile(url, reload_interval_s=0)
+        assert source.current.response_for("foo").strategy.rate == 0.001  # type: ignore[union-attr]
+        upstream.behaviour = Answer(doc)
+        assert source.poll_once() is True
+        assert source.current.response_for("foo").strategy.rate == 0.8  # type: ignore[union-attr]
+        for failing in (Answer(b"", 503), Answer(b"gone", 404), Answer(b"{")):
+            upstream.behaviour = failing
+            assert source.poll_once() is False
+            assert source.current.response_for("foo").strategy.rate == 0.8  # type: ignore[union-attr]
+        upstream.behaviour = Answer(b"nope", 404)
+        with pytest.raises(ConfigError, match="HTTP 404"):
+            StrategiesFile(url)
