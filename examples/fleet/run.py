@@ -50,15 +50,27 @@ def start_server(path: Path) -> tuple[subprocess.Popen[str], str]:
     return server, line.split("listening on ", 1)[1].split()[0]
 
 
-def relay(worker: subprocess.Popen[str], changed: dict[str, float], edited: threading.Event) -> None:
-    """Print a worker's lines; note when its strategy first differs from the one it
-    showed last before the edit."""
+class Fleet:
+    """What the workers' output has shown so far."""
+
+    def __init__(self) -> None:
+        self.edited = threading.Event()
+        self.ready: dict[str, threading.Event] = {service: threading.Event() for service in SERVICES}
+        self.changed: dict[str, float] = {}
+
+
+def relay(worker: subprocess.Popen[str], fleet: Fleet) -> None:
+    """Print a worker's lines; note when it first follows a fetched strategy, and when
+    its strategy first differs from the one it showed last before the edit."""
     assert worker.stdout is not None
     before: str | None = None
+    changed, edited = fleet.changed, fleet.edited
     for line in worker.stdout:
         print(line, end="", flush=True)
         service = line[1:9].strip()
         strategy = line.split(" kept ")[0].split(" v", 1)[1].split(" ", 1)[1].strip()  # after "vN "
+        if not strategy.startswith("initial"):
+            fleet.ready[service].set()
         if not edited.is_set():
             before = strategy
         elif before is not None and strategy != before and service not in changed:
@@ -76,9 +88,8 @@ def main() -> int:
     shutil.copy(HERE / "strategies.json", path)
     server, url = start_server(path)
     print(f"dsampler serve on {url}, strategies in {path}", flush=True)
-    edited, changed = threading.Event(), {}
+    fleet = Fleet()
     worker_command = [sys.executable, str(HERE / "worker.py"), "--poll-interval", str(args.poll_interval)]
-    worker_command += ["--seconds", str(2 * args.seconds)]
     workers = [
         subprocess.Popen(
             [*worker_command, "--service", service, "--endpoint", url],
@@ -87,10 +98,13 @@ def main() -> int:
         )
         for service in SERVICES
     ]
-    relays = [threading.Thread(target=relay, args=(w, changed, edited)) for w in workers]
+    relays = [threading.Thread(target=relay, args=(w, fleet)) for w in workers]
     for thread in relays:
         thread.start()
     try:
+        for service, ready in fleet.ready.items():  # each worker has fetched its first strategy
+            if not ready.wait(120):
+                raise SystemExit(f"{service} never fetched a strategy")
         time.sleep(args.seconds)
         print(
             "--- editing strategies.json: default 0.5, checkout 0.05 / POST /pay 0.5, search 50/s ---",
@@ -100,14 +114,13 @@ def main() -> int:
         tmp.write_text(json.dumps(EDIT, indent=2))
         os.replace(tmp, path)  # atomic, as a config push does
         edited_at = time.monotonic()
-        edited.set()
-        for worker in workers:
-            worker.wait(timeout=4 * args.seconds + 60)
-        for thread in relays:
-            thread.join(10)
+        fleet.edited.set()
+        time.sleep(args.seconds)
     finally:
         for worker in workers:
-            worker.kill()
+            worker.terminate()
+        for thread in relays:
+            thread.join(10)
         server.terminate()
         server.wait(10)
         shutil.rmtree(folder, ignore_errors=True)
@@ -115,7 +128,7 @@ def main() -> int:
     # server's reload (0.2 s), one poll interval, one burst (0.5 s), and some slack.
     bound = 0.2 + args.poll_interval + 0.5 + 1.0
     for service in SERVICES:
-        delay = changed.get(service)
+        delay = fleet.changed.get(service)
         if delay is None:
             print(f"{service}: never followed the edit")
             return 1

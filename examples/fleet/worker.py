@@ -45,7 +45,7 @@ def main() -> None:
     parser.add_argument("--service", required=True)
     parser.add_argument("--endpoint", required=True, help="dsampler serve's URL")
     parser.add_argument("--poll-interval", type=float, default=1.0, help="seconds between polls")
-    parser.add_argument("--seconds", type=float, default=10.0, help="how long to run")
+    parser.add_argument("--seconds", type=float, default=600.0, help="stop after this long at the latest")
     parser.add_argument("--tick", type=float, default=0.5, help="seconds between bursts")
     parser.add_argument("--spans", type=int, default=400, help="root spans per burst")
     args = parser.parse_args()
