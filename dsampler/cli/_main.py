@@ -14,10 +14,11 @@ from dsampler import __version__
 from dsampler.cli import _bench as bench
 from dsampler.cli import _check as check
 from dsampler.cli import _explain as explain
+from dsampler.cli import _serve as serve
 
 __all__ = ["main"]
 
-COMMANDS = {"bench": bench, "check": check, "explain": explain}
+COMMANDS = {"bench": bench, "check": check, "explain": explain, "serve": serve}
 
 
 def build_parser() -> argparse.ArgumentParser:
