@@ -184,7 +184,7 @@ class AdaptiveController:
         """No longer the DSampler's (called under its writer lock: no waiting)."""
         self._sampler = None
         if self._poller is not None:
-            self._poller.stop(wait=False)
+            self._poller.stop(timeout_s=0.0)
 
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()
@@ -216,7 +216,7 @@ class AdaptiveController:
             else:
                 bucket.update(cap, max(1.0, cap * settings.hard_cap_burst_s))
         if settings.tick_s != old.tick_s and self._poller is not None and self._poller.running:
-            self._poller.stop(wait=False)
+            self._poller.stop(timeout_s=0.0)
             self.start()
 
     # -- state ---------------------------------------------------------------------------
