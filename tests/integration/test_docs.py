@@ -146,6 +146,8 @@ def run_shell(block: Block, cwd: Path) -> None:
     assert "does not provide the extra" not in output, f"{block.id}: an extra that does not exist\n{output}"
     assert "Traceback" not in output, f"{block.id}:\n{output}"
     assert "Couldn't recognize sampler" not in output, f"{block.id}:\n{output}"
+    launches = sum("opentelemetry-instrument python app.py" in line for line in block.code.splitlines())
+    assert proc.stdout.count("SAMPLER=DSampler{") == launches, f"{block.id}: not dsampler\n{output}"
 
 
 def transcript(code: str) -> list[tuple[str, list[str]]]:
