@@ -33,11 +33,13 @@ PEER_NAMES = {
     "limits": "dsampler `RatioSampler(0.1)`",
     "batch": "numpy one-pass floor",
     "import": "`import opentelemetry.sdk.trace`",
+    "remote": "DSampler with the strategy JaegerRemoteSampler fetched",
 }
 # DESIGN.md, "Figures to reach".
 MAX_DECISION_RATIO = 0.5  # root and child should_sample, dsampler / OTel
 MAX_JAEGER_RATIO = 1.0  # dsampler.jaeger no slower than jaeger-client's own samplers
 MAX_LIMITS_RATIO = 1.5  # RateLimitingSampler (if it took a lock) <= 1.5x the ratio sampler
+MAX_REMOTE_RATIO = 1.05  # the same bound method: equal up to noise (remote_instructions.py counts)
 MIN_BATCH_IDS_PER_S = 100e6
 MAX_IMPORT_MS = 50.0
 NOISY_IQR = 0.15  # IQR above this fraction of the median: the machine was busy, rerun
@@ -82,7 +84,8 @@ def _ratio(ours: dict[str, Any], peer: dict[str, Any]) -> str:
 
 def _decision_row(group: str, case: str, ours: dict[str, Any], peer: dict[str, Any]) -> str:
     ours_ns, peer_ns = ours["stats"]["median"] * 1e9, peer["stats"]["median"] * 1e9
-    bound = {"jaeger": MAX_JAEGER_RATIO, "limits": MAX_LIMITS_RATIO}.get(group, MAX_DECISION_RATIO)
+    bounds = {"jaeger": MAX_JAEGER_RATIO, "limits": MAX_LIMITS_RATIO, "remote": MAX_REMOTE_RATIO}
+    bound = bounds.get(group, MAX_DECISION_RATIO)
     if "fnv1a" in case or "PerOperation" in case:  # options and references, not figures
         figure = "reference"
     elif "every call" in case:  # the rate is above the call rate: a (tried) refill per call

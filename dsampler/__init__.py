@@ -15,6 +15,7 @@ __all__ = [
     "ConfigError",
     "DSampler",
     "DsamplerError",
+    "JaegerRemoteSampler",
     "ManualClock",
     "ParentBasedSampler",
     "PerOperationSampler",
@@ -38,6 +39,7 @@ if typing.TYPE_CHECKING:
     from dsampler.errors import ConfigError, DsamplerError
     from dsampler.hashing._batch import decide_batch, fnv1a64, fnv1a64_batch, jit_status, wait_for_jit
     from dsampler.hashing._schemes import rate_to_bound
+    from dsampler.remote._sampler import JaegerRemoteSampler
     from dsampler.samplers._dsampler import DSampler
     from dsampler.samplers._operations import PerOperationSampler
     from dsampler.samplers._parent import ParentBasedSampler
@@ -58,6 +60,7 @@ __getattr__, __dir__ = _attach(
             "dsampler.hashing._batch",
         ),
         "rate_to_bound": "dsampler.hashing._schemes",
+        "JaegerRemoteSampler": "dsampler.remote._sampler",
         "DSampler": "dsampler.samplers._dsampler",
         "PerOperationSampler": "dsampler.samplers._operations",
         "ParentBasedSampler": "dsampler.samplers._parent",

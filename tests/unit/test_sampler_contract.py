@@ -16,6 +16,7 @@ from opentelemetry.trace.span import TraceState
 
 from dsampler import (
     DSampler,
+    JaegerRemoteSampler,
     ManualClock,
     ParentBasedSampler,
     PerOperationSampler,
@@ -53,6 +54,26 @@ SAMPLERS: dict[str, tuple[Callable[[], Sampler], bool]] = {
         True,
     ),
     "DSampler not parent-based": (lambda: DSampler(rate=0.5, parent_based=False), False),
+    # Remote: decisions only (no poll); tags are on by default, off here; the IDs of this
+    # scenario are sequential, which the default `otel` rule (low 64 bits) does not mix.
+    "JaegerRemoteSampler": (
+        lambda: JaegerRemoteSampler(
+            "svc", initial_sampler=0.5, hash="fnv1a", sampler_tags=False, start=False, resource={}
+        ),
+        True,
+    ),
+    "JaegerRemoteSampler (jaeger_remote)": (
+        lambda: JaegerRemoteSampler(
+            "svc",
+            initial_sampler=0.5,
+            hash="fnv1a",
+            parent_based=False,
+            sampler_tags=False,
+            start=False,
+            resource={},
+        ),
+        False,
+    ),
 }
 IDS = pytest.mark.parametrize("name", SAMPLERS)
 
