@@ -16,7 +16,7 @@ from opentelemetry.util.types import Attributes
 from dsampler import _fork
 from dsampler._validate import typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config._files import parse_config_bytes, read_bytes
+from dsampler.config._files import describe, parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.config._parse import parse_config, parse_fields
 from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
@@ -133,7 +133,7 @@ class DSampler(FaultCountingSampler):
             if strict or not watch:
                 raise
             _log.warning(
-                "dsampler: %s is not usable yet (%s); the defaults serve until it is valid", path, exc
+                "dsampler: the defaults serve until the file is valid: %s", describe(os.fspath(path), exc)
             )
             sampler = cls(
                 SamplingConfig().evolve(**overrides), resource=resource, clock=clock, history=history
