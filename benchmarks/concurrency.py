@@ -94,7 +94,7 @@ class StampedDSampler(dsampler.DSampler):
 
 def make_sampler(locked: bool = False, hash: str = "fnv1a") -> dsampler.DSampler:
     cls = LockedDSampler if locked else dsampler.DSampler
-    return cls(rate=rate_of(1), hash=hash, record_version=True, resource=RESOURCE)
+    return cls(rate=rate_of(1), hash=hash, record_version=True, sampler_tags=True, resource=RESOURCE)
 
 
 def fixed_ids(seed: int, sampled: int, count: int = BATCH_IDS) -> tuple[int, ...]:
@@ -387,7 +387,7 @@ def latency_experiment(
     """``readers`` threads decide in a tight loop; a writer publishes ``publishes``
     versions, ``gap_s`` to ``2 * gap_s`` apart (random, so publishes land at any phase
     of the readers' loop). ``tid`` must be sampled at every rate in :data:`RATES`."""
-    sampler = StampedDSampler(rate=rate_of(1), record_version=True, resource=RESOURCE)
+    sampler = StampedDSampler(rate=rate_of(1), record_version=True, sampler_tags=True, resource=RESOURCE)
     result = LatencyResult(readers=readers)
     running = [True]
     outs: list[tuple[dict[int, float], int]] = []

@@ -85,7 +85,7 @@ def _label(benchmark: BenchmarkFixture, impl: str, case: str) -> None:
 
 def _root_peer(impl: str, rate: float) -> Sampler:
     if impl == "dsampler":
-        return dsampler.DSampler(rate=rate, resource=RESOURCE)
+        return dsampler.DSampler(rate=rate, resource=RESOURCE, sampler_tags=True)
     if impl == "ratio":
         return dsampler.RatioSampler(rate)
     return TraceIdRatioBased(rate)
@@ -111,7 +111,9 @@ def test_dsampler_root(benchmark: BenchmarkFixture, ids: BenchIds, impl: str, ca
 
 def _child_peer(impl: str, rate: float) -> Sampler:
     if impl == "dsampler":
-        return dsampler.DSampler(rate=rate, resource=RESOURCE)  # parent_based is the default
+        return dsampler.DSampler(
+            rate=rate, resource=RESOURCE, sampler_tags=True
+        )  # parent_based is the default
     if impl == "parentbased":
         return dsampler.ParentBasedSampler(dsampler.RatioSampler(rate))
     return ParentBased(TraceIdRatioBased(rate))
@@ -140,7 +142,7 @@ def test_dsampler_child(benchmark: BenchmarkFixture, ids: BenchIds, impl: str, c
 
 def _rules_sampler(impl: str, rate: float, resource: Mapping[str, Any] = RESOURCE) -> dsampler.DSampler:
     rules = TEN_RULES if impl == "ten-rules" else []
-    return dsampler.DSampler(rate=rate, rules=rules, resource=resource)
+    return dsampler.DSampler(rate=rate, rules=rules, resource=resource, sampler_tags=True)
 
 
 @pytest.mark.benchmark(group="rules", **SCALAR)
@@ -201,7 +203,7 @@ class FixedTraceId(IdGenerator):
 def _provider(impl: str, rate: float, trace_id: int) -> TracerProvider:
     sampler: Sampler
     if impl == "dsampler":
-        sampler = dsampler.DSampler(rate=rate, resource=RESOURCE)
+        sampler = dsampler.DSampler(rate=rate, resource=RESOURCE, sampler_tags=True)
     else:
         sampler = ParentBased(TraceIdRatioBased(rate))
     return TracerProvider(sampler=sampler, id_generator=FixedTraceId(trace_id), shutdown_on_exit=False)

@@ -126,7 +126,7 @@ def _otel_samplers() -> dict[str, Callable[[], Any]]:
         "RateLimitingSampler 100/s, saturated": lambda: dsampler.RateLimitingSampler(100),
         "RateLimitingSampler, credit on every call": lambda: dsampler.RateLimitingSampler(1e9),
         f"PerOperationSampler, {OPERATIONS} operations": lambda: dsampler.PerOperationSampler(
-            ops, default_rate=0.1
+            ops, default_rate=0.1, sampler_tags=True
         ),
     }
 

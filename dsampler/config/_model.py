@@ -104,6 +104,9 @@ class SamplingConfig:
             ``jaeger-go``).
         parent_based: children follow their parent's sampled flag (default True).
         record_version: sampled root spans carry ``dsampler.config_version``.
+        sampler_tags: sampled root spans carry ``sampler.type`` and ``sampler.param``,
+            the tags Jaeger's adaptive sampling learns from (default False: like
+            OpenTelemetry's own samplers, none; each attribute costs the SDK ~1 us).
         max_operations: at most this many operations are tracked (default 2000);
             others are decided at the default rate without a lower bound.
         traces_per_second: optional global cap on sampled root spans per second.
@@ -117,6 +120,7 @@ class SamplingConfig:
     hash: str = DEFAULT_SCHEME
     parent_based: bool = True
     record_version: bool = False
+    sampler_tags: bool = False
     max_operations: int = DEFAULT_MAX_OPERATIONS
     traces_per_second: float | None = None
     default_lower_bound_per_second: float = 0.0
@@ -202,6 +206,7 @@ FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
     "hash": _hash,
     "parent_based": lambda v: check_bool(v, "parent_based"),
     "record_version": lambda v: check_bool(v, "record_version"),
+    "sampler_tags": lambda v: check_bool(v, "sampler_tags"),
     "max_operations": check_max_operations,
     "traces_per_second": _cap,
     "default_lower_bound_per_second": lambda v: check_per_second(v, "default_lower_bound_per_second"),

@@ -1,16 +1,16 @@
-"""Decision strategies of a compiled snapshot, one per rule action, operation and the
-default: each turns (trace ID, span attributes, parent tracestate) into a result.
+"""Deciders: the strategies of a compiled snapshot, one per rule action, operation and
+the default; each turns (trace ID, span attributes, parent tracestate) into a result.
 
-A route is built when a snapshot is published (bounds computed, results prebuilt) and
-never changes afterwards; the state that must outlive a snapshot (token-bucket
-balances, rollout anchors) is handed in from the outside.
+A decider is built when a snapshot is compiled (bounds computed, results prebuilt) and
+never changes afterwards. The token buckets it spends from are handed in: they outlive
+the snapshot (see :mod:`dsampler.samplers._compile`).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Protocol
 
 from opentelemetry.sdk.trace.sampling import SamplingResult
 from opentelemetry.trace.span import TraceState
@@ -20,9 +20,59 @@ from dsampler.clock import Clock
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import HashScheme
 from dsampler.samplers._bucket import TokenBucket
-from dsampler.samplers._otel import DROPPED, Results
+from dsampler.samplers._otel import DROPPED, EMPTY, Results
 
-__all__ = ["Decider", "DropDecider", "OperationDecider", "RateLimitDecider", "RatioDecider", "RolloutDecider"]
+__all__ = [
+    "Decider",
+    "DropDecider",
+    "OperationDecider",
+    "RateLimitDecider",
+    "RatioDecider",
+    "RolloutDecider",
+    "Tagger",
+    "guaranteed",
+]
+
+#: Outcomes of :func:`guaranteed`.
+DROP_IT: Final = 0
+BY_RATIO: Final = 1
+BY_LOWER_BOUND: Final = 2
+
+
+class Tagger:
+    """The attributes a snapshot's sampled results carry.
+
+    None by default, as OpenTelemetry's own samplers (each attribute costs the SDK about
+    a microsecond per span); with ``jaeger`` the ``sampler.type``/``sampler.param`` tags
+    that Jaeger's adaptive sampling learns from; ``extra`` (the config version) always.
+    """
+
+    __slots__ = ("extra", "jaeger")
+
+    def __init__(self, jaeger: bool = False, extra: Mapping[str, Any] = EMPTY) -> None:
+        self.jaeger = jaeger
+        self.extra = dict(extra)
+
+    def __call__(self, kind: str, param: float) -> dict[str, Any]:
+        tags: dict[str, Any] = {"sampler.type": kind, "sampler.param": param} if self.jaeger else {}
+        tags.update(self.extra)
+        return tags
+
+    def same_as(self, other: Tagger) -> bool:
+        return (self.jaeger, self.extra) == (other.jaeger, other.extra)
+
+
+def guaranteed(sampled_by_ratio: bool, lower: TokenBucket | None) -> int:
+    """Jaeger's guaranteed-throughput rule, shared by every per-operation sampler: the
+    ratio decides, and a lower-bound credit is spent even when it samples (Jaeger's
+    semantics); otherwise a credit samples. Returns DROP_IT, BY_RATIO or BY_LOWER_BOUND."""
+    if sampled_by_ratio:
+        if lower is not None:
+            lower.try_acquire()
+        return BY_RATIO
+    if lower is not None and lower.try_acquire():
+        return BY_LOWER_BOUND
+    return DROP_IT
 
 
 class Decider(Protocol):
@@ -39,10 +89,6 @@ class Decider(Protocol):
         ...
 
 
-def _tags(kind: str, param: float, version_tag: dict[str, int]) -> dict[str, Any]:
-    return {"sampler.type": kind, "sampler.param": param, **version_tag}
-
-
 class DropDecider:
     """Never samples (``action: drop``)."""
 
@@ -55,20 +101,26 @@ class DropDecider:
         return Results.drop(trace_state)
 
     def explain(self, trace_id: int) -> dict[str, Any]:
-        return {"strategy": "drop"}
+        return {"strategy": "drop", "sampled": False}
+
+
+def _halves(trace_id: int) -> tuple[int, int]:
+    """The two 64-bit halves by int's own operators, so an int subclass that overrides
+    ``>>`` or ``&`` (or raises in them) cannot fail the fallback a second time."""
+    return int.__and__(int.__rshift__(trace_id, 64), MASK64), int.__and__(trace_id, MASK64)
 
 
 class RatioDecider:
-    """``key(trace ID) < bound``: a trace-ID ratio, tagged ``probabilistic``."""
+    """``key(trace ID) < bound``: a trace-ID ratio (tagged ``probabilistic``)."""
 
     __slots__ = ("bound", "rate", "results", "scheme", "source")
 
-    def __init__(self, source: str, rate: float, scheme: HashScheme, version_tag: dict[str, int]) -> None:
+    def __init__(self, source: str, rate: float, scheme: HashScheme, tags: Tagger) -> None:
         self.source = source
         self.rate = rate
         self.scheme = scheme
         self.bound = scheme.bound(rate)
-        self.results = Results(_tags("probabilistic", rate, version_tag))
+        self.results = Results(tags("probabilistic", rate))
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         if self.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self.bound:
@@ -76,15 +128,19 @@ class RatioDecider:
         return Results.drop(trace_state)
 
     def on_trace_id(self, trace_id: object) -> SamplingResult:
-        """The decision on the trace ID alone, by the pure-Python rule: what a sampler
-        falls back to when it cannot read its input. Anything but an int is dropped."""
+        """The decision on the trace ID alone, by the pure-Python scheme: what a sampler
+        falls back to when it cannot read its input. Never raises: anything but an int
+        is dropped."""
         if not isinstance(trace_id, int):
             return DROPPED
-        key = self.scheme.reference((trace_id >> 64) & MASK64, trace_id & MASK64)
+        try:
+            key = self.scheme.reference(*_halves(trace_id))
+        except Exception:  # defensive: int's own operators on an int do not raise
+            return DROPPED
         return self.results.sampled if key < self.bound else DROPPED
 
     def explain(self, trace_id: int) -> dict[str, Any]:
-        key = self.scheme.reference((trace_id >> 64) & MASK64, trace_id & MASK64)
+        key = self.scheme.reference(*_halves(trace_id))
         return {
             "strategy": "probabilistic",
             "rate": self.rate,
@@ -100,13 +156,11 @@ class RateLimitDecider:
 
     __slots__ = ("bucket", "per_second", "results", "source")
 
-    def __init__(
-        self, source: str, bucket: TokenBucket, per_second: float, version_tag: dict[str, int]
-    ) -> None:
+    def __init__(self, source: str, bucket: TokenBucket, per_second: float, tags: Tagger) -> None:
         self.source = source
         self.bucket = bucket
-        self.per_second = per_second  # the bucket takes this rate when the snapshot commits
-        self.results = Results(_tags("ratelimiting", self.per_second, version_tag))
+        self.per_second = per_second  # the bucket's rate once the snapshot is compiled
+        self.results = Results(tags("ratelimiting", per_second))
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         if self.bucket.try_acquire():
@@ -118,32 +172,27 @@ class RateLimitDecider:
 
 
 class OperationDecider:
-    """Jaeger's guaranteed-throughput sampler for one operation: sample if the trace-ID
-    ratio samples (and spend a lower-bound credit anyway), else if the lower-bound
-    bucket has a credit (tagged ``lowerbound``)."""
+    """One operation's guaranteed-throughput sampler (:func:`guaranteed`): a trace-ID
+    ratio plus a lower-bound bucket (sampled by it: tagged ``lowerbound``)."""
 
     __slots__ = ("lower", "lower_per_second", "lower_results", "ratio", "source")
 
     def __init__(
-        self,
-        ratio: RatioDecider,
-        lower: TokenBucket | None,
-        lower_per_second: float,
-        version_tag: dict[str, int],
+        self, ratio: RatioDecider, lower: TokenBucket | None, lower_per_second: float, tags: Tagger
     ) -> None:
         self.source = ratio.source
         self.ratio = ratio
         self.lower = lower
         self.lower_per_second = lower_per_second if lower is not None else 0.0
-        self.lower_results = Results(_tags("lowerbound", ratio.rate, version_tag))
+        self.lower_results = Results(tags("lowerbound", ratio.rate))
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        ratio, lower = self.ratio, self.lower
-        if ratio.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < ratio.bound:
-            if lower is not None:
-                lower.try_acquire()  # Jaeger spends the credit even when the ratio samples
+        ratio = self.ratio
+        key = ratio.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
+        outcome = guaranteed(key < ratio.bound, self.lower)
+        if outcome == BY_RATIO:
             return ratio.results.sample(attributes, trace_state)
-        if lower is not None and lower.try_acquire():
+        if outcome == BY_LOWER_BOUND:
             return self.lower_results.sample(attributes, trace_state)
         return Results.drop(trace_state)
 
@@ -155,7 +204,7 @@ class OperationDecider:
 
 class RolloutDecider:
     """A rate that steps up over time: the step in force at the decision's monotonic
-    time decides, by the same trace-ID rule, so every trace sampled at one step stays
+    time decides, by the same trace-ID hash, so every trace sampled at one step stays
     sampled at the next. Before the first step nothing is sampled."""
 
     __slots__ = ("clock", "source", "starts", "steps")
@@ -167,12 +216,12 @@ class RolloutDecider:
         rates: Sequence[float],
         scheme: HashScheme,
         clock: Clock,
-        version_tag: dict[str, int],
+        tags: Tagger,
     ) -> None:
         self.source = source
         self.clock = clock
         self.starts = tuple(starts)
-        self.steps = tuple(RatioDecider(source, rate, scheme, version_tag) for rate in rates)
+        self.steps = tuple(RatioDecider(source, rate, scheme, tags) for rate in rates)
 
     def current(self) -> RatioDecider | None:
         """The step in force now, None before the first."""

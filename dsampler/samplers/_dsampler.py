@@ -12,6 +12,7 @@ from opentelemetry.trace import Link, Span, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
+from dsampler import _fork
 from dsampler._validate import typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._files import read_config_file
@@ -22,6 +23,7 @@ from dsampler.config._watch import FileWatcher
 from dsampler.errors import ConfigError
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64
+from dsampler.samplers._compile import compile_snapshot
 from dsampler.samplers._otel import (
     DEFAULT_TRACE_STATE,
     DROPPED,
@@ -33,8 +35,8 @@ from dsampler.samplers._otel import (
     Results,
     current_context,
 )
-from dsampler.samplers._runtime import RuntimeState
-from dsampler.samplers._snapshot import Snapshot, build_snapshot
+from dsampler.samplers._runtime import Runtime
+from dsampler.samplers._snapshot import Snapshot
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
@@ -78,12 +80,12 @@ class DSampler(FaultCountingSampler):
         base = _as_config(config)
         if settings:
             base = parse_config(settings, base=base)
-        self._resource = _resource_attributes(resource)
-        self._state = RuntimeState(clock)
+        self._runtime = Runtime(clock, _resource_attributes(resource))
         self._store: ConfigStore[Snapshot] = ConfigStore(self._compile, base, history=history)
         self._follower = Follower()
         self._fault_log = FaultLog("DSampler")
         self._watcher: FileWatcher | None = None
+        _fork.register(self)
         LOADER.ensure_started()
 
     @classmethod
@@ -121,7 +123,14 @@ class DSampler(FaultCountingSampler):
 
     def _compile(self, config: SamplingConfig) -> Snapshot:
         previous = self._store.current if hasattr(self, "_store") else None  # None while constructing
-        return build_snapshot(config, self._state, self._resource, previous)
+        return compile_snapshot(config, previous, self._runtime)
+
+    def _reset_after_fork(self) -> None:
+        """In a child of ``os.fork()``: every limit is exactly its configuration's, even
+        if the fork interrupted a publish between changing a bucket's rate and
+        publishing the snapshot that goes with it."""
+        for bucket, per_second in self._store.current.limits():
+            bucket.update(per_second)
 
     @property
     def config(self) -> SamplingConfig:
@@ -174,7 +183,7 @@ class DSampler(FaultCountingSampler):
         links: Sequence[Link] | None = None,
         trace_state: TraceState | None = None,
     ) -> SamplingResult:
-        plan = self._store.current  # the one read of the snapshot
+        snap = self._store.current  # the one read of the snapshot
         try:
             span: Span | None = (parent_context if parent_context is not None else current_context()).get(
                 SPAN_KEY
@@ -183,30 +192,30 @@ class DSampler(FaultCountingSampler):
             if span is not None:
                 sc = span.get_span_context()
                 if sc.is_valid:
-                    if plan.parent_based:
+                    if snap.parent_based:
                         case: int = 2 * sc.is_remote + (sc.trace_flags & 1)
                         if not attributes and sc.trace_state is DEFAULT_TRACE_STATE:
                             return FOLLOW[case]
                         return self._follower.follow(case, FOLLOW[case].decision, attributes, sc.trace_state)
                     ts = None if sc.trace_state is DEFAULT_TRACE_STATE else sc.trace_state
-            if not plan.simple:
-                return plan.decide_root(trace_id, name, kind, attributes, ts)
-            d = plan.default  # inline: a plan of one rate costs what a RatioSampler does
+            if not snap.simple:
+                return snap.decide_root(trace_id, name, kind, attributes, ts)
+            d = snap.default  # inline: a snapshot of one rate costs what a RatioSampler does
             if d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) >= d.bound:
                 return DROPPED if ts is None else Results.drop(ts)
             return d.results.sampled if not attributes and ts is None else d.results.sample(attributes, ts)
         except Exception:
             self._fault_log.record()
-            return plan.default.on_trace_id(trace_id)  # the last good rule
+            return snap.default.on_trace_id(trace_id)  # the last good decision rule
 
     def explain(
         self, trace_id: int, name: str, kind: SpanKind | None = None, attributes: Attributes = None
     ) -> dict[str, Any]:
         """How a root span would be decided now, without spending any token: the rule or
         operation that decides it, and for hash decisions the key and the bound."""
-        plan = self._store.current
-        route = plan.route(name, kind, attributes)
-        return {"version": plan.config.version, "source": route.source, **route.explain(trace_id)}
+        snap = self._store.current
+        decider = snap.route(name, kind, attributes)
+        return {"version": snap.config.version, "source": decider.source, **decider.explain(trace_id)}
 
     def get_description(self) -> str:
         c = self._store.current.config

@@ -27,7 +27,7 @@ class PerOperationSampler(FaultCountingSampler):
 
     A root span is sampled if the trace-ID rule samples it at its operation's rate (a
     lower-bound credit is spent anyway), else if its operation's lower bound has a
-    credit (tagged ``sampler.type=lowerbound``). Names not listed are decided at
+    credit. Names not listed are decided at
     ``default_rate``; with a ``default_lower_bound_per_second`` above 0 they also get a
     lower bound of their own, the first time they are seen (the one slow path), up to
     ``max_operations``; beyond that the default rate decides without a lower bound.
@@ -42,7 +42,9 @@ class PerOperationSampler(FaultCountingSampler):
         default_rate: for other names (default 0.001).
         default_lower_bound_per_second: Jaeger's ``defaultLowerBoundTracesPerSecond``.
         max_operations: most operations tracked (default 2000).
-        hash: decision rule (default ``fnv1a``).
+        hash: hash scheme (default ``fnv1a``).
+        sampler_tags: tag sampled spans with ``sampler.type`` (``probabilistic`` or
+            ``lowerbound``) and ``sampler.param``, as Jaeger's clients do (default off).
         clock: time source of the lower-bound buckets.
 
     Raises:
@@ -57,6 +59,7 @@ class PerOperationSampler(FaultCountingSampler):
         default_lower_bound_per_second: float = 0.0,
         max_operations: int = DEFAULT_MAX_OPERATIONS,
         hash: str = DEFAULT_SCHEME,
+        sampler_tags: bool = False,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._sampler = DSampler(
@@ -67,6 +70,7 @@ class PerOperationSampler(FaultCountingSampler):
                 "max_operations": max_operations,
                 "default_lower_bound_per_second": default_lower_bound_per_second,
                 "operations": dict(operations or {}),
+                "sampler_tags": sampler_tags,
             },
             clock=clock,
             resource={},

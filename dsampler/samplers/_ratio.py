@@ -14,7 +14,7 @@ from dsampler._validate import check_rate
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
-from dsampler.samplers._deciders import RatioDecider
+from dsampler.samplers._deciders import RatioDecider, Tagger
 from dsampler.samplers._otel import (
     DROPPED,
     SPAN_KEY,
@@ -56,7 +56,7 @@ class RatioSampler(FaultCountingSampler):
 
     def __init__(self, rate: float, hash: str = DEFAULT_SCHEME) -> None:
         self._rate = check_rate(rate)
-        self._decider = RatioDecider("rate", self._rate, get_scheme(hash), {})
+        self._decider = RatioDecider("rate", self._rate, get_scheme(hash), Tagger(jaeger=True))
         # The decider's parts, as attributes of their own: one load each on the hot path.
         self._scheme, self._bound, self._results = (
             self._decider.scheme,

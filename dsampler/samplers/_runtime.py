@@ -1,117 +1,104 @@
-"""What must outlive a snapshot: token buckets, rollout anchors, tracked operations.
+"""What lives beside the published snapshots of one DSampler: its clock, its process's
+resource attributes, and the operations first seen on the request path.
 
-A snapshot build *stages* its changes here (new buckets, new rates for existing ones,
-new anchors) and :meth:`RuntimeState.commit` applies them only once the whole snapshot
-is built: a build that fails leaves the running limits exactly as they were. State is
-keyed by what a rule or operation is, so an unchanged one finds its own balance again,
-pro-rated when its rate changes (Jaeger's behaviour: a strategy push must not hand every
-process a full bucket).
-
-Operations first seen on the request path (with a default lower bound) are tracked here
-too, across snapshots, up to ``max_operations`` in all: their buckets are created under a
-small lock of their own, never the writers' lock, so a request never waits for a build.
+A snapshot never changes once published. The one thing the request path must add to
+is the set of *tracked* operations (names with a default lower bound, seen for the
+first time): they live here, in :class:`TrackedOperations`, not in a snapshot, and are
+added without any lock, so a decision never waits for a writer.
 """
 
 from __future__ import annotations
 
 import itertools
-import threading
-from collections.abc import Hashable, Mapping
+from collections.abc import Container, Mapping
 from typing import Any
 
-from dsampler import _fork
+from dsampler._validate import MAX_TEXT
 from dsampler.clock import Clock
-from dsampler.config._rule import Rollout
 from dsampler.samplers._bucket import TokenBucket
 
-__all__ = ["RuntimeState"]
+__all__ = ["Runtime", "TrackedOperations"]
 
 
-class RuntimeState:
-    """Token buckets and rollout anchors of one DSampler, and its tracked operations.
+class TrackedOperations:
+    """Lower-bound buckets of operations first seen on the request path, up to a room
+    (``max_operations`` minus the configured ones), kept across snapshots.
 
-    ``lock`` serialises snapshot builds; ``tracked_lock`` guards the tracked operations.
+    Adding is lock-free: a ticket from an ``itertools.count`` (atomic) admits at most
+    ``room`` new names, and ``dict.setdefault`` makes two threads that see one new name
+    share one bucket. A name is held once (the dict key), and names longer than
+    :data:`~dsampler._validate.MAX_TEXT` characters are never tracked, so what tracking
+    can hold is bounded: ``room * MAX_TEXT`` characters at most.
     """
 
+    __slots__ = ("_clock", "_room", "_tickets", "by_name", "per_second")
+
     def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+        self.by_name: dict[str, TokenBucket] = {}
+        self.per_second = 0.0
+        self._room = 0
+        self._tickets = itertools.count()
+
+    def bucket(self, name: str) -> TokenBucket | None:
+        """The operation's bucket, created on first sight while room remains; None
+        beyond the room (the default rate then decides, without a lower bound)."""
+        by_name = self.by_name
+        found = by_name.get(name)
+        if found is not None or len(by_name) >= self._room or len(name) > MAX_TEXT:
+            return found
+        if next(self._tickets) >= self._room:
+            return None
+        return by_name.setdefault(name, TokenBucket(self.per_second, clock=self._clock))
+
+    def fit(self, per_second: float, room: int, configured: Container[str]) -> None:
+        """Writers only: keep at most ``room`` tracked names (configured operations
+        have their own buckets), each at ``per_second``. Readers keep adding while this
+        runs; a name added to the old dict after the copy is carried over by a second
+        pass (only a name added in the instant of the swap itself can be missed, and
+        it is tracked again at its next sight)."""
+        old = self.by_name
+        kept = _fitted(list(old.items()), room, configured)
+        if per_second != self.per_second:
+            for bucket in kept.values():
+                bucket.update(per_second)
+        self.per_second, self._room = per_second, room
+        self._tickets = itertools.count(len(kept))
+        self.by_name = kept
+        for name, bucket in list(old.items()):  # added to the old dict during the copy
+            if name not in kept and name not in configured and next(self._tickets) < room:
+                bucket.update(per_second)
+                kept.setdefault(name, bucket)
+
+    def __len__(self) -> int:
+        return len(self.by_name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.by_name
+
+
+def _fitted(
+    items: list[tuple[str, TokenBucket]], room: int, configured: Container[str]
+) -> dict[str, TokenBucket]:
+    kept: dict[str, TokenBucket] = {}
+    for name, bucket in items:
+        if len(kept) >= room:
+            break
+        if name not in configured:
+            kept[name] = bucket
+    return kept
+
+
+class Runtime:
+    """The fixed environment and the mutable state beside one DSampler's snapshots."""
+
+    __slots__ = ("clock", "resource", "tracked")
+
+    def __init__(self, clock: Clock, resource: Mapping[str, Any]) -> None:
         self.clock = clock
-        self.lock = threading.Lock()
-        self.tracked_lock = threading.Lock()
-        self.buckets: dict[Hashable, TokenBucket] = {}
-        self.anchors: dict[Rollout, float] = {}
-        self.tracked: dict[str, TokenBucket] = {}
-        self.tracked_rate = 0.0
-        self.tracked_room = 0
-        self._new_buckets: dict[Hashable, TokenBucket] = {}
-        self._new_rates: list[tuple[TokenBucket, float]] = []
-        self._new_anchors: dict[Rollout, float] = {}
-        _fork.register(self)
-
-    def bucket(self, key: Hashable, per_second: float) -> TokenBucket:
-        """The bucket under ``key`` (a new full one if none); a changed rate is staged."""
-        found = self._new_buckets.get(key) or self.buckets.get(key)
-        if found is None:
-            found = self._new_buckets[key] = TokenBucket(per_second, clock=self.clock)
-        elif found.credits_per_second != per_second:
-            self._new_rates.append((found, per_second))
-        return found
-
-    def anchor(self, rollout: Rollout) -> float:
-        """Monotonic instant the rollout's ``after`` offsets count from."""
-        if rollout.start is not None:
-            return self.to_monotonic(rollout.start.timestamp())
-        found = self.anchors.get(rollout) or self._new_anchors.get(rollout)
-        if found is None:
-            found = self._new_anchors[rollout] = self.clock.monotonic()
-        return found
+        self.resource = resource
+        self.tracked = TrackedOperations(clock)
 
     def to_monotonic(self, wall: float) -> float:
+        """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""
         return self.clock.monotonic() + (wall - self.clock.time())
-
-    def discard(self) -> None:
-        """Forget what a failed build staged."""
-        self._new_buckets, self._new_rates, self._new_anchors = {}, [], {}
-
-    def commit(
-        self,
-        keep: tuple[set[Hashable], set[Rollout]] | None,
-        *,
-        lower_bound: float,
-        configured: Mapping[str, Any],
-        max_operations: int,
-    ) -> None:
-        """Apply what the build staged; with ``keep``, forget the buckets and anchors the
-        new snapshot does not use; fit the tracked operations to the new snapshot."""
-        self.buckets.update(self._new_buckets)
-        self.anchors.update(self._new_anchors)
-        for bucket, rate in self._new_rates:
-            bucket.update(rate)
-        self.discard()
-        if keep is not None:
-            buckets, rollouts = keep
-            self.buckets = {k: b for k, b in self.buckets.items() if k in buckets}
-            self.anchors = {r: a for r, a in self.anchors.items() if r in rollouts}
-        with self.tracked_lock:
-            room = max(0, max_operations - len(configured)) if lower_bound > 0 else 0
-            tracked = {name: b for name, b in self.tracked.items() if name not in configured}
-            tracked = dict(itertools.islice(tracked.items(), room))
-            if lower_bound != self.tracked_rate:
-                for bucket in tracked.values():
-                    bucket.update(lower_bound)
-            self.tracked, self.tracked_rate, self.tracked_room = tracked, lower_bound, room
-
-    def track(self, name: str) -> TokenBucket | None:
-        """The lower-bound bucket of an operation first seen on the request path: created
-        on its first sight while room remains, None beyond ``max_operations``."""
-        found = self.tracked.get(name)
-        if found is not None or len(self.tracked) >= self.tracked_room:
-            return found
-        with self.tracked_lock:
-            found = self.tracked.get(name)
-            if found is None and len(self.tracked) < self.tracked_room:
-                found = self.tracked[name] = TokenBucket(self.tracked_rate, clock=self.clock)
-            return found
-
-    def _reset_after_fork(self) -> None:
-        self.lock = threading.Lock()
-        self.tracked_lock = threading.Lock()

@@ -21,8 +21,8 @@ def run(code: str) -> str:
 
 
 def test_writer_state_and_bucket_locks_are_fresh_in_the_child() -> None:
-    """With the store, state, tracked and bucket locks held at the fork, the child still
-    publishes, tracks a new operation and refills a limiter, each within a second."""
+    """With the store and bucket locks held at the fork, the child still publishes,
+    tracks a new operation and refills a limiter, each within a second."""
     out = run(
         """
         import os, threading
@@ -31,7 +31,7 @@ def test_writer_state_and_bucket_locks_are_fresh_in_the_child() -> None:
         s = DSampler(rate=0.0, default_lower_bound_per_second=1.0, clock=clock, resource={},
                      rules=[{"match": {"span_name": "limited"}, "action": {"rate_limit": 1}}])
         bucket = s._store.current.rules[0][1].bucket
-        held = [s._store._lock, s._state.lock, s._state.tracked_lock, bucket._lock]
+        held = [s._store._lock, bucket._lock]
         for lock in held:
             lock.acquire()          # as if other threads were inside these sections
         pid = os.fork()
@@ -43,7 +43,7 @@ def test_writer_state_and_bucket_locks_are_fresh_in_the_child() -> None:
                 s.should_sample(None, 1, "limited")
                 clock.advance(5.0)
                 sampled = s.should_sample(None, 2, "limited").decision.is_sampled()
-                done.ok = sampled and s.config.version == 2 and "never-seen-before" in s._state.tracked
+                done.ok = sampled and s.config.version == 2 and "never-seen-before" in s._runtime.tracked
                 done.set()
             threading.Thread(target=child, daemon=True).start()
             os._exit(0 if done.wait(5) and done.ok else 3)

@@ -37,7 +37,7 @@ def test_concurrent_decisions_see_whole_snapshots() -> None:
     ids = [rng.getrandbits(128) for _ in range(512)]
     in_a = {t: _decides(A, t) for t in ids}
     in_b = {t: _decides(B, t) for t in ids}
-    sampler = DSampler(record_version=True, **A)  # type: ignore[arg-type]
+    sampler = DSampler(record_version=True, sampler_tags=True, **A)  # type: ignore[arg-type]
     version_config = {1: A}
     errors: list[str] = []
     counts = [0] * 4

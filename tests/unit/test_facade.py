@@ -26,9 +26,9 @@ def kept(
 
 
 def test_no_rules_decides_exactly_as_ratio_sampler() -> None:
-    """A plan of one rate makes RatioSampler's decisions with RatioSampler's tags."""
+    """A snapshot of one rate makes RatioSampler's decisions with RatioSampler's tags."""
     for rule in ("fnv1a", "xxh3", "otel"):
-        ours, ref = DSampler(rate=0.3, hash=rule), RatioSampler(0.3, hash=rule)
+        ours, ref = DSampler(rate=0.3, hash=rule, sampler_tags=True), RatioSampler(0.3, hash=rule)
         for t in IDS:
             a, b = ours.should_sample(None, t, "x"), ref.should_sample(None, t, "x")
             assert (a.decision, dict(a.attributes)) == (b.decision, dict(b.attributes))
@@ -85,9 +85,19 @@ def test_resource_rules_are_decided_once_per_process() -> None:
     assert kept(DSampler(rate=0.0, rules=rules, resource={})) == 0
 
 
+def test_no_sampler_tags_by_default() -> None:
+    """Like OpenTelemetry's samplers, a DSampler adds no attributes unless asked; a
+    span's own attributes pass through unchanged."""
+    sampler = DSampler(rate=1.0, rules=[{"match": {"span_name": "r"}, "action": {"rate_limit": 5}}])
+    assert dict(sampler.should_sample(None, IDS[0], "x").attributes) == {}
+    assert dict(sampler.should_sample(None, IDS[0], "r", None, {"k": 1}).attributes) == {"k": 1}
+    assert not DSampler().config.sampler_tags
+
+
 def test_sample_rule_tags_and_version_attribute() -> None:
-    """Sampled spans carry the deciding rate and, when asked, the config version."""
-    sampler = DSampler(rate=1.0, record_version=True)
+    """With sampler_tags, sampled spans carry the deciding rate and, when asked, the
+    config version."""
+    sampler = DSampler(rate=1.0, record_version=True, sampler_tags=True)
     sampler.update(rate=1.0)
     attrs = dict(sampler.should_sample(None, IDS[0], "x", None, {"k": 1}).attributes)
     assert attrs == {
@@ -102,7 +112,9 @@ def test_sample_rule_tags_and_version_attribute() -> None:
 def test_rate_limit_rule_with_a_manual_clock() -> None:
     """rate_limit: 2 admits the bucket (2), then two a second, tagged ratelimiting."""
     clock = ManualClock()
-    sampler = DSampler(rate=0.0, rules=[{"action": {"rate_limit": 2}}], clock=clock, resource={})
+    sampler = DSampler(
+        rate=0.0, rules=[{"action": {"rate_limit": 2}}], clock=clock, resource={}, sampler_tags=True
+    )
     assert kept(sampler) == 2
     clock.advance(1.0)
     results = [sampler.should_sample(None, t, "x") for t in IDS[:10]]
@@ -132,6 +144,7 @@ def test_operations_with_a_guaranteed_lower_bound() -> None:
         operations={"GET /rare": {"rate": 0.0, "lower_bound_per_second": 1}, "GET /half": 0.5},
         clock=clock,
         resource={},
+        sampler_tags=True,
     )
     results = [sampler.should_sample(None, t, "GET /rare") for t in IDS[:5]]
     assert [r.decision.is_sampled() for r in results] == [True, False, False, False, False]
@@ -380,7 +393,7 @@ def test_identical_rate_limit_rules_keep_their_own_buckets() -> None:
     clock = ManualClock()
     rule = {"match": {"span_name": "GET /x"}, "action": {"rate_limit": 1}}
     shadow = {"match": {"span_name": "GET /x"}, "action": {"rate_limit": 1000}}
-    sampler = DSampler(rate=0.0, rules=[rule, shadow], clock=clock, resource={})
+    sampler = DSampler(rate=0.0, rules=[rule, shadow], clock=clock, resource={}, sampler_tags=True)
     clock.advance(60)
     results = [sampler.should_sample(None, t, "GET /x") for t in IDS]
     assert sum(r.decision.is_sampled() for r in results) == 1
@@ -399,9 +412,9 @@ def test_a_failed_publish_changes_no_live_limit(monkeypatch: pytest.MonkeyPatch)
             rules=[{"match": {"span_name": "x"}, "action": {"rate_limit": 1000}}, {"action": "keep"}]
         )
     assert limiter.credits_per_second == 1.0
-    from dsampler.samplers import _snapshot as plan_module
+    from dsampler.samplers import _compile as compile_module
 
-    original = plan_module.compile_match
+    original = compile_module.compile_match
     calls = []
 
     def failing(match: object, resource: object) -> object:
@@ -410,14 +423,14 @@ def test_a_failed_publish_changes_no_live_limit(monkeypatch: pytest.MonkeyPatch)
             raise RuntimeError("compile failed half-way")
         return original(match, resource)  # type: ignore[arg-type]
 
-    plan_module.compile_match = failing  # type: ignore[assignment]
+    compile_module.compile_match = failing  # type: ignore[assignment]
     try:
         with pytest.raises(RuntimeError):
             sampler.update(
                 rules=[{"match": {"span_name": "x"}, "action": {"rate_limit": 1000}}, {"action": "drop"}]
             )
     finally:
-        plan_module.compile_match = original
+        compile_module.compile_match = original
     assert limiter.credits_per_second == 1.0  # the rate staged by the failed build was never applied
     assert sampler.config.version == 1
     clock.advance(10)
@@ -431,10 +444,11 @@ def test_tracked_operations_stay_bounded_across_updates() -> None:
         for i in range(10):
             sampler.should_sample(None, IDS[0], f"op-{round_}-{i}")
         sampler.update(rate=0.0 if round_ % 2 else 0.001)
-    assert len(sampler._state.tracked) == 10
-    assert len(sampler._state.buckets) == 0
+    tracked = sampler._runtime.tracked
+    assert len(tracked) == 10
+    assert sampler._store.current.rule_buckets == {}
     sampler.update(default_lower_bound_per_second=0.0)
-    assert sampler._state.tracked == {}
+    assert len(tracked) == 0
 
 
 def test_publish_replaces_the_whole_configuration_or_nothing() -> None:

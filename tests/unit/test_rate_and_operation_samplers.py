@@ -113,7 +113,9 @@ def test_per_operation_rates_and_default() -> None:
     assert kept(sampler, "GET /a") == kept(RatioSampler(0.5))
     assert kept(sampler, "GET /b") == len(IDS)
     assert kept(sampler, "other") == kept(RatioSampler(0.1))
-    assert sampler.should_sample(None, IDS[0], "GET /b").attributes["sampler.type"] == "probabilistic"
+    assert dict(sampler.should_sample(None, IDS[0], "GET /b").attributes) == {}
+    tagged = PerOperationSampler({"GET /b": 1.0}, sampler_tags=True)
+    assert tagged.should_sample(None, IDS[0], "GET /b").attributes["sampler.type"] == "probabilistic"
 
 
 def test_per_operation_lower_bound_then_update_in_place() -> None:

@@ -1,0 +1,177 @@
+"""Configuration -> :class:`~dsampler.samplers._snapshot.Snapshot`, finding the state
+that must outlive a snapshot in the one before it.
+
+A build records what it touches and nothing else: the buckets and anchors the new
+snapshot uses (taken from the previous snapshot when their rule or operation is
+unchanged, so balances survive; new ones otherwise) and the rate changes to apply to
+buckets it keeps. The rate changes are applied only once the whole snapshot is built,
+so a build that fails changes no running limit; and since a build is local to the
+thread that runs it, a fork in the middle of one leaves nothing behind in the child.
+Parts whose inputs are the very same objects as the previous snapshot's (rules,
+operations) are reused whole: ``update(rate=...)`` on 2,000 operations rebuilds only
+the default decider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from dsampler.config._model import SamplingConfig
+from dsampler.config._rule import Action, Drop, Match, RateLimit, Rollout, Rule, Sample
+from dsampler.hashing._schemes import get_scheme
+from dsampler.samplers._bucket import TokenBucket
+from dsampler.samplers._deciders import (
+    Decider,
+    DropDecider,
+    OperationDecider,
+    RateLimitDecider,
+    RatioDecider,
+    RolloutDecider,
+    Tagger,
+)
+from dsampler.samplers._match import Predicate, compile_match
+from dsampler.samplers._runtime import Runtime
+from dsampler.samplers._snapshot import Snapshot
+
+__all__ = ["compile_snapshot"]
+
+
+def compile_snapshot(config: SamplingConfig, previous: Snapshot | None, runtime: Runtime) -> Snapshot:
+    """Compile ``config``; reuse and keep what it shares with ``previous``."""
+    build = _Build(config, previous, runtime)
+    snapshot = build.snapshot()
+    for bucket, per_second in build.rates:  # the build succeeded: now limits may change
+        bucket.update(per_second)
+    lower = config.default_lower_bound_per_second
+    if (
+        previous is None
+        or lower != previous.lower_bound
+        or config.operations is not previous.config.operations
+        or config.max_operations != previous.config.max_operations
+    ):
+        room = max(0, config.max_operations - len(config.operations)) if lower > 0 else 0
+        runtime.tracked.fit(lower, room, config.operations)
+    return snapshot
+
+
+class _Build:
+    """One compilation: the previous snapshot is where existing state is found."""
+
+    def __init__(self, config: SamplingConfig, previous: Snapshot | None, runtime: Runtime) -> None:
+        self.config = config
+        self.previous = previous
+        self.runtime = runtime
+        self.scheme = get_scheme(config.hash)
+        extra = {"dsampler.config_version": config.version} if config.record_version else {}
+        self.tagger = Tagger(config.sampler_tags, extra)
+        self.rates: list[tuple[TokenBucket, float]] = []  # applied once the build succeeds
+        self.rule_buckets: dict[Hashable, TokenBucket] = {}
+        self.anchors: dict[Rollout, float] = {}
+
+    def snapshot(self) -> Snapshot:
+        config, previous = self.config, self.previous
+        same = (
+            previous is not None
+            and previous.default.scheme is self.scheme
+            and previous.tagger.same_as(self.tagger)
+        )
+        if same and previous is not None and config.rules is previous.config.rules:
+            rules = previous.rules
+            self.rule_buckets, self.anchors = previous.rule_buckets, previous.anchors  # type: ignore[assignment]
+        else:
+            rules = self._rules()
+        if (
+            same
+            and previous is not None
+            and config.operations is previous.config.operations
+            and config.default_lower_bound_per_second == previous.lower_bound
+        ):
+            operations = previous.operations
+        else:
+            operations = {
+                name: self._operation(name, s.rate, s.lower_bound_per_second)
+                for name, s in config.operations.items()
+            }
+        cap = None
+        if config.traces_per_second is not None:
+            cap = self._bucket(previous.cap if previous is not None else None, config.traces_per_second)
+        default = RatioDecider("default rate", config.rate, self.scheme, self.tagger)
+        return Snapshot(
+            config,
+            self.tagger,
+            default,
+            rules,
+            self.rule_buckets,
+            self.anchors,
+            operations,
+            cap,
+            self.runtime.tracked,
+        )
+
+    def _bucket(self, found: TokenBucket | None, per_second: float) -> TokenBucket:
+        """``found`` (its rate changed once the build succeeds), or a new full bucket."""
+        if found is None:
+            return TokenBucket(per_second, clock=self.runtime.clock)
+        if found.credits_per_second != per_second:
+            self.rates.append((found, per_second))
+        return found
+
+    def _rules(self) -> tuple[tuple[Predicate, Decider], ...]:
+        compiled = []
+        seen: dict[tuple[str | None, Match], int] = {}
+        for i, rule in enumerate(self.config.rules):
+            # A stateful rule's state is keyed by what it is, not where it stands, so that
+            # reordering keeps balances; identical rules are told apart by their rank.
+            rank = seen[rule.name, rule.match] = seen.get((rule.name, rule.match), -1) + 1
+            predicate = compile_match(rule.match, self.runtime.resource)
+            if predicate is not None:
+                source = f"rules[{i}]" + (f" ({rule.name})" if rule.name else "")
+                compiled.append((predicate, self._decider(source, rule, rank)))
+        return tuple(compiled)
+
+    def _decider(self, source: str, rule: Rule, rank: int) -> Decider:
+        action: Action = rule.action
+        match action:
+            case Drop():
+                return DropDecider(source)
+            case Sample(rate=rate):
+                return RatioDecider(source, rate, self.scheme, self.tagger)
+            case RateLimit(per_second=per_second):
+                key = ("rule", rule.name, rule.match, rank)
+                old = self.previous.rule_buckets.get(key) if self.previous is not None else None
+                bucket = self.rule_buckets[key] = self._bucket(old, per_second)
+                return RateLimitDecider(source, bucket, per_second, self.tagger)
+            case Rollout():
+                return self._rollout(source, action)
+        raise TypeError(f"unknown action {action!r}")  # pragma: no cover - Rule validates
+
+    def _rollout(self, source: str, rollout: Rollout) -> RolloutDecider:
+        if rollout.start is not None:
+            anchor = self.runtime.to_monotonic(rollout.start.timestamp())
+        else:  # anchored at its first publication, kept while the rule stays
+            kept = self.previous.anchors.get(rollout) if self.previous is not None else None
+            anchor = self.anchors[rollout] = kept if kept is not None else self.runtime.clock.monotonic()
+        starts = [
+            self.runtime.to_monotonic(s.at.timestamp()) if s.at is not None else anchor + (s.after_s or 0.0)
+            for s in rollout.steps
+        ]
+        rates = [s.rate for s in rollout.steps]
+        return RolloutDecider(source, starts, rates, self.scheme, self.runtime.clock, self.tagger)
+
+    def _operation(self, name: str, rate: float, lower: float | None) -> OperationDecider:
+        per_second = self.config.default_lower_bound_per_second if lower is None else lower
+        bucket = None
+        if per_second > 0:
+            bucket = self._bucket(self._existing_lower(name), per_second)
+        ratio = RatioDecider(f"operations[{name!r}]", rate, self.scheme, self.tagger)
+        return OperationDecider(ratio, bucket, per_second, self.tagger)
+
+    def _existing_lower(self, name: str) -> TokenBucket | None:
+        """The operation's lower-bound bucket so far: its own, else the one it had as a
+        tracked operation (a name that becomes configured keeps its balance)."""
+        ops: Mapping[str, Any] = self.previous.operations if self.previous is not None else {}
+        found = ops.get(name)
+        if found is not None and found.lower is not None:
+            return found.lower  # type: ignore[no-any-return]
+        return self.runtime.tracked.by_name.get(name)

@@ -1,0 +1,144 @@
+"""The compiled snapshot and the state beside it: what a build keeps, what tracking can
+hold, and that no decision waits for a writer."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import types
+from typing import Any
+
+from dsampler import DSampler, ManualClock, RatioSampler
+from dsampler._validate import MAX_TEXT
+
+TID = 0x4BF92F3577B34DA6A3CE929D0E0E4736
+
+
+class ShiftBomb(int):
+    """A trace ID whose own operators raise: the fallback must not use them."""
+
+    def __rshift__(self, other: Any) -> int:
+        raise RuntimeError("no shifting")
+
+    def __and__(self, other: Any) -> int:
+        raise RuntimeError("no masking")
+
+
+def test_an_int_subclass_whose_operators_raise_is_decided_by_its_value() -> None:
+    """The fallback decides an int subclass by its integer value, never raising, and
+    counts the fault (defect 10)."""
+    for sampler in (DSampler(rate=1.0, parent_based=False), RatioSampler(1.0)):
+        result = sampler.should_sample(None, ShiftBomb(TID), "x")
+        assert result.decision.is_sampled()
+        assert sampler.faults == 1
+    assert not DSampler(rate=0.0).should_sample(None, ShiftBomb(TID), "x").decision.is_sampled()
+
+
+def test_names_longer_than_max_text_are_never_tracked() -> None:
+    """A hostile stream of huge span names gets no buckets and holds no copies of them:
+    tracking is bounded by room * MAX_TEXT characters (defect 5)."""
+    sampler = DSampler(rate=0.0, default_lower_bound_per_second=1.0, clock=ManualClock())
+    for i in range(200):
+        sampler.should_sample(None, TID, f"{i:04d}" + "x" * 100_000)
+    assert len(sampler._runtime.tracked) == 0
+    sampler.should_sample(None, TID, "n" * MAX_TEXT)
+    assert len(sampler._runtime.tracked) == 1
+
+
+def _locks_of(root: object, limit: int = 20_000) -> list[Any]:
+    """Every lock reachable from ``root`` (its object graph, breadth first, bounded)."""
+    lock_type = type(threading.Lock())
+    seen, queue, locks = {id(root)}, [root], []
+    while queue and len(seen) < limit:
+        for ref in gc.get_referents(queue.pop()):
+            if id(ref) in seen or isinstance(ref, (type, types.ModuleType, types.FunctionType)):
+                continue
+            seen.add(id(ref))
+            if isinstance(ref, lock_type):
+                locks.append(ref)
+            else:
+                queue.append(ref)
+    return locks
+
+
+def test_a_decision_never_waits_for_a_writer() -> None:
+    """With every lock the sampler owns held by another thread (a publish in progress,
+    a refill in flight), decisions on never-seen names still complete: the request path
+    never waits for a lock (defect 6)."""
+    clock = ManualClock()
+    rules = [{"match": {"span_name": "limited"}, "action": {"rate_limit": 1}}]
+    sampler = DSampler(rate=0.5, default_lower_bound_per_second=1.0, rules=rules, clock=clock)
+    sampler.should_sample(None, TID, "seen-before")
+    locks = _locks_of(sampler)
+    assert len(locks) >= 3  # the writers' lock and the buckets' refill locks at least
+    for lock in locks:
+        assert lock.acquire(timeout=5)
+    done = threading.Event()
+
+    def decide() -> None:
+        clock.advance(2.0)  # refills are due: their locks are only ever tried
+        for i in range(1000):
+            sampler.should_sample(None, TID + i, f"new-{i}")
+            sampler.should_sample(None, TID + i, "limited")
+        done.set()
+
+    try:
+        threading.Thread(target=decide, daemon=True).start()
+        assert done.wait(30)
+    finally:
+        for lock in locks:
+            lock.release()
+    assert len(sampler._runtime.tracked) == 1001
+
+
+def test_a_tracked_operation_that_becomes_configured_keeps_its_balance() -> None:
+    """A name tracked at run time and then listed in operations keeps its spent bucket,
+    so configuring it hands out no fresh burst."""
+    clock = ManualClock()
+    sampler = DSampler(rate=0.0, default_lower_bound_per_second=1.0, clock=clock, resource={})
+    assert sampler.should_sample(None, TID, "op").decision.is_sampled()  # the one credit
+    sampler.update(operations={"op": {"rate": 0.0}})
+    assert not sampler.should_sample(None, TID, "op").decision.is_sampled()
+    clock.advance(1.0)
+    assert sampler.should_sample(None, TID, "op").decision.is_sampled()
+
+
+def test_tracking_is_capped_exactly_under_concurrent_first_sights() -> None:
+    """Eight threads racing on new names never track more than max_operations."""
+    sampler = DSampler(rate=0.0, default_lower_bound_per_second=1.0, max_operations=50)
+
+    def decide(k: int) -> None:
+        for i in range(500):
+            sampler.should_sample(None, TID, f"t{k}-{i}")
+
+    threads = [threading.Thread(target=decide, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(sampler._runtime.tracked) == 50
+
+
+def test_after_a_fork_every_limit_is_its_configurations() -> None:
+    """The child's hook sets each bucket to the rate of the snapshot in force, whatever
+    an interrupted publish had done to it (defect 1)."""
+    rules = [{"match": {"span_name": "x"}, "action": {"rate_limit": 1}}]
+    sampler = DSampler(rate=0.0, rules=rules, traces_per_second=5, clock=ManualClock(), resource={})
+    snap = sampler._store.current
+    limited = snap.rules[0][1].bucket  # type: ignore[attr-defined]
+    limited.update(1000.0)  # as a publish interrupted between its rate change and its swap
+    assert snap.cap is not None
+    snap.cap.update(7.0)
+    sampler._reset_after_fork()
+    assert (limited.credits_per_second, snap.cap.credits_per_second) == (1.0, 5.0)
+
+
+def test_a_snapshot_is_never_changed_by_decisions() -> None:
+    """Deciding new names adds to the runtime's tracked operations, never to the
+    published snapshot (its operations stay exactly the configured ones)."""
+    sampler = DSampler(rate=0.0, default_lower_bound_per_second=1.0, operations={"a": 0.5})
+    snap = sampler._store.current
+    for i in range(10):
+        sampler.should_sample(None, TID, f"n{i}")
+    assert list(snap.operations) == ["a"]
+    assert sampler._store.current is snap
