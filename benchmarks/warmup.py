@@ -139,7 +139,9 @@ def _spread(values: list[float], fmt: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, nargs="+", default=[0, 1, 4], help="0: the batch probe")
     parser.add_argument("--window", type=float, default=3.0, help="seconds each probe decides")
@@ -149,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     env = {"NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", cache)}
     # Warm the numba cache once, so every probe measures a cache load, not a compile.
     subprocess.run(
-        [sys.executable, "-c", "import dsampler; assert dsampler.wait_for_jit(300)"], env={**os.environ, **env}, check=True
+        [sys.executable, "-c", "import dsampler; assert dsampler.wait_for_jit(300)"],
+        env={**os.environ, **env},
+        check=True,
     )
     load_before = os.getloadavg()
     runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
@@ -159,10 +163,14 @@ def main(argv: list[str] | None = None) -> int:
         for case, threads in order:
             code, extra = CASES[case]
             runs.setdefault((case, threads), []).append(probe(code, threads, args.window, {**env, **extra}))
-    print(f"load average before: {load_before[0]:.2f}, after: {os.getloadavg()[0]:.2f}; "
-          f"{args.rounds} rounds, median (min-max)\n")
-    print("| case | threads | ready (s) | worst gap (ms) | ns per decision in the last 1 s, all threads | "
-          "decide_batch 4M right after start (M IDs/s) | full gc.collect (ms) | gc objects | numba loaded |")
+    print(
+        f"load average before: {load_before[0]:.2f}, after: {os.getloadavg()[0]:.2f}; "
+        f"{args.rounds} rounds, median (min-max)\n"
+    )
+    print(
+        "| case | threads | ready (s) | worst gap (ms) | ns per decision in the last 1 s, all threads | "
+        "decide_batch 4M right after start (M IDs/s) | full gc.collect (ms) | gc objects | numba loaded |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for (case, threads), outs in runs.items():
         ready = [o["ready"] for o in outs if o["ready"] is not None]
