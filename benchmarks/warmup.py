@@ -33,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 from typing import Any
 
 PROBE = r"""
@@ -75,8 +76,8 @@ def decide(out):
             ready = now - t0
         if tail_start is None and now - t0 >= WINDOW - 1.0:
             tail_start, tail_n = now, n
-    out.append({"ready": ready, "worst": worst,
-                "tail_rate": (n - tail_n) / (last - tail_start) if tail_start and last > tail_start else None})
+    tail = (n - tail_n) / (last - tail_start) if tail_start and last > tail_start else None
+    out.append({"ready": ready, "worst": worst, "tail_rate": tail})
 
 threads = [threading.Thread(target=decide, args=(results,)) for _ in range(THREADS)]
 for th in threads:
@@ -101,7 +102,8 @@ ready = [r["ready"] for r in results if r["ready"] is not None]
 print(json.dumps({
     "ready": max(ready) if ready and len(ready) == len(results) else None,
     # All threads together: ns of wall time per decision made by any of them.
-    "tail_ns": 1e9 / sum(r["tail_rate"] for r in results) if results and all(r["tail_rate"] for r in results) else None,
+    "tail_ns": (1e9 / sum(r["tail_rate"] for r in results)
+                if results and all(r["tail_rate"] for r in results) else None),
     "worst_ms": max((r["worst"] for r in results), default=0.0) * 1e3,
     "batch": batch, "gc_ms": gc_ms, "gc_objects": len(gc.get_objects()),
     "numba": "numba" in sys.modules,
@@ -138,6 +140,10 @@ def _spread(values: list[float], fmt: str) -> str:
     return f"{med:{fmt}} ({min(values):{fmt}}-{max(values):{fmt}})"
 
 
+def _loaded(flags: list[bool]) -> str:
+    return "yes" if all(flags) else "no" if not any(flags) else "some"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -146,15 +152,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, nargs="+", default=[0, 1, 4], help="0: the batch probe")
     parser.add_argument("--window", type=float, default=3.0, help="seconds each probe decides")
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
+    parser.add_argument(
+        "--compare-with",
+        metavar="DIR",
+        help="a checkout of another dsampler (e.g. main): its fnv1a case runs too, interleaved",
+    )
     args = parser.parse_args(argv)
+    if args.compare_with:
+        before = f"dsampler fnv1a, {Path(args.compare_with).name}"
+        CASES[before] = ("fnv1a", {"PYTHONPATH": str(Path(args.compare_with).resolve())})
+        args.cases.append(before)
     cache = tempfile.mkdtemp(prefix="dsampler-warmup-cache-")
     env = {"NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", cache)}
-    # Warm the numba cache once, so every probe measures a cache load, not a compile.
-    subprocess.run(
-        [sys.executable, "-c", "import dsampler; assert dsampler.wait_for_jit(300)"],
-        env={**os.environ, **env},
-        check=True,
-    )
+    # Warm the numba cache once per checkout, so every probe measures a cache load.
+    for extra in {json.dumps(CASES[c][1]) for c in args.cases}:
+        subprocess.run(
+            [sys.executable, "-c", "import dsampler; assert dsampler.wait_for_jit(300)"],
+            env={**os.environ, **env, **json.loads(extra)},
+            check=True,
+        )
     load_before = os.getloadavg()
     runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for r in range(args.rounds):
@@ -184,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{_spread([o['batch'] for o in outs if o['batch']], '.0f')} | "
             f"{_spread([o['gc_ms'] for o in outs], '.1f')} | "
             f"{statistics.median(o['gc_objects'] for o in outs):.0f} | "
-            f"{'yes' if all(o['numba'] for o in outs) else 'no' if not any(o['numba'] for o in outs) else 'some'} |"
+            f"{_loaded([o['numba'] for o in outs])} |"
         )
     return 0
 

@@ -32,7 +32,7 @@ __all__ = ["decide_batch", "fnv1a64", "fnv1a64_batch", "jit_status", "wait_for_j
 _MAX_ID = (1 << 128) - 1
 CHUNK = 1 << 20
 _TWIN_IDS_PER_S = 30e6  # first guess of the twin's speed, measured on each chunk
-_twin_s = 0.0  # the twin's time in this process (a lost update under a race is harmless)
+_twin_s = [0.0]  # the twin's time in this process (a lost update under a race is harmless)
 
 
 def fnv1a64(trace_id: int) -> int:
@@ -107,7 +107,6 @@ def _by_chunks(n: int, by_kernel: Callable[[Any, int, int], Any], by_twin: Calla
     moving to the kernel (or waiting for it) as described in the module docstring."""
     import numpy as np
 
-    global _twin_s
     kernels = LOADER.kernels
     if kernels is not None:
         return by_kernel(kernels, 0, n)
@@ -115,7 +114,7 @@ def _by_chunks(n: int, by_kernel: Callable[[Any, int, int], Any], by_twin: Calla
     pos, ids_per_s = 0, _TWIN_IDS_PER_S
     while pos < n:
         twin_s = (n - pos) / ids_per_s
-        if LOADER.state == "idle" and max(twin_s, _twin_s) > TYPICAL_LOAD_S:
+        if LOADER.state == "idle" and max(twin_s, _twin_s[0]) > TYPICAL_LOAD_S:
             LOADER.start()
         expected = LOADER.expected_wait_s()
         if expected is not None and expected < twin_s and LOADER.wait(twin_s):
@@ -127,7 +126,7 @@ def _by_chunks(n: int, by_kernel: Callable[[Any, int, int], Any], by_twin: Calla
         started = time.perf_counter()
         parts.append(by_twin(pos, end))
         spent = max(time.perf_counter() - started, 1e-6)
-        _twin_s += spent
+        _twin_s[0] += spent
         pos, ids_per_s, kernels = end, (end - pos) / spent, LOADER.kernels
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 

@@ -40,7 +40,7 @@ import sys
 import threading
 import time
 from types import ModuleType
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 from dsampler.hashing._schemes import SCHEMES, KeyFn
 
@@ -48,7 +48,12 @@ __all__ = ["FORK_WAIT_S", "LOADER", "LOAD_AT_PER_SECOND", "KernelLoader", "State
 
 _log = logging.getLogger("dsampler.hashing")
 
-State = Literal["idle", "loading", "ready", "unavailable"]
+if TYPE_CHECKING:  # typing.Literal's first use costs 1-2 ms at import
+    from typing import Literal
+
+    State = Literal["idle", "loading", "ready", "unavailable"]
+else:
+    State = str
 FORK_WAIT_S = 10.0
 #: Hashed decisions per second on the pure-Python path above which the kernels load:
 #: there they save about 2% of a core (1 us a decision).
@@ -220,7 +225,7 @@ class KernelLoader:
         try:
             import numba
 
-            if numba.config.DISABLE_JIT:
+            if numba.config.DISABLE_JIT:  # type: ignore[attr-defined]
                 return "numba's DISABLE_JIT is set, under which numba would interpret its kernels"
             from dsampler.hashing import _kernels
         except Exception as exc:  # numba missing, broken llvmlite, unwritable cache...

@@ -141,10 +141,10 @@ def _bind_xxhash(scheme: HashScheme) -> None:
         return
 
     def key(hi: int, lo: int) -> int:
-        return xxh3_64_intdigest(((hi << 64) | lo).to_bytes(16, "big"))  # type: ignore[no-any-return]
+        return xxh3_64_intdigest(((hi << 64) | lo).to_bytes(16, "big"))
 
     def whole(trace_id: int) -> int:
-        return xxh3_64_intdigest((trace_id & MASK128).to_bytes(16, "big"))  # type: ignore[no-any-return]
+        return xxh3_64_intdigest((trace_id & MASK128).to_bytes(16, "big"))
 
     scheme.whole = whole
     scheme.key = key

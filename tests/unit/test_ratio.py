@@ -94,7 +94,7 @@ def test_sampler_tags_true_tags_sampled_roots_for_jaeger() -> None:
 @pytest.mark.parametrize("bad", [1, "yes", None])
 def test_sampler_tags_must_be_a_bool(bad: Any) -> None:
     """A non-bool ``sampler_tags`` is refused, naming the field."""
-    with pytest.raises(ConfigError, match="^sampler_tags"):
+    with pytest.raises(ConfigError, match=r"^sampler_tags"):
         RatioSampler(0.5, sampler_tags=bad)
 
 
