@@ -121,13 +121,16 @@ class Service:
             "OTEL_METRICS_EXPORTER": "none",
             "OTEL_LOGS_EXPORTER": "none",
             "NUMBA_CACHE_DIR": cache,
-            "PYTHONPATH": str(HERE),
             **VARIANTS[variant],
         }
+        # The app's folder, then the variant's checkout (--compare-with) or PYTHONPATH.
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE), env.get("PYTHONPATH")) if p)
         cmd = [str(BIN / "opentelemetry-instrument"), str(BIN / "gunicorn"), "-w", str(workers)]
         cmd += ["-b", f"127.0.0.1:{self.port}", "--log-level", "warning", "service_app:app"]
         started = time.perf_counter()
-        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            cmd, env=env, cwd=HERE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         self.startup_s = self._first_200(started)
 
     def _first_200(self, started: float, timeout_s: float = 60.0) -> float:
@@ -291,14 +294,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--smoke", action="store_true", help="1 round, 0.5 s loads, 1 worker only")
     parser.add_argument("--json", help="also write the raw figures to this file")
+    parser.add_argument(
+        "--compare-with",
+        metavar="DIR",
+        help="a checkout of another dsampler (e.g. main): its defaults run too, interleaved",
+    )
     args = parser.parse_args(argv)
+    if args.compare_with:
+        other = f"dsampler (defaults), {Path(args.compare_with).name}"
+        VARIANTS[other] = {
+            **VARIANTS["dsampler (defaults)"],
+            "PYTHONPATH": str(Path(args.compare_with).resolve()),
+        }
+        args.variants.append(other)
     rounds, seconds = (1, 0.5) if args.smoke else (args.rounds, args.seconds)
     cache = tempfile.mkdtemp(prefix="dsampler-bench-numba-")
-    subprocess.run(  # a warm numba cache, as every start but a service's very first has
-        [sys.executable, "-c", "import dsampler; dsampler.wait_for_jit(300)"],
-        env={**os.environ, "NUMBA_CACHE_DIR": cache},
-        check=True,
-    )
+    for path in {VARIANTS[v].get("PYTHONPATH", "") for v in args.variants}:
+        subprocess.run(  # a warm numba cache, as every start but a service's very first has
+            [sys.executable, "-c", "import dsampler; dsampler.wait_for_jit(300)"],
+            env={**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": path},
+            cwd=tempfile.gettempdir(),
+            check=True,
+        )
     sink = ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
     threading.Thread(target=sink.serve_forever, daemon=True).start()
     load_before = os.getloadavg()[0]

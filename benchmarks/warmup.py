@@ -122,6 +122,7 @@ def probe(case: str, threads: int, window_s: float, env: dict[str, str]) -> dict
     done = subprocess.run(
         [sys.executable, "-c", PROBE, case, str(threads), str(window_s)],
         env={**os.environ, **env},
+        cwd=tempfile.gettempdir(),  # not the checkout: `-c` puts the cwd first on sys.path
         capture_output=True,
         text=True,
         timeout=120,
@@ -167,8 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     # Warm the numba cache once per checkout, so every probe measures a cache load.
     for extra in {json.dumps(CASES[c][1]) for c in args.cases}:
         subprocess.run(
-            [sys.executable, "-c", "import dsampler; assert dsampler.wait_for_jit(300)"],
+            [sys.executable, "-c", "import dsampler; dsampler.wait_for_jit(300)"],
             env={**os.environ, **env, **json.loads(extra)},
+            cwd=tempfile.gettempdir(),
             check=True,
         )
     load_before = os.getloadavg()
