@@ -40,7 +40,7 @@ TWO64: Final = 18446744073709551616.0  # 2.0**64, a float so that rate * TWO64 s
 TWO63: Final = 9223372036854775808.0
 
 KeyFn = Callable[[int, int], int]
-WholeFn = Callable[[int], int]
+BytesFn = Callable[[bytes], int]
 MASK128: Final = (1 << 128) - 1
 
 
@@ -64,8 +64,10 @@ class HashScheme:
     """A named hash scheme.
 
     ``key`` is the scalar entry used on the request path: ``key(hi, lo)`` over the two
-    64-bit halves. ``whole``, where a scheme has it, takes the whole 128-bit trace ID
-    instead and skips the split into halves (the ``xxh3`` scheme's xxhash entry).
+    64-bit halves. ``of_bytes``, where a scheme has it, is a C function of the 16
+    big-endian trace-ID bytes (``xxh3``: xxhash's ``xxh3_64_intdigest``): a caller that
+    calls it inline, on ``(trace_id & MASK128).to_bytes(16, "big")``, skips both the split
+    into halves and a Python frame.
 
     For the schemes that hash in Python (``hashes`` and not ``native``),
     :mod:`dsampler.hashing._loader` replaces ``key`` with the compiled kernel once that is
@@ -87,7 +89,7 @@ class HashScheme:
         "name",
         "native",
         "reference",
-        "whole",
+        "of_bytes",
     )
 
     def __init__(
@@ -103,7 +105,7 @@ class HashScheme:
         self.name = name
         self.reference: KeyFn = key
         self.key: KeyFn = key
-        self.whole: WholeFn | None = None
+        self.of_bytes: BytesFn | None = None
         self.code = code
         self.hashes = hashes
         self.native = False
@@ -143,10 +145,7 @@ def _bind_xxhash(scheme: HashScheme) -> None:
     def key(hi: int, lo: int) -> int:
         return xxh3_64_intdigest(((hi << 64) | lo).to_bytes(16, "big"))
 
-    def whole(trace_id: int) -> int:
-        return xxh3_64_intdigest((trace_id & MASK128).to_bytes(16, "big"))
-
-    scheme.whole = whole
+    scheme.of_bytes = xxh3_64_intdigest
     scheme.key = key
     scheme.native = True
     scheme.compiled = False  # a numba kernel swapped in before is replaced: C serves

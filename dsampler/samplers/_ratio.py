@@ -13,7 +13,7 @@ from opentelemetry.util.types import Attributes
 from dsampler._validate import check_bool, check_rate
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64
-from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
+from dsampler.hashing._schemes import DEFAULT_SCHEME, MASK128, get_scheme
 from dsampler.samplers._deciders import RatioDecider, Tagger
 from dsampler.samplers._otel import (
     DROPPED,
@@ -70,7 +70,7 @@ class RatioSampler(FaultCountingSampler):
             self._decider.bound,
             self._decider.results,
         )
-        self._whole = self._scheme.whole  # the whole-ID C entry (xxh3), else None
+        self._of_bytes = self._scheme.of_bytes  # xxh3's C entry over the 16 bytes, else None
         self._sampled = self._results.sampled
         self._dropped = DROPPED
         self._fault_log = FaultLog(self.get_description())
@@ -105,10 +105,10 @@ class RatioSampler(FaultCountingSampler):
         try:
             span = (parent_context if parent_context is not None else current_context()).get(SPAN_KEY)
             ts = None if span is None else trace_state_of(span_context_of(span))
-            whole = self._whole
+            of_bytes = self._of_bytes
             if (
-                whole(trace_id)
-                if whole is not None
+                of_bytes((trace_id & MASK128).to_bytes(16, "big"))
+                if of_bytes is not None
                 else self._scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
             ) < self._bound:
                 if not attributes and ts is None:
