@@ -158,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="a checkout of another dsampler (e.g. main): its fnv1a case runs too, interleaved",
     )
+    parser.add_argument("--cold", action="store_true", help="an empty numba cache for every probe")
     args = parser.parse_args(argv)
     if args.compare_with:
         before = f"dsampler fnv1a, {Path(args.compare_with).name}"
@@ -180,10 +181,12 @@ def main(argv: list[str] | None = None) -> int:
         order = order[r % len(order) :] + order[: r % len(order)]  # rotate: interleaved rounds
         for case, threads in order:
             code, extra = CASES[case]
+            if args.cold:
+                extra = {**extra, "NUMBA_CACHE_DIR": tempfile.mkdtemp(prefix="dsampler-cold-")}
             runs.setdefault((case, threads), []).append(probe(code, threads, args.window, {**env, **extra}))
     print(
         f"load average before: {load_before[0]:.2f}, after: {os.getloadavg()[0]:.2f}; "
-        f"{args.rounds} rounds, median (min-max)\n"
+        f"{args.rounds} rounds, median (min-max); {'cold' if args.cold else 'warm'} numba cache\n"
     )
     print(
         "| case | threads | ready (s) | worst gap (ms) | ns per decision in the last 1 s, all threads | "
