@@ -11,10 +11,12 @@ from dsampler._lazy import attach as _attach
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdaptiveController",
     "Clock",
     "ConfigError",
     "DSampler",
     "DsamplerError",
+    "JaegerRemoteSampler",
     "ManualClock",
     "ParentBasedSampler",
     "PerOperationSampler",
@@ -32,12 +34,14 @@ __all__ = [
 ]
 
 if typing.TYPE_CHECKING:
+    from dsampler.adaptive._controller import AdaptiveController
     from dsampler.clock import Clock, ManualClock
     from dsampler.config._files import load_config
     from dsampler.config._model import SamplingConfig
     from dsampler.errors import ConfigError, DsamplerError
     from dsampler.hashing._batch import decide_batch, fnv1a64, fnv1a64_batch, jit_status, wait_for_jit
     from dsampler.hashing._schemes import rate_to_bound
+    from dsampler.remote._sampler import JaegerRemoteSampler
     from dsampler.samplers._dsampler import DSampler
     from dsampler.samplers._operations import PerOperationSampler
     from dsampler.samplers._parent import ParentBasedSampler
@@ -47,6 +51,7 @@ if typing.TYPE_CHECKING:
 __getattr__, __dir__ = _attach(
     __name__,
     {
+        "AdaptiveController": "dsampler.adaptive._controller",
         "Clock": "dsampler.clock",
         "ManualClock": "dsampler.clock",
         "ConfigError": "dsampler.errors",
@@ -58,6 +63,7 @@ __getattr__, __dir__ = _attach(
             "dsampler.hashing._batch",
         ),
         "rate_to_bound": "dsampler.hashing._schemes",
+        "JaegerRemoteSampler": "dsampler.remote._sampler",
         "DSampler": "dsampler.samplers._dsampler",
         "PerOperationSampler": "dsampler.samplers._operations",
         "ParentBasedSampler": "dsampler.samplers._parent",

@@ -13,9 +13,11 @@ keys ``rate``, ``hash`` and ``sampler_tags`` (``rate=0.25,hash=xxh3,sampler_tags
 ``true`` tags sampled roots with ``sampler.type``/``sampler.param`` for Jaeger
 backends; default ``false``), or ``config=PATH``: a
 configuration file, reloaded when it changes, which then decides everything (its own
-``parent_based`` included). A file that cannot be used at start is logged and the
-default rate serves. Both names build a :class:`DSampler`; ``dsampler`` decides every
-span itself (``parent_based: false``), ``parentbased_dsampler`` lets children follow.
+``parent_based`` excepted: the name chosen decides it, and a file that says otherwise is
+reported). A file that is missing or invalid at start is logged, the default rate serves,
+and the file is applied as soon as it is valid. Both names build a :class:`DSampler`;
+``dsampler`` decides every span itself (``parent_based: false``),
+``parentbased_dsampler`` lets children follow.
 Note that ``TracerProvider()`` on its own never consults entry points; only the
 configurator does.
 """
@@ -31,6 +33,7 @@ from typing import Any, Final
 from opentelemetry.sdk.trace.sampling import Sampler
 
 from dsampler._validate import check_rate, show
+from dsampler.config._files import load_document
 from dsampler.config._model import DEFAULT_RATE, SamplingConfig
 from dsampler.errors import ConfigError
 from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
@@ -140,7 +143,7 @@ def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:
     try:
         settings = parse_sampler_arg(arg)
         if settings.config is not None:
-            return DSampler.from_file(settings.config)
+            return _from_file(settings.config, entry, parent_based)
     except ConfigError as exc:
         _log.warning(
             "dsampler: OTEL_TRACES_SAMPLER_ARG=%.200r ignored for %s: %s; sampling at the "
@@ -160,6 +163,24 @@ def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:
             sampler_tags=settings.sampler_tags,
         )
     )
+
+
+def _from_file(path: str, entry: str, parent_based: bool) -> DSampler:
+    """The file decides everything but ``parent_based``, which the entry point's name
+    chose; a file that is missing or invalid at start is watched until it is valid."""
+    try:
+        written = load_document(path).get("parent_based", parent_based)
+    except ConfigError:
+        written = parent_based  # reported by from_file below
+    if written != parent_based:
+        _log.warning(
+            "dsampler: %s says parent_based: %s, but OTEL_TRACES_SAMPLER=%s decides: parent_based is %s",
+            path,
+            written,
+            entry,
+            parent_based,
+        )
+    return DSampler.from_file(path, strict=False, parent_based=parent_based)
 
 
 def dsampler_sampler(arg: str | float | None = None) -> Sampler:

@@ -4,7 +4,9 @@ A lock held by another thread at the moment of a fork stays held forever in the 
 where that thread does not exist: a writer lock would block every later publish, a
 token bucket's refill lock would stop it refilling. Objects that own locks register
 here and get ``_reset_after_fork()`` called in the child (gunicorn and uwsgi fork
-workers from a master that may already run dsampler).
+workers from a master that may already run dsampler). Threads are restarted only after
+every lock is fresh (``_restart_after_fork()``, a second pass): a restarted poller must
+not find its owner's lock still held by the parent's thread.
 """
 
 from __future__ import annotations
@@ -32,8 +34,13 @@ def register(owner: ForkAware) -> None:
 
 
 def _after_fork_in_child() -> None:
-    for owner in list(_OWNERS.values()):
+    owners = list(_OWNERS.values())
+    for owner in owners:
         owner._reset_after_fork()
+    for owner in owners:
+        restart = getattr(owner, "_restart_after_fork", None)
+        if restart is not None:
+            restart()
 
 
 if hasattr(os, "register_at_fork"):

@@ -4,7 +4,9 @@ It holds only a weak reference to its owner between polls, so a sampler nobody k
 (and nobody ``close()``d) is collected and its thread ends; it is restarted in the
 child of ``os.fork()``, where the parent's thread does not exist; ``stop()`` is
 idempotent and joins. Exceptions from a poll are logged and the thread goes on: the
-owner keeps its last good state.
+owner keeps its last good state. An owner with a ``next_delay_s()`` method chooses each
+wait itself (jitter, backoff after failures); otherwise the interval is fixed. The
+thread is a daemon: it never keeps the interpreter alive.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ class Pollable(Protocol):
     def poll_once(self) -> object: ...
 
 
+_DEFAULT_JOIN_S = 5.0
+
+
 class Poller:
     """Calls ``owner.poll_once()`` every ``interval_s`` seconds, the first time after
     ``first_delay_s`` (default ``interval_s``)."""
@@ -38,6 +43,7 @@ class Poller:
         self._name = name
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._restart = False
         _fork.register(self)
 
     @property
@@ -57,28 +63,41 @@ class Poller:
         )
         self._thread.start()
 
-    def stop(self) -> None:
-        """Stop polling and wait for the thread (idempotent)."""
+    def stop(self, timeout_s: float = _DEFAULT_JOIN_S) -> None:
+        """Stop polling and wait up to ``timeout_s`` for the thread (idempotent)."""
         self._stop.set()
         thread, self._thread = self._thread, None
         if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=5.0)
+            thread.join(timeout=timeout_s)
 
     def _reset_after_fork(self) -> None:
-        if self._thread is not None and not self._stop.is_set():
-            self._thread = None
+        self._restart = self._thread is not None and not self._stop.is_set()
+        self._thread = None  # the parent's thread does not exist here
+
+    def _restart_after_fork(self) -> None:
+        if self._restart:
+            self._restart = False
             self.start()
 
 
 def _loop(owner_ref: weakref.ref[Pollable], stop: threading.Event, first: float, interval: float) -> None:
-    delay = first
+    delay: float | None = first
     while not stop.wait(delay):
-        owner = owner_ref()
-        if owner is None:  # collected: nobody can use what we would poll for
+        delay = _poll(owner_ref, interval)
+        if delay is None:  # collected: nobody can use what we would poll for
             return
-        try:
-            owner.poll_once()
-        except Exception:  # the thread must survive anything; the owner keeps its state
-            _log.exception("dsampler: unexpected error in %s", threading.current_thread().name)
-        del owner
-        delay = interval
+
+
+def _poll(owner_ref: weakref.ref[Pollable], interval: float) -> float | None:
+    """One poll; the wait before the next. Its own frame, so that no reference to the
+    owner outlives the poll (the thread must not keep its owner alive while it waits)."""
+    owner = owner_ref()
+    if owner is None:
+        return None
+    try:
+        owner.poll_once()
+        next_delay = getattr(owner, "next_delay_s", None)
+        return interval if next_delay is None else float(next_delay())
+    except Exception:  # the thread must survive anything; the owner keeps its state
+        _log.exception("dsampler: unexpected error in %s", threading.current_thread().name)
+        return interval

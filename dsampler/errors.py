@@ -3,7 +3,8 @@
 Hierarchy::
 
     DsamplerError                  base of everything dsampler raises on purpose
-    └── ConfigError (ValueError)   bad input at a boundary: constructor, parser, file, CLI
+    ├── ConfigError (ValueError)   bad input at a boundary: constructor, parser, file, CLI
+    └── FetchError (OSError)       a remote strategy could not be fetched (network, HTTP status)
 
 Each class also derives from the built-in a caller would already catch, so code that
 handles ``ValueError`` keeps working. Errors are raised at the boundary, never from
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["ConfigError", "DsamplerError"]
+__all__ = ["ConfigError", "DsamplerError", "FetchError"]
 
 _MAX_LINES = 20  # problems spelled out in a ConfigError's message
 
@@ -50,3 +51,17 @@ class ConfigError(DsamplerError, ValueError):
         """One error that carries several (``problems`` must not be empty)."""
         first, *rest = problems
         return cls(first.field, first.problem, also=rest) if rest else first
+
+
+class FetchError(DsamplerError, OSError):
+    """A sampling strategy could not be fetched: connection refused or reset, timeout,
+    an HTTP status other than 2xx, a body over the size cap, too many redirects. The
+    message names the URL; the poller keeps the last good strategy and retries.
+
+    Attributes:
+        status: the HTTP status when the server answered with one, else None.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status

@@ -25,8 +25,11 @@ def add_parser(commands: Any) -> None:
 def summary(config: SamplingConfig) -> str:
     """One line describing a valid configuration."""
     cap = f"{config.traces_per_second:g}/s" if config.traces_per_second is not None else "none"
+    rate = f"rate {config.rate:g}"
+    if config.adaptive is not None:
+        rate = f"adaptive rate (target {config.adaptive.target_traces_per_second:g}/s)"
     return (
-        f"rate {config.rate:g} ({config.hash}), parent-based {'on' if config.parent_based else 'off'}, "
+        f"{rate} ({config.hash}), parent-based {'on' if config.parent_based else 'off'}, "
         f"{_count(len(config.rules), 'rule')}, {_count(len(config.operations), 'operation')}, cap {cap}"
     )
 

@@ -11,12 +11,15 @@ import sys
 from collections.abc import Sequence
 
 from dsampler import __version__
+from dsampler.cli import _bench as bench
 from dsampler.cli import _check as check
 from dsampler.cli import _explain as explain
+from dsampler.cli import _serve as serve
+from dsampler.cli import _simulate as simulate
 
 __all__ = ["main"]
 
-COMMANDS = {"check": check, "explain": explain}
+COMMANDS = {"bench": bench, "check": check, "explain": explain, "serve": serve, "simulate": simulate}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,8 +17,8 @@ from typing import Any, Final
 
 from dsampler._validate import show, typed
 from dsampler.config._model import SamplingConfig
-from dsampler.config._parse import parse_config
-from dsampler.config._yaml import parse_yaml
+from dsampler.config._parse import parse_config, render_path
+from dsampler.config._yaml import MAX_DEPTH, key_lines, parse_yaml
 from dsampler.errors import ConfigError
 
 __all__ = [
@@ -33,7 +33,6 @@ __all__ = [
 ]
 
 MAX_FILE_BYTES: Final = 1 << 20  # 1 MiB: a sampling config is a few KB; 2,000 operations ~100 KB
-MAX_DEPTH: Final = 32
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
@@ -44,9 +43,20 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """
     name = os.fspath(path)
     try:
-        if not stat.S_ISREG(os.stat(name).st_mode):  # a FIFO would block open() forever
+        # Opened without blocking (a FIFO, even one swapped in after a check, would block
+        # open() forever), then checked on the descriptor itself: no window between a
+        # check and the open.
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        try:
+            regular = stat.S_ISREG(os.fstat(fd).st_mode)
+            handle = open(fd, "rb", closefd=True) if regular else None  # noqa: SIM115 - closed below
+        except BaseException:
+            os.close(fd)
+            raise
+        if handle is None:
+            os.close(fd)
             raise ConfigError(name, "not a regular file")
-        with open(name, "rb") as handle:
+        with handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ConfigError(name, f"cannot read the file: {exc.strerror or exc}") from None
@@ -67,8 +77,30 @@ def read_config_file(path: str | os.PathLike[str]) -> tuple[SamplingConfig, byte
 
 
 def parse_config_bytes(data: bytes, name: str) -> SamplingConfig:
-    """A configuration from a file's bytes (JSON by a ``.json`` name, else YAML)."""
-    return parse_config(parse_document(data, name, json_only=name.lower().endswith(".json")))
+    """A configuration from a file's bytes (JSON by a ``.json`` name, else YAML); each
+    problem with a value says on which line of the file the value stands."""
+    document = parse_document(data, name, json_only=name.lower().endswith(".json"))
+    try:
+        return parse_config(document)
+    except ConfigError as exc:
+        raise _with_lines(exc, data.decode("utf-8-sig")) from None
+
+
+def _with_lines(exc: ConfigError, text: str) -> ConfigError:
+    """``exc`` with ``(line N)`` after each problem whose field (or the nearest field
+    above it) can be found in the document."""
+    lines = {render_path(parts): line for parts, line in key_lines(text).items()}
+    if not lines:
+        return exc
+    out = []
+    for problem in exc.errors:
+        field = problem.field
+        while field and field not in lines:
+            cut = max(field.rfind("."), field.rfind("["))
+            field = field[:cut] if cut > 0 else ""
+        suffix = f" (line {lines[field]})" if field else ""
+        out.append(ConfigError(problem.field, problem.problem + suffix))
+    return ConfigError.of(out)
 
 
 def load_config(source: str | os.PathLike[str] | Mapping[str, Any]) -> SamplingConfig:

@@ -1,27 +1,42 @@
-"""jaeger-client's ``sampler:`` configuration section -> a dsampler.jaeger sampler.
+"""jaeger-client's configuration -> a dsampler.jaeger sampler.
 
-Accepts what ``jaeger_client.Config`` accepts for its sampler, plus ``remote`` as an
-explicit type (Go and Java accept it; jaeger-client-python raised), and is strict where
-jaeger-client was lax: a ``const`` param of ``"yes"`` is an error, not False.
+:func:`sampler_from_config` accepts what ``jaeger_client.Config`` accepts for its sampler,
+and is strict only where jaeger-client silently guessed:
+
+* a built sampler (dsampler's or jaeger-client's), alone or as ``sampler:``, as is;
+* jaeger-client's whole config dict; without a ``sampler:`` section that means a remote
+  sampler (jaeger-client's default) from ``service_name``, ``local_agent``,
+  ``sampling_refresh_interval`` and ``max_operations``; the other keys are not read;
+* just the ``sampler:`` section (a mapping with ``type`` or ``param``).
+
+Section keys it does not know (a ``comment``, jaeger-client-go's ``samplingServerURL``)
+are logged once each and ignored, as jaeger-client ignores them. Types: ``const``,
+``probabilistic``, ``ratelimiting`` (or ``rate_limiting``) and ``remote`` (Go's and
+Java's name; a missing type means remote, as in jaeger-client-python). A ``const`` param
+of ``"yes"`` or a probability of ``"ten"`` is an error naming the key, not False; a
+``const`` param of 1.0 is on, as in jaeger-client-go and -java (jaeger-client-python read
+it as off: a warning says so).
 """
 
 from __future__ import annotations
 
+import difflib
+import os
 import random
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
-from dsampler._validate import DEFAULT_MAX_OPERATIONS, check_per_second, check_rate, show, typed
+from dsampler._validate import check_int, check_per_second, check_rate, check_text, show, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.errors import ConfigError
-from dsampler.jaeger._remote import RemoteControlledSampler
+from dsampler.jaeger._constants import DEFAULT_SAMPLING_PROBABILITY, default_logger
+from dsampler.jaeger._remote import RemoteControlledSampler, max_operations_or_default, refresh_interval
 from dsampler.jaeger._samplers import (
-    DEFAULT_SAMPLING_INTERVAL,
-    DEFAULT_SAMPLING_PROBABILITY,
     ConstSampler,
     ProbabilisticSampler,
     RateLimitingSampler,
     Sampler,
+    is_sampler,
 )
 
 __all__ = ["sampler_from_config"]
@@ -34,36 +49,72 @@ _KEYS: Final = (
     "sampling_refresh_interval",
     "max_operations",
 )
+_SECTION_ONLY: Final = ("type", "param", "sampling_host", "sampling_port")  # never top-level keys
+_TYPES: Final = ("const", "probabilistic", "ratelimiting", "rate_limiting", "remote")
 _TRUE: Final = frozenset({"true", "1"})
 _FALSE: Final = frozenset({"false", "0", "none"})
+DEFAULT_SAMPLING_PORT: Final = 5778
+_WARNED: Final[set[str]] = set()  # what was logged once already (bounded below)
+_MAX_WARNED: Final = 256
 
 
-def _number(value: object, field: str) -> float:
+def _warn_once(field: str, problem: str) -> None:
+    if field in _WARNED:
+        return
+    if len(_WARNED) < _MAX_WARNED:
+        _WARNED.add(field)
+    default_logger.warning("%s: %s", field, problem)
+
+
+def _unknown_keys(section: Mapping[Any, Any]) -> None:
+    for key in section:
+        if key in _KEYS:
+            continue
+        name = key if isinstance(key, str) and len(key) <= 100 else show(key)
+        near = difflib.get_close_matches(name, _KEYS, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        _warn_once(f"sampler.{name}", f"unknown key, ignored{hint}; expected one of {', '.join(_KEYS)}")
+
+
+def _parsed(value: object, field: str) -> object:
+    """A number given as text becomes a float (jaeger-client float()s its params); the
+    caller's check refuses anything else that is not a number in range."""
     if isinstance(value, str):
         try:
             return float(value)
         except ValueError:
             raise ConfigError(field, f"expected a number, got {show(value)}") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(field, f"expected a number, got {typed(value)}")
-    return float(value)
+    return value
 
 
-def _boolean(value: object, field: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, str)) and str(value).strip().lower() in _TRUE | _FALSE:
-        return str(value).strip().lower() in _TRUE
-    raise ConfigError(field, f"expected true or false, got {show(value)}")
+def _decision(param: object, field: str) -> bool:
+    """A ``const`` param: booleans, 1 and 0, their texts; missing (or "none") is off."""
+    if param is None or isinstance(param, bool):
+        return bool(param)
+    if isinstance(param, str) and param.strip().lower() in _TRUE | _FALSE:
+        return param.strip().lower() in _TRUE
+    if type(param) in (int, float) and param in (0, 1):
+        if type(param) is float and param == 1:
+            _warn_once(
+                field + "=1.0",
+                "1.0 samples every trace, as in jaeger-client-go and -java "
+                "(jaeger-client-python read it as false and sampled none)",
+            )
+        return param == 1
+    raise ConfigError(field, f"expected true or false, got {show(param)}")
 
 
-def _setting(section: Mapping[str, Any], config: Mapping[str, Any], key: str, default: Any) -> Any:
-    """A key of the sampler section, else of the whole jaeger-client config."""
-    return section.get(key, config.get(key, default))
+def _split(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], object]:
+    """(whole jaeger-client config, its sampler section) of what was given."""
+    if "sampler" in config:
+        return config, config["sampler"]
+    if any(key in config for key in _SECTION_ONLY):
+        return {}, config  # just the section
+    return config, {}  # a whole config without a sampler section: remote
 
 
 def sampler_from_config(
-    config: Mapping[str, Any],
+    config: Mapping[str, Any] | Sampler,
     *,
     service_name: str | None = None,
     hash: str = "jaeger",
@@ -71,84 +122,99 @@ def sampler_from_config(
     clock: Clock = SYSTEM_CLOCK,
     rng: random.Random | None = None,
 ) -> Sampler:
-    """Build the sampler a jaeger-client configuration asks for.
-
-    ``config`` is either jaeger-client's whole config dict (with a ``sampler`` key, and
-    ``service_name``, ``local_agent``, ``sampling_refresh_interval``, ``max_operations``
-    at the top) or just its ``sampler`` section: ``type`` (``const``, ``probabilistic``,
-    ``ratelimiting``/``rate_limiting``, ``remote``; absent means remote) and ``param``.
+    """Build the sampler a jaeger-client configuration asks for (see the module docstring).
 
     Raises:
-        ConfigError: an unknown type or key, a missing or invalid param; the message
-            names the key (``sampler.param: expected a number in [0, 1], got 1.5``).
+        ConfigError: an unknown type, a missing or invalid value; the message names the
+            key (``sampler.param: expected a number in [0, 1], got 1.5``).
     """
+    if is_sampler(config):
+        return cast(Sampler, config)
     if not isinstance(config, Mapping):
         raise ConfigError("sampler", f"expected a mapping, got {typed(config)}")
-    section = config.get("sampler", config)
-    if isinstance(section, Sampler):
-        return section
+    whole, section = _split(config)
+    if is_sampler(section):
+        return cast(Sampler, section)
+    section = {} if section is None else section
     if not isinstance(section, Mapping):
         raise ConfigError("sampler", f"expected a mapping, got {typed(section)}")
-    for key in section:
-        if key not in _KEYS:
-            raise ConfigError(f"sampler.{key}", f"unknown key; expected one of {', '.join(_KEYS)}")
+    _unknown_keys(section)
     kind = section.get("type") or "remote"
+    if not isinstance(kind, str) or kind not in _TYPES:
+        raise ConfigError(
+            "sampler.type",
+            f"unknown sampler type {show(kind)}; expected const, probabilistic, "
+            "ratelimiting (or rate_limiting) or remote",
+        )
     param = section.get("param")
-    if kind != "remote" and param is None:
-        raise ConfigError("sampler.param", f"missing; a {show(kind)} sampler needs one")
     if kind == "const":
-        return ConstSampler(_boolean(param, "sampler.param"))
-    if kind == "probabilistic":
-        return ProbabilisticSampler(check_rate(_number(param, "sampler.param"), "sampler.param"), hash=hash)
-    if kind in ("ratelimiting", "rate_limiting"):
-        per_second = check_per_second(_number(param, "sampler.param"), "sampler.param")
-        return RateLimitingSampler(per_second, clock=clock, rng=rng)
+        return ConstSampler(_decision(param, "sampler.param"))
     if kind == "remote":
-        return _remote(section, config, service_name, hash, strategy_source, clock, rng)
-    raise ConfigError(
-        "sampler.type", f"expected const, probabilistic, ratelimiting or remote, got {show(kind)}"
-    )
+        return _remote(section, whole, service_name, hash, strategy_source, clock, rng)
+    if param is None:
+        raise ConfigError("sampler.param", f"missing; a {kind} sampler needs one")
+    value = _parsed(param, "sampler.param")
+    if kind == "probabilistic":
+        return ProbabilisticSampler(check_rate(value, "sampler.param"), hash=hash)
+    return RateLimitingSampler(check_per_second(value, "sampler.param"), clock=clock, rng=rng)
+
+
+def _setting(section: Mapping[str, Any], whole: Mapping[str, Any], key: str) -> tuple[Any, str]:
+    """A key of the sampler section, else of the whole config, with its name for errors."""
+    if key in section:
+        return section[key], f"sampler.{key}"
+    return whole.get(key), key
+
+
+def _endpoint(section: Mapping[str, Any], agent: Mapping[str, Any]) -> str:
+    """The agent's sampling URL, from jaeger-client's keys (and JAEGER_AGENT_HOST)."""
+    if "sampling_host" in section:
+        host, host_field = section["sampling_host"], "sampler.sampling_host"
+    elif "reporting_host" in agent:
+        host, host_field = agent["reporting_host"], "local_agent.reporting_host"
+    else:
+        host, host_field = os.environ.get("JAEGER_AGENT_HOST", "localhost"), "JAEGER_AGENT_HOST"
+    if not check_text(host, host_field, 255):
+        raise ConfigError(host_field, "expected a host name, got ''")
+    port: object = DEFAULT_SAMPLING_PORT
+    port_field = ""
+    if "sampling_port" in section:
+        port, port_field = section["sampling_port"], "sampler.sampling_port"
+    elif "sampling_port" in agent:
+        port, port_field = agent["sampling_port"], "local_agent.sampling_port"
+    port = _parsed(port, port_field)  # jaeger-client int()s it: "5778" and 5778.0 are ports
+    if isinstance(port, float) and port.is_integer():
+        port = int(port)
+    return f"http://{host}:{check_int(port, port_field, 1, 65535)}/sampling"
 
 
 def _remote(
     section: Mapping[str, Any],
-    config: Mapping[str, Any],
+    whole: Mapping[str, Any],
     service_name: str | None,
     hash: str,
     strategy_source: Callable[[], Mapping[str, Any]] | None,
     clock: Clock,
     rng: random.Random | None,
 ) -> RemoteControlledSampler:
-    agent = config.get("local_agent") or {}
+    agent = whole.get("local_agent") or {}
     if not isinstance(agent, Mapping):
         raise ConfigError("local_agent", f"expected a mapping, got {typed(agent)}")
-    host = section.get("sampling_host", agent.get("reporting_host", "localhost"))
-    port_value = _number(
-        section.get("sampling_port", agent.get("sampling_port", 5778)), "sampler.sampling_port"
-    )
-    if not port_value.is_integer() or not 0 < port_value < 65536:  # NaN and inf are not integers
-        raise ConfigError("sampler.sampling_port", f"expected a port in 1..65535, got {show(port_value)}")
-    if not isinstance(host, str) or not host:
-        raise ConfigError("sampler.sampling_host", f"expected a host name, got {show(host)}")
-    port = int(port_value)
-    name = service_name if service_name is not None else config.get("service_name", "")
+    endpoint = _endpoint(section, agent)
     param = section.get("param")
-    rate = (
-        DEFAULT_SAMPLING_PROBABILITY
-        if param is None
-        else check_rate(_number(param, "sampler.param"), "sampler.param")
-    )
+    rate = DEFAULT_SAMPLING_PROBABILITY
+    if param is not None:
+        rate = check_rate(_parsed(param, "sampler.param"), "sampler.param")
+    interval, interval_field = _setting(section, whole, "sampling_refresh_interval")
+    operations, operations_field = _setting(section, whole, "max_operations")
     return RemoteControlledSampler(
-        service_name=name,
+        service_name=service_name if service_name is not None else whole.get("service_name", ""),
         init_sampler=ProbabilisticSampler(rate, hash=hash),
-        sampling_refresh_interval=_number(
-            _setting(section, config, "sampling_refresh_interval", DEFAULT_SAMPLING_INTERVAL),
-            "sampler.sampling_refresh_interval",
-        ),
-        max_operations=_setting(section, config, "max_operations", DEFAULT_MAX_OPERATIONS),
+        sampling_refresh_interval=refresh_interval(_parsed(interval, interval_field), interval_field),
+        max_operations=max_operations_or_default(operations, operations_field),
         strategy_source=strategy_source,
         hash=hash,
         clock=clock,
         rng=rng,
-        endpoint=f"http://{host}:{port}/sampling",
+        endpoint=endpoint,
     )

@@ -1,36 +1,17 @@
-"""jaeger-client-python's samplers, rebuilt on dsampler's decision core.
+"""jaeger-client's samplers, rebuilt on dsampler's decision core: the abstract
+``Sampler``, ``ConstSampler``, ``ProbabilisticSampler``, ``RateLimitingSampler`` and the
+per-operation ``GuaranteedThroughputProbabilisticSampler``.
 
-Same classes, constructor arguments, ``is_sampled(trace_id, operation='') -> (bool,
-tags)`` contract, tags, ``close()``, equality and ``str()`` as jaeger-client 4.8, so
-``from dsampler.jaeger import ProbabilisticSampler`` replaces the import and nothing
-else. Differences, each deliberate:
-
-* Decisions use the ``jaeger`` rule by default: exactly jaeger-client-python's
-  ``id & (2**64-1) < rate * 2**64``. Pass ``hash="fnv1a"`` to decide like dsampler's
-  OpenTelemetry samplers instead, so a fleet half-way through a migration keeps or drops
-  each trace in every service alike.
-* Rate limiters are dsampler's lock-free token buckets with an injectable clock (not
-  ``time.time()``, which jumps with NTP); their initial balance is jaeger-client's
-  ``random() * max_balance`` unless given.
-* Bad arguments raise :class:`~dsampler.ConfigError` (a ``ValueError``) naming the
-  argument, where jaeger-client asserts. ``is_sampled`` never raises.
-* ``AdaptiveSampler.update`` drops operations absent from the new strategies (the fix
-  jaeger-client-go#412 made; jaeger-client-python kept them at their old rates).
-* ``RemoteControlledSampler`` needs no tornado: it takes its strategies from an
-  in-process ``strategy_source`` (HTTP polling arrives with the remote-sampling module).
-* ``RateLimitingSampler.rate_limiter`` is a :class:`~dsampler.samplers._ratelimit.TokenBucket`:
-  ``check_credit(1.0)`` works, other item costs are refused (samplers only spend 1).
-* ``ConstSampler`` takes a bool (or 1/0) and stores it as a bool.
-
-When jaeger-client is installed the samplers also subclass its ``Sampler``, so
-``jaeger_client.Config({"sampler": instance})`` accepts them.
+Same constructor arguments, ``is_sampled(trace_id, operation='') -> (bool, tags)``, tags,
+``close()``, equality and ``str()`` as jaeger-client 4.8; the deliberate differences are
+listed in :mod:`dsampler.jaeger`. When jaeger-client is installed the samplers also
+subclass its ``Sampler``, so ``jaeger_client.Config({"sampler": instance})`` accepts them.
 """
 
 from __future__ import annotations
 
-import logging
 import random
-from typing import Any, Final
+from typing import Any
 
 from dsampler._validate import check_per_second, check_rate, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
@@ -38,6 +19,14 @@ from dsampler.errors import ConfigError
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK63, MASK64
 from dsampler.hashing._schemes import get_scheme
+from dsampler.jaeger._constants import (
+    SAMPLER_PARAM_TAG_KEY,
+    SAMPLER_TYPE_CONST,
+    SAMPLER_TYPE_LOWER_BOUND,
+    SAMPLER_TYPE_PROBABILISTIC,
+    SAMPLER_TYPE_RATE_LIMITING,
+    SAMPLER_TYPE_TAG_KEY,
+)
 from dsampler.samplers._bucket import TokenBucket
 
 
@@ -53,37 +42,33 @@ def _jaeger_base() -> type:
 _Base: type = _jaeger_base()
 
 __all__ = [
-    "DEFAULT_LOWER_BOUND",
-    "DEFAULT_SAMPLING_PROBABILITY",
     "ConstSampler",
     "GuaranteedThroughputProbabilisticSampler",
     "ProbabilisticSampler",
     "RateLimitingSampler",
     "Sampler",
+    "Tags",
+    "is_sampler",
 ]
-
-DEFAULT_SAMPLING_PROBABILITY: Final = 0.001
-DEFAULT_LOWER_BOUND: Final = 1.0 / 600.0  # jaeger-client-python: once every 10 minutes
-DEFAULT_SAMPLING_INTERVAL: Final = 60.0
-MAX_RATE_LIMIT: Final = 500.0  # jaeger-client-python refuses remote rate limits >= 500
-TYPE_KEY: Final = "sampler.type"
-PARAM_KEY: Final = "sampler.param"
-_log = logging.getLogger("dsampler.jaeger")
 
 Tags = dict[str, Any]
 
 
 class Sampler(_Base):  # type: ignore[misc]
-    """jaeger-client's sampler interface."""
+    """jaeger-client's abstract sampler: subclasses implement ``is_sampled`` and ``close``."""
 
     _tags: Tags
+
+    def __init__(self, tags: Tags | None = None) -> None:
+        self._tags = tags or {}
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
         """(sampled?, tags to put on the root span when sampled)."""
         raise NotImplementedError
 
     def close(self) -> None:
-        """Release resources (pollers); idempotent."""
+        """Release resources (pollers); idempotent in every subclass."""
+        raise NotImplementedError
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sampler) and type(other) is type(self) and self._key() == other._key()
@@ -94,7 +79,12 @@ class Sampler(_Base):  # type: ignore[misc]
     __hash__ = None  # type: ignore[assignment]
 
     def _key(self) -> tuple[Any, ...]:
-        return (self._tags.get(TYPE_KEY), self._tags.get(PARAM_KEY))
+        return (self._tags.get(SAMPLER_TYPE_TAG_KEY), self._tags.get(SAMPLER_PARAM_TAG_KEY))
+
+
+def is_sampler(value: object) -> bool:
+    """A built sampler, dsampler's or jaeger-client's (what jaeger_client.Config passes through)."""
+    return isinstance(value, Sampler) or (_Base is not object and isinstance(value, _Base))
 
 
 class ConstSampler(Sampler):
@@ -104,11 +94,14 @@ class ConstSampler(Sampler):
         if not isinstance(decision, bool) and decision not in (0, 1):
             raise ConfigError("decision", f"expected true or false (or 1 or 0), got {typed(decision)}")
         self.decision = bool(decision)
-        self._tags = {TYPE_KEY: "const", PARAM_KEY: self.decision}
+        self._tags = {SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_CONST, SAMPLER_PARAM_TAG_KEY: self.decision}
         self._answer = (self.decision, self._tags)
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
         return self._answer
+
+    def close(self) -> None:
+        pass
 
     def __str__(self) -> str:
         return f"ConstSampler({self.decision})"
@@ -129,7 +122,7 @@ class ProbabilisticSampler(Sampler):
         self._bound = self._scheme.bound(self.rate)
         # The masking rules decide inline, without a call: as cheap as jaeger-client's.
         self._mask = {"jaeger": MASK64, "otel": MASK64, "jaeger-go": MASK63}.get(self._scheme.name, 0)
-        self._tags = {TYPE_KEY: "probabilistic", PARAM_KEY: rate}
+        self._tags = {SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_PROBABILISTIC, SAMPLER_PARAM_TAG_KEY: rate}
         if self._scheme.hashes:
             LOADER.ensure_started()
 
@@ -138,8 +131,23 @@ class ProbabilisticSampler(Sampler):
             if self._mask:
                 return (trace_id & self._mask) < self._bound, self._tags
             return self._scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self._bound, self._tags
-        except Exception:  # not a Python int (None, str, an overflowing numpy int): not sampled
-            return False, self._tags
+        except Exception:  # not an int, or an int subclass whose operators raise
+            return self._on_value(trace_id), self._tags
+
+    def _on_value(self, trace_id: object) -> bool:
+        """Decide on the integer value itself: ``int.__int__`` copies an int subclass
+        without running any of its methods, and plain ints never raise. Anything that is
+        not an int (None, a string, a numpy integer) is not sampled."""
+        try:
+            value = int.__int__(trace_id)  # type: ignore[arg-type]
+        except TypeError:
+            return False
+        if self._mask:
+            return (value & self._mask) < self._bound
+        return bool(self._scheme.key((value >> 64) & MASK64, value & MASK64) < self._bound)
+
+    def close(self) -> None:
+        pass
 
     def _key(self) -> tuple[Any, ...]:
         return (self.rate, self._scheme.name)
@@ -179,10 +187,16 @@ class RateLimitingSampler(Sampler):
         per_second = check_per_second(max_traces_per_second, "max_traces_per_second")
         self.traces_per_second = max_traces_per_second  # as given: str() and tags show it so
         self.rate_limiter = _bucket(per_second, clock, initial_balance, rng)
-        self._tags = {TYPE_KEY: "ratelimiting", PARAM_KEY: max_traces_per_second}
+        self._tags = {
+            SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_RATE_LIMITING,
+            SAMPLER_PARAM_TAG_KEY: max_traces_per_second,
+        }
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
         return self.rate_limiter.try_acquire(), self._tags
+
+    def close(self) -> None:
+        pass
 
     def update(self, max_traces_per_second: float) -> bool:
         """Change the rate in place (balance pro-rated); False when unchanged."""
@@ -191,7 +205,10 @@ class RateLimitingSampler(Sampler):
             return False
         self.rate_limiter.update(rate, max(rate, 1.0))
         self.traces_per_second = max_traces_per_second
-        self._tags = {TYPE_KEY: "ratelimiting", PARAM_KEY: max_traces_per_second}
+        self._tags = {
+            SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_RATE_LIMITING,
+            SAMPLER_PARAM_TAG_KEY: max_traces_per_second,
+        }
         return True
 
     def _key(self) -> tuple[Any, ...]:
@@ -222,7 +239,7 @@ class GuaranteedThroughputProbabilisticSampler(Sampler):
         self._hash = hash
         self.probabilistic_sampler = ProbabilisticSampler(rate, hash=hash)
         self.lower_bound_sampler = RateLimitingSampler(self.lower_bound, clock=clock, rng=rng)
-        self._tags = {TYPE_KEY: "lowerbound", PARAM_KEY: rate}
+        self._tags = {SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_LOWER_BOUND, SAMPLER_PARAM_TAG_KEY: rate}
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
         sampled, tags = self.probabilistic_sampler.is_sampled(trace_id, operation)
@@ -231,13 +248,17 @@ class GuaranteedThroughputProbabilisticSampler(Sampler):
             return True, tags
         return self.lower_bound_sampler.rate_limiter.try_acquire(), self._tags
 
+    def close(self) -> None:
+        self.probabilistic_sampler.close()
+        self.lower_bound_sampler.close()
+
     def update(self, lower_bound: float, rate: float) -> None:
         """Change rate and lower bound in place; the limiter keeps its balance."""
         rate = check_rate(rate, "rate")
         lower_bound = check_per_second(lower_bound, "lower_bound")
         if rate != self.rate:
             self.probabilistic_sampler = ProbabilisticSampler(rate, hash=self._hash)
-            self._tags = {TYPE_KEY: "lowerbound", PARAM_KEY: rate}
+            self._tags = {SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_LOWER_BOUND, SAMPLER_PARAM_TAG_KEY: rate}
             self.rate = rate
         if lower_bound != self.lower_bound:
             self.lower_bound_sampler.update(lower_bound)

@@ -96,7 +96,12 @@ class _Build:
         cap = None
         if config.traces_per_second is not None:
             cap = self._bucket(previous.cap if previous is not None else None, config.traces_per_second)
-        default = RatioDecider("default rate", config.rate, self.scheme, self.tagger)
+        # Every root at rate 1 under a global cap: what Jaeger calls a rate-limiting
+        # strategy (a remote RATE_LIMITING response compiles to exactly this).
+        cap_per_second = config.traces_per_second
+        limited = cap is not None and config.rate == 1.0 and cap_per_second is not None
+        tagged_as = ("ratelimiting", cap_per_second) if limited and cap_per_second is not None else None
+        default = RatioDecider("default rate", config.rate, self.scheme, self.tagger, tagged_as=tagged_as)
         return Snapshot(
             config,
             self.tagger,
@@ -107,6 +112,7 @@ class _Build:
             operations,
             cap,
             self.runtime.tracked,
+            self.runtime.meter,
         )
 
     def _bucket(self, found: TokenBucket | None, per_second: float) -> TokenBucket:

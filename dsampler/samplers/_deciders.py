@@ -111,16 +111,25 @@ def _halves(trace_id: int) -> tuple[int, int]:
 
 
 class RatioDecider:
-    """``key(trace ID) < bound``: a trace-ID ratio (tagged ``probabilistic``)."""
+    """``key(trace ID) < bound``: a trace-ID ratio (tagged ``probabilistic``, or as
+    ``tagged_as`` says: rate 1 under a global cap is Jaeger's ``ratelimiting``)."""
 
     __slots__ = ("bound", "rate", "results", "scheme", "source")
 
-    def __init__(self, source: str, rate: float, scheme: HashScheme, tags: Tagger) -> None:
+    def __init__(
+        self,
+        source: str,
+        rate: float,
+        scheme: HashScheme,
+        tags: Tagger,
+        *,
+        tagged_as: tuple[str, float] | None = None,
+    ) -> None:
         self.source = source
         self.rate = rate
         self.scheme = scheme
         self.bound = scheme.bound(rate)
-        self.results = Results(tags("probabilistic", rate))
+        self.results = Results(tags(*(tagged_as or ("probabilistic", rate))))
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         if self.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self.bound:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Container, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsampler._validate import MAX_TEXT
 from dsampler.clock import Clock
 from dsampler.samplers._bucket import TokenBucket
+
+if TYPE_CHECKING:
+    from dsampler.adaptive._meter import Meter
 
 __all__ = ["Runtime", "TrackedOperations"]
 
@@ -92,12 +95,13 @@ def _fitted(
 class Runtime:
     """The fixed environment and the mutable state beside one DSampler's snapshots."""
 
-    __slots__ = ("clock", "resource", "tracked")
+    __slots__ = ("clock", "meter", "resource", "tracked")
 
     def __init__(self, clock: Clock, resource: Mapping[str, Any]) -> None:
         self.clock = clock
         self.resource = resource
         self.tracked = TrackedOperations(clock)
+        self.meter: Meter | None = None  # the adaptive controller's (hook: dsampler.adaptive)
 
     def to_monotonic(self, wall: float) -> float:
         """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""

@@ -114,7 +114,7 @@ def test_fnv1a_option_decides_like_the_otel_samplers() -> None:
             "operationSampling.defaultSamplingProbability",
         ),
         (lambda: RemoteControlledSampler(service_name=3), "service_name"),  # type: ignore[arg-type]
-        (lambda: RemoteControlledSampler(sampling_refresh_interval=0), "sampling_refresh_interval"),
+        (lambda: RemoteControlledSampler(sampling_refresh_interval=0.5), "sampling_refresh_interval"),
     ],
 )
 def test_bad_arguments_raise_config_error_naming_them(build: Any, field: str) -> None:

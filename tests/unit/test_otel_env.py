@@ -104,12 +104,13 @@ def test_sampler_tags_argument_tags_sampled_roots_and_default_adds_none() -> Non
 
 
 def test_config_argument_loads_and_watches_the_file(tmp_path: Path) -> None:
-    """``config=PATH`` builds DSampler.from_file: the file decides, and is watched."""
+    """``config=PATH`` builds DSampler.from_file: the file decides all but parent_based
+    (the entry point's name decides that), and is watched."""
     path = tmp_path / "sampling.yaml"
     path.write_text("rate: 0.4\nparent_based: false\nrules: [{match: {span_name: x}, action: drop}]\n")
     sampler = parentbased_dsampler_sampler(f"config={path}")
     assert isinstance(sampler, DSampler)
-    assert (sampler.config.rate, sampler.config.parent_based, len(sampler.config.rules)) == (0.4, False, 1)
+    assert (sampler.config.rate, sampler.config.parent_based, len(sampler.config.rules)) == (0.4, True, 1)
     assert sampler.watcher is not None
     sampler.close()
 

@@ -7,13 +7,16 @@ from inspect import ismodule
 
 import dsampler
 from dsampler._entry_points import dsampler_sampler, parentbased_dsampler_sampler
+from dsampler.remote._entry import jaeger_remote_sampler, parentbased_jaeger_remote_sampler
 
 PROMISED = {
+    "AdaptiveController",
     "ConfigError",
     "DSampler",
     "SamplingConfig",
     "load_config",
     "DsamplerError",
+    "JaegerRemoteSampler",
     "ParentBasedSampler",
     "PerOperationSampler",
     "RateLimitingSampler",
@@ -45,13 +48,18 @@ def test_config_error_is_a_value_error_and_a_dsampler_error() -> None:
 
 
 def test_entry_points_are_registered() -> None:
-    """The installed distribution registers both OTEL_TRACES_SAMPLER names."""
+    """The installed distribution registers the four OTEL_TRACES_SAMPLER names."""
     found = {
         ep.name: ep.load()
         for ep in entry_points(group="opentelemetry_traces_sampler")
         if ep.value.startswith("dsampler")
     }
-    assert found == {"dsampler": dsampler_sampler, "parentbased_dsampler": parentbased_dsampler_sampler}
+    assert found == {
+        "dsampler": dsampler_sampler,
+        "parentbased_dsampler": parentbased_dsampler_sampler,
+        "jaeger_remote": jaeger_remote_sampler,
+        "parentbased_jaeger_remote": parentbased_jaeger_remote_sampler,
+    }
 
 
 def test_jaeger_module_exports_jaeger_clients_names() -> None:

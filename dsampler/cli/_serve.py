@@ -1,0 +1,114 @@
+"""``dsampler serve``: a Jaeger sampling-strategies server for one host.
+
+    dsampler serve --strategies strategies.json [--host 127.0.0.1] [--port 5778]
+
+Answers ``GET /sampling?service=NAME`` (any path) like the Jaeger agent and collector,
+from a Jaeger strategies file or a dsampler configuration file, reloaded when it
+changes. Prints ``dsampler serve: listening on URL`` once ready; stops on Ctrl-C or
+SIGTERM. Exit 2 when the file is invalid at start or the address cannot be bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from dsampler.config._shape import parse_duration
+from dsampler.errors import ConfigError
+
+if TYPE_CHECKING:
+    from dsampler.remote._server import StrategiesServer
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "serve",
+        help="serve Jaeger sampling strategies over HTTP (/sampling?service=NAME)",
+        description="Serve Jaeger remote-sampling strategies from a strategies file.",
+    )
+    parser.add_argument(
+        "--strategies",
+        metavar="FILE",
+        help="Jaeger strategies file or http(s) URL, or a dsampler config file (default: 0.001 for all)",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=5778, help="TCP port (default 5778; 0 picks a free one)")
+    parser.add_argument(
+        "--reload-interval", default="1s", help="check the file for changes this often (0: never)"
+    )
+    parser.add_argument(
+        "--format", choices=("auto", "jaeger", "dsampler"), default="auto", help="file format"
+    )
+    parser.add_argument(
+        "--default-sampling-probability",
+        type=float,
+        default=0.001,
+        help="rate for types that are missing or unknown (default 0.001, as Jaeger)",
+    )
+    parser.add_argument(
+        "--dialect", choices=("proto3", "legacy"), default="proto3", help="legacy: numeric strategyType"
+    )
+    parser.add_argument("--max-connections", type=int, default=1024, help="connections served at once")
+
+
+#: Problems that come from the arguments, not the file, are named alone.
+_ARGUMENT_FIELDS = ("--reload-interval", "default_sampling_probability", "port", "max_connections", "format")
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _server(args: argparse.Namespace) -> StrategiesServer:
+    from dsampler.remote._server import StrategiesServer
+    from dsampler.remote._source import StrategiesFile
+
+    never = args.reload_interval.strip() == "0"
+    source = StrategiesFile(
+        args.strategies,
+        format=args.format,
+        default_probability=args.default_sampling_probability,
+        reload_interval_s=0.0 if never else parse_duration(args.reload_interval, "--reload-interval"),
+    )
+    return StrategiesServer(
+        source, args.host, args.port, dialect=args.dialect, max_connections=args.max_connections
+    )
+
+
+def _report(args: argparse.Namespace, exc: ConfigError) -> None:
+    for problem in exc.errors:
+        where = problem.field
+        if args.strategies and problem.field != args.strategies and problem.field not in _ARGUMENT_FIELDS:
+            where = f"{args.strategies}: {problem.field}"
+        print(f"dsampler serve: {where}: {problem.problem}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    try:
+        server = _server(args)
+    except ConfigError as exc:
+        _report(args, exc)
+        return 2
+    except OSError as exc:
+        print(
+            f"dsampler serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 2
+    signal.signal(signal.SIGTERM, _stop)
+    print(f"dsampler serve: listening on {server.url} ({args.strategies or 'defaults'})", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0

@@ -1,0 +1,169 @@
+"""The parser's toolkit: field paths, collected problems, shape checks, durations and
+times. Every reader of configuration mappings (the config file, its ``adaptive:``
+section, remote strategies) reports problems the same way with these.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Any, Final, TypeVar
+
+from dsampler._validate import show, typed
+from dsampler.errors import ConfigError
+
+__all__ = [
+    "MAX_ITEMS",
+    "Problems",
+    "build",
+    "items",
+    "join",
+    "key_path",
+    "mapping",
+    "no_unknown_keys",
+    "one_key",
+    "parse_duration",
+    "parse_time",
+    "render_path",
+]
+
+T = TypeVar("T")
+
+_DURATION: Final = re.compile(r"(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)(ns|us|µs|ms|s|m|h|d)")
+_UNITS: Final = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+    "d": 86400.0,
+}
+MAX_ITEMS: Final = 100_000  # rules, values, steps: a bound so hostile input stays cheap
+
+
+class Problems:
+    """Collects every ConfigError of one parse instead of stopping at the first."""
+
+    def __init__(self) -> None:
+        self.found: list[ConfigError] = []
+
+    def run(self, parse: Callable[..., T], *args: Any) -> T | None:
+        """``parse(*args)``, or None after recording its errors (which carry full paths)."""
+        try:
+            return parse(*args)
+        except ConfigError as exc:
+            self.found.extend(exc.errors)
+            return None
+
+    def raise_if_any(self) -> None:
+        if self.found:
+            raise ConfigError.of(self.found)
+
+
+def join(path: str, field: str) -> str:
+    """``path`` + a field or an index that code (not the user) wrote."""
+    if not path:
+        return field
+    return f"{path}{field}" if field.startswith("[") else f"{path}.{field}"
+
+
+_PLAIN_KEY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
+
+
+def key_path(path: str, key: str) -> str:
+    """``path`` + a key the user wrote: ``.key`` when it reads plainly, else a short
+    quoted ``['key']`` (never the whole of a 10 MB key, never ambiguous with an index)."""
+    if _PLAIN_KEY.fullmatch(key):
+        return join(path, key)
+    return f"{path}[{show(key, 40)}]"
+
+
+def render_path(parts: tuple[str | int, ...]) -> str:
+    """The field path this parser reports for a document location given as keys and
+    indices: ``("rules", 0, "action")`` -> ``rules[0].action``."""
+    path = ""
+    for i, part in enumerate(parts):
+        if isinstance(part, int):
+            path = f"{path}[{part}]"
+        elif i == 1 and parts[0] == "operations":
+            path = f"{path}[{show(part, 40)}]"
+        else:
+            path = key_path(path, str(part))
+    return path
+
+
+def mapping(value: object, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(path, f"expected a mapping, got {typed(value)}")
+    for key in value:
+        if not isinstance(key, str):
+            raise ConfigError(path, f"expected string keys, got {typed(key)}")
+    return value
+
+
+def items(value: object, path: str) -> list[Any]:
+    """A list, or a single item standing for a list of one."""
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    if len(items) > MAX_ITEMS:
+        raise ConfigError(path, f"expected at most {MAX_ITEMS} items, got {len(items)}")
+    return items
+
+
+def no_unknown_keys(data: Mapping[str, Any], known: Iterable[str], path: str) -> None:
+    known = list(known)
+    for key in data:
+        if key not in known:
+            import difflib  # only on the error path: it costs a millisecond to import
+
+            close = difflib.get_close_matches(key, known, n=1) if len(key) <= 64 else []
+            hint = f"; did you mean {close[0]!r}?" if close else f"; expected one of {', '.join(known)}"
+            raise ConfigError(key_path(path, key), f"unknown key{hint}")
+
+
+def one_key(data: Mapping[str, Any], choices: tuple[str, ...], path: str) -> tuple[str, Any]:
+    no_unknown_keys(data, choices, path)
+    if len(data) != 1:
+        raise ConfigError(path, f"expected exactly one of {', '.join(choices)}, got {len(data)} keys")
+    ((key, value),) = data.items()
+    return key, value
+
+
+def parse_duration(value: object, path: str) -> float:
+    """``"250ms"``, ``"10s"``, ``"1h30m"`` -> seconds. A bare number is refused: its unit
+    would be a guess."""
+    if not isinstance(value, str) or len(value) > 64:
+        raise ConfigError(path, f"expected a duration such as 10s, 250ms or 1h30m, got {show(value)}")
+    text = value.strip()
+    pos, total = 0, 0.0
+    while pos < len(text):
+        m = _DURATION.match(text, pos)
+        if m is None:
+            raise ConfigError(path, f"expected a duration such as 10s, 250ms or 1h30m, got {show(value)}")
+        total += float(m.group(1)) * _UNITS[m.group(2)]
+        pos = m.end()
+    if pos == 0 or not math.isfinite(total):
+        raise ConfigError(path, f"expected a duration such as 10s, 250ms or 1h30m, got {show(value)}")
+    return total
+
+
+def parse_time(value: object, path: str) -> datetime:
+    if isinstance(value, str) and len(value) <= 64:
+        with contextlib.suppress(ValueError):
+            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    if not isinstance(value, datetime) or value.utcoffset() is None:
+        expected = "an ISO 8601 time with a zone, such as 2026-12-01T09:00:00Z"
+        raise ConfigError(path, f"expected {expected}, got {show(value)}")
+    return value
+
+
+def build(path: str, cls: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Construct a model object; its own validation errors get the object's path."""
+    try:
+        return cls(*args, **kwargs)
+    except ConfigError as exc:
+        raise ConfigError.of([ConfigError(join(path, e.field), e.problem) for e in exc.errors]) from None

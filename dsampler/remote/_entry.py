@@ -1,0 +1,169 @@
+"""Factories behind ``OTEL_TRACES_SAMPLER=jaeger_remote`` and ``parentbased_jaeger_remote``.
+
+``OTEL_TRACES_SAMPLER_ARG`` takes the specification's form, comma-separated ``key=value``
+pairs split on the first ``=``, blanks trimmed::
+
+    endpoint=http://jaeger-agent:5778/sampling,pollingIntervalMs=5000,initialSamplingRate=0.25
+
+- ``endpoint``: the HTTP sampling URL (default ``http://127.0.0.1:5778/sampling``; an
+  empty path becomes ``/sampling``). dsampler speaks HTTP, not gRPC: point it at the
+  agent or OTel Collector's ``:5778/sampling`` or the Jaeger collector's
+  ``:14268/api/sampling``, not at a gRPC port such as 14250.
+- ``pollingIntervalMs``: milliseconds between polls (default 60000, at least 10).
+- ``initialSamplingRate``: the rate until the first strategy arrives (default 0.001).
+
+The service name is ``OTEL_SERVICE_NAME``, else ``service.name`` in
+``OTEL_RESOURCE_ATTRIBUTES``. An unknown key, a malformed entry or a bad value is left
+out and reported in one warning; the other entries still apply. The factories never
+raise (the SDK would then install ``ParentBased(ALWAYS_ON)``: 100%): if the sampler
+cannot be built at all, a DSampler at the default initial rate, 0.001, decides instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from opentelemetry.sdk.trace.sampling import Sampler
+
+from dsampler._validate import check_rate, check_seconds, show
+from dsampler.config._model import DEFAULT_RATE
+from dsampler.errors import ConfigError
+from dsampler.remote._fetch import DEFAULT_ENDPOINT, sampling_url
+
+__all__ = [
+    "RemoteArg",
+    "jaeger_remote_sampler",
+    "parentbased_jaeger_remote_sampler",
+    "parse_remote_arg",
+]
+
+_log = logging.getLogger("dsampler.otel")
+_MAX_ARG_CHARS: Final = 4096
+_GRPC_PORTS: Final = frozenset({14250, 5779})
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteArg:
+    """What ``OTEL_TRACES_SAMPLER_ARG`` asks of the ``jaeger_remote`` entry points."""
+
+    endpoint: str = DEFAULT_ENDPOINT
+    polling_interval_s: float = 60.0
+    initial_rate: float = DEFAULT_RATE
+
+
+def _endpoint(value: str) -> str:
+    return sampling_url(value).geturl()
+
+
+def _interval(value: str) -> float:
+    milliseconds = _number(value, "pollingIntervalMs")
+    return check_seconds(milliseconds / 1000.0, "pollingIntervalMs", 0.01, 7 * 86400.0)
+
+
+def _rate(value: str) -> float:
+    return check_rate(_number(value, "initialSamplingRate"), "initialSamplingRate")
+
+
+def _number(text: str, field: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(field, f"expected a number, got {show(text)}") from None
+    if not math.isfinite(value):
+        raise ConfigError(field, f"expected a finite number, got {show(text)}")
+    return value
+
+
+_KEYS: Final[dict[str, tuple[str, Callable[[str], Any]]]] = {
+    "endpoint": ("endpoint", _endpoint),
+    "pollingIntervalMs": ("polling_interval_s", _interval),
+    "initialSamplingRate": ("initial_rate", _rate),
+}
+
+
+def parse_remote_arg(arg: object) -> tuple[RemoteArg, list[ConfigError]]:
+    """``OTEL_TRACES_SAMPLER_ARG`` -> settings, and the problems of the entries left out."""
+    if arg is None:
+        return RemoteArg(), []
+    if not isinstance(arg, str):
+        return RemoteArg(), [
+            ConfigError("OTEL_TRACES_SAMPLER_ARG", f"expected a string, got {type(arg).__name__}")
+        ]
+    if len(arg) > _MAX_ARG_CHARS:
+        problem = f"expected at most {_MAX_ARG_CHARS} characters, got {len(arg)}"
+        return RemoteArg(), [ConfigError("OTEL_TRACES_SAMPLER_ARG", problem)]
+    values: dict[str, Any] = {}
+    problems: list[ConfigError] = []
+    for item in arg.split(","):
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not key and not sep:
+            continue  # a blank entry ("a=1,,b=2" or a trailing comma)
+        try:
+            if not sep or not key:
+                raise ConfigError("OTEL_TRACES_SAMPLER_ARG", f"expected key=value, got {show(item.strip())}")
+            if key not in _KEYS:
+                raise ConfigError(key, f"unknown key; expected {', '.join(_KEYS)}")
+            field, parse = _KEYS[key]
+            values[field] = parse(value)  # a key given twice: the last one wins (as Go and Java)
+        except ConfigError as exc:
+            problems.append(exc)
+    return RemoteArg(**values), problems
+
+
+def _warn(entry: str, settings: RemoteArg, problems: list[ConfigError]) -> None:
+    """One warning for every entry left out, with what is used instead."""
+    _log.warning(
+        "dsampler: OTEL_TRACES_SAMPLER_ARG entries ignored for %s: %s; using endpoint=%s, "
+        "pollingIntervalMs=%d, initial rate %s",
+        entry,
+        "; ".join(str(p) for p in problems),
+        settings.endpoint,
+        round(settings.polling_interval_s * 1000),
+        settings.initial_rate,
+    )
+
+
+def _build(arg: object, entry: str, parent_based: bool) -> Sampler:
+    settings, problems = parse_remote_arg(arg)
+    if problems:
+        _warn(entry, settings, problems)
+    port = urlsplit(settings.endpoint).port
+    if port in _GRPC_PORTS:
+        _log.warning(
+            "dsampler: %s: port %d serves gRPC; dsampler polls over HTTP "
+            "(:5778/sampling, :14268/api/sampling)",
+            entry,
+            port,
+        )
+    try:
+        from dsampler.remote._sampler import JaegerRemoteSampler
+
+        return JaegerRemoteSampler(
+            endpoint=settings.endpoint,
+            polling_interval_s=settings.polling_interval_s,
+            initial_sampler=settings.initial_rate,
+            parent_based=parent_based,
+        )
+    except Exception:  # never let the SDK fall back to 100%
+        _log.warning("dsampler: %s could not start; sampling at %s", entry, DEFAULT_RATE, exc_info=True)
+        from dsampler.samplers._dsampler import DSampler
+
+        return DSampler(rate=DEFAULT_RATE, hash="otel", parent_based=parent_based)
+
+
+def jaeger_remote_sampler(arg: str | None = None) -> Sampler:
+    """Entry point ``jaeger_remote``: a :class:`JaegerRemoteSampler` that decides every
+    span itself (the specification's raw sampler)."""
+    return _build(arg, "jaeger_remote", parent_based=False)
+
+
+def parentbased_jaeger_remote_sampler(arg: str | None = None) -> Sampler:
+    """Entry point ``parentbased_jaeger_remote``: children follow their parent, roots are
+    decided by the remote strategy (DSampler's built-in parent-based path, the same
+    decisions as ``ParentBased(root=JaegerRemoteSampler)``)."""
+    return _build(arg, "parentbased_jaeger_remote", parent_based=True)

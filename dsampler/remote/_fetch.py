@@ -1,0 +1,270 @@
+"""The one client module that opens a socket: ``GET {endpoint}?service={name}``.
+
+Standard library only (``http.client``), so it costs no dependency and no HTTP library's
+instrumentation sees it; the request is also made under OpenTelemetry's
+``suppress_instrumentation`` context keys, so no instrumented library can trace the
+sampler's own polls (a poll traced by the sampler it feeds would be noise at best).
+
+Every bound holds against a hostile server: one deadline (``timeout_s``) covers connect,
+headers, body and every redirect, enforced before each read, so a server that trickles
+a byte a second is cut off at the deadline, not after a timeout per byte; the body is
+capped (``max_bytes``, checked against Content-Length first); at most ``max_redirects``
+redirects, http(s) only. Every failure is a :class:`~dsampler.errors.FetchError` naming
+the URL. :meth:`HttpFetcher.close` aborts a request in flight, so closing a sampler
+never waits for a slow server. Proxy variables are ignored: the agent is local.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import socket
+import ssl
+import threading
+import time
+from typing import Any, Final, Protocol
+from urllib.parse import SplitResult, urlencode, urljoin, urlsplit
+
+from opentelemetry import context
+
+from dsampler import __version__, _fork
+from dsampler._validate import check_int, check_seconds, check_text, show
+from dsampler.errors import ConfigError, FetchError
+from dsampler.remote._parse import MAX_RESPONSE_BYTES
+
+__all__ = ["DEFAULT_ENDPOINT", "DEFAULT_TIMEOUT_S", "Fetcher", "HttpFetcher", "sampling_url"]
+
+DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
+DEFAULT_TIMEOUT_S: Final = 10.0
+_REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
+_CHUNK: Final = 65536
+
+
+class Fetcher(Protocol):
+    """Where a poller gets strategy responses (``HttpFetcher``, or a test's own)."""
+
+    def fetch(self, service: str) -> bytes:
+        """The raw response body for ``service``; raises FetchError on any failure."""
+        ...
+
+
+def sampling_url(endpoint: object) -> SplitResult:
+    """``endpoint`` checked (http or https, with a host); an empty path or ``/`` becomes
+    ``/sampling`` (an agent's ``/`` serves the legacy dialect, the OTel Collector a 404).
+
+    Raises:
+        ConfigError: not an http(s) URL with a host.
+    """
+    text = check_text(endpoint, "endpoint", 2048).strip()
+    expected = "an http:// or https:// URL with a host, such as http://127.0.0.1:5778/sampling"
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        raise ConfigError("endpoint", f"expected {expected}, got {show(text)}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError("endpoint", f"expected {expected}, got {show(text)}")
+    if port == 0:
+        raise ConfigError("endpoint", f"expected a port in 1..65535, got {show(text)}")
+    if parts.path in ("", "/"):
+        parts = parts._replace(path="/sampling")
+    return parts._replace(fragment="")
+
+
+class _DeadlineSocket(socket.socket):
+    """A socket whose every read waits at most until ``deadline`` (monotonic)."""
+
+    deadline: float = 0.0
+
+    def _arm(self) -> None:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("deadline passed")
+        self.settimeout(remaining)
+
+    def recv_into(self, buffer: Any, nbytes: int = 0, flags: int = 0) -> int:
+        self._arm()
+        return super().recv_into(buffer, nbytes, flags)
+
+    def recv(self, bufsize: int, flags: int = 0) -> bytes:
+        self._arm()
+        return super().recv(bufsize, flags)
+
+
+class _DeadlineSSLSocket(ssl.SSLSocket):
+    deadline: float = 0.0
+
+    def recv_into(self, buffer: Any, nbytes: int | None = None, flags: int = 0) -> int:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("deadline passed")
+        self.settimeout(remaining)
+        return super().recv_into(buffer, nbytes, flags)
+
+
+def _suppressed_context() -> Any:
+    """A context that tells OpenTelemetry instrumentations to stay out (both the API's
+    key and the plain string that older instrumentations read)."""
+    ctx = context.set_value("suppress_instrumentation", True)
+    for name in ("_SUPPRESS_INSTRUMENTATION_KEY", "_SUPPRESS_HTTP_INSTRUMENTATION_KEY"):
+        key = getattr(context, name, None)
+        if isinstance(key, str):
+            ctx = context.set_value(key, True, ctx)
+    return ctx
+
+
+class HttpFetcher:
+    """Fetches ``GET {endpoint}?service={name}`` with a deadline and a size cap.
+
+    Args:
+        endpoint: the sampling URL (``http://host:5778/sampling``, the Jaeger collector's
+            ``http://host:14268/api/sampling``); a query it has is kept (``&service=``).
+        timeout_s: the whole request, redirects included (default 10 s).
+        max_bytes: largest body accepted (default 4 MiB).
+        max_redirects: redirects followed (default 3).
+
+    Raises:
+        ConfigError: an invalid endpoint or bound.
+    """
+
+    def __init__(
+        self,
+        endpoint: str = DEFAULT_ENDPOINT,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        max_bytes: int = MAX_RESPONSE_BYTES,
+        max_redirects: int = 3,
+    ) -> None:
+        self._url = sampling_url(endpoint)
+        self.endpoint = self._url.geturl()
+        self.timeout_s = check_seconds(timeout_s, "request_timeout_s", 0.001, 600.0)
+        self.max_bytes = check_int(max_bytes, "max_response_bytes", 1, 1 << 30)
+        self.max_redirects = check_int(max_redirects, "max_redirects", 0, 20)
+        self._lock = threading.Lock()
+        self._active: socket.socket | None = None
+        self._closed = False
+        _fork.register(self)
+
+    def url_for(self, service: str) -> str:
+        """The URL polled for ``service``."""
+        query = urlencode({"service": service})
+        parts = self._url
+        return parts._replace(query=f"{parts.query}&{query}" if parts.query else query).geturl()
+
+    def fetch(self, service: str) -> bytes:
+        """The body of a 2xx response for ``service``.
+
+        Raises:
+            FetchError: connection, timeout, status, size or redirect problem.
+        """
+        return self.get(self.url_for(service))
+
+    def get(self, url: str) -> bytes:
+        """The body of a 2xx response to ``GET url``, with this fetcher's bounds (a
+        strategies server reads a strategies file from a URL through this).
+
+        Raises:
+            FetchError: as :meth:`fetch`; ``status`` is set when the server answered.
+        """
+        deadline = time.monotonic() + self.timeout_s
+        token = context.attach(_suppressed_context())
+        try:
+            for _ in range(self.max_redirects + 1):
+                status, location, body = self._get(url, deadline)
+                if location is None:
+                    if 200 <= status < 300:
+                        return body
+                    raise FetchError(f"GET {url}: HTTP {status} {_snippet(body)}".rstrip(), status=status)
+                url = self._redirect(url, location)
+            raise FetchError(f"GET {url}: more than {self.max_redirects} redirects")
+        finally:
+            context.detach(token)
+
+    def _redirect(self, url: str, location: str) -> str:
+        target = urljoin(url, location.strip())
+        if urlsplit(target).scheme not in ("http", "https"):
+            raise FetchError(f"GET {url}: redirect to a non-HTTP URL {show(target)}")
+        return target
+
+    def _get(self, url: str, deadline: float) -> tuple[int, str | None, bytes]:
+        """(status, redirect location or None, body) of one request."""
+        parts = urlsplit(url)
+        conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=self.timeout_s)
+        try:
+            conn.sock = self._connect(parts, deadline)
+            target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            headers = {"Accept": "application/json", "User-Agent": f"dsampler/{__version__}"}
+            conn.request("GET", target, headers=headers)
+            response = conn.getresponse()
+            if response.status in _REDIRECTS:
+                location = response.getheader("Location")
+                if location:
+                    return response.status, location, b""
+            return response.status, None, self._body(response, url)
+        except FetchError:
+            raise
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            problem = "timed out" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}"
+            raise FetchError(f"GET {url}: {problem}") from exc
+        finally:
+            with self._lock:
+                self._active = None
+            conn.close()
+
+    def _connect(self, parts: SplitResult, deadline: float) -> socket.socket:
+        with self._lock:
+            if self._closed:
+                raise FetchError(f"GET {parts.geturl()}: the fetcher is closed")
+        remaining = max(deadline - time.monotonic(), 0.001)
+        default_port = 443 if parts.scheme == "https" else 80
+        raw = socket.create_connection((parts.hostname or "", parts.port or default_port), timeout=remaining)
+        sock: socket.socket = _DeadlineSocket(raw.family, raw.type, raw.proto, fileno=raw.detach())
+        sock.deadline = deadline  # type: ignore[attr-defined]
+        sock.settimeout(remaining)  # bounds the (tiny) request write; reads re-arm themselves
+        if parts.scheme == "https":
+            tls = ssl.create_default_context()
+            tls.sslsocket_class = _DeadlineSSLSocket
+            sock = tls.wrap_socket(sock, server_hostname=parts.hostname)
+            sock.deadline = deadline  # type: ignore[attr-defined]
+        with self._lock:
+            if self._closed:
+                sock.close()
+                raise FetchError(f"GET {parts.geturl()}: the fetcher is closed")
+            self._active = sock
+        return sock
+
+    def _body(self, response: http.client.HTTPResponse, url: str) -> bytes:
+        if response.length is not None and response.length > self.max_bytes:
+            raise FetchError(
+                f"GET {url}: body of {response.length} bytes is over the cap of {self.max_bytes}"
+            )
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := response.read(min(_CHUNK, self.max_bytes + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > self.max_bytes:
+                raise FetchError(f"GET {url}: body is over the cap of {self.max_bytes} bytes")
+        return b"".join(chunks)
+
+    def close(self) -> None:
+        """Abort a request in flight and refuse new ones (idempotent)."""
+        with self._lock:
+            self._closed = True
+            active, self._active = self._active, None
+        if active is not None:
+            with contextlib.suppress(OSError):
+                active.shutdown(socket.SHUT_RDWR)  # wakes a thread blocked reading it
+
+    def _reset_after_fork(self) -> None:
+        # The parent's connection is not ours to shut down: forget it, keep its fd alone.
+        self._lock = threading.Lock()
+        self._active = None
+
+    def __repr__(self) -> str:
+        return f"HttpFetcher({self.endpoint!r}, timeout_s={self.timeout_s})"
+
+
+def _snippet(body: bytes) -> str:
+    text = body[:120].decode("utf-8", "replace").strip().replace("\n", " ")
+    return show(text, 100) if text else ""

@@ -1,0 +1,157 @@
+"""Fetch -> parse -> apply, in one background thread: the remote strategy's life cycle.
+
+Each stage fails on its own (a fetch error, a response that is not a usable strategy, a
+strategy the owner refuses) and every failure keeps the strategy in force: the poller
+logs it (a warning the first time, debug while it repeats), counts it, and retries after
+a backoff. It never raises into the thread (:mod:`dsampler._poller` guards the rest).
+
+Timing:
+
+- the first fetch is immediate by default (OpenTelemetry Go and Java), or after
+  ``first_delay_s`` (jaeger-client's random spread across a fleet);
+- after a success the next poll comes ``interval_s * (1 - jitter * u)`` later, never
+  later than one interval, so a change reaches every process within one interval;
+- after ``n`` consecutive failures it comes after ``b * (0.5 + 0.5 * u)`` with
+  ``b = min(interval_s, 1 s * 2**(n-1))``: quick retries while a server starts, capped
+  at the interval (A.5 of the research note: "retry at the next tick"), jittered so a
+  fleet does not retry in step.
+
+The poller is reusable beyond :class:`~dsampler.remote.JaegerRemoteSampler`: it needs a
+:class:`~dsampler.remote.Fetcher`, a service name and an ``apply(strategy) -> bool``
+callback (True when the strategy changed something). After ``os.fork()`` the child's
+thread restarts (see :mod:`dsampler._poller`) and its first poll is due at once.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import random
+import threading
+from collections.abc import Callable
+from typing import Final
+
+from dsampler import _fork
+from dsampler._poller import Poller
+from dsampler._validate import check_seconds, check_text
+from dsampler.errors import ConfigError, FetchError
+from dsampler.remote._fetch import Fetcher
+from dsampler.remote._parse import parse_response
+from dsampler.remote._strategy import Strategy
+
+__all__ = ["PollOutcome", "StrategyPoller"]
+
+_log = logging.getLogger("dsampler.remote")
+_FIRST_RETRY_S: Final = 1.0
+
+
+class PollOutcome(enum.Enum):
+    """What one poll did."""
+
+    APPLIED = "applied"  # a new strategy is in force
+    UNCHANGED = "unchanged"  # the same strategy again (or one that changes nothing)
+    FAILED = "failed"  # fetch, parse or apply failed; the strategy in force stays
+
+
+class StrategyPoller:
+    """Polls one service's strategy and hands each new one to ``apply``.
+
+    Args:
+        fetcher: where responses come from (an :class:`~dsampler.remote.HttpFetcher`).
+        service: the service name sent as ``?service=``.
+        apply: called with each strategy that differs from the last one applied;
+            returns whether it changed anything. A ConfigError from it is a failure.
+        interval_s: seconds between polls (default 60).
+        jitter: fraction of the interval taken off at random (default 0.1).
+        first_delay_s: wait before the first poll (default 0: at once).
+        rng: randomness for jitter and backoff (tests pass a seeded one).
+        name: the thread's name.
+    """
+
+    def __init__(
+        self,
+        fetcher: Fetcher,
+        service: str,
+        apply: Callable[[Strategy], bool],
+        *,
+        interval_s: float = 60.0,
+        jitter: float = 0.1,
+        first_delay_s: float = 0.0,
+        rng: random.Random | None = None,
+        name: str = "dsampler-remote-poll",
+    ) -> None:
+        self.service = check_text(service, "service_name")
+        self.interval_s = check_seconds(interval_s, "polling_interval_s", 0.01, 7 * 86400.0)
+        self.jitter = check_seconds(jitter, "jitter", 0.0, 1.0)
+        first = check_seconds(first_delay_s, "first_delay_s", 0.0, 7 * 86400.0)
+        self.fetcher = fetcher
+        self._apply = apply
+        self._rng = rng or random.Random()
+        self._lock = threading.Lock()
+        self.strategy: Strategy | None = None  # the last strategy applied
+        self.polls = self.failures = self.consecutive_failures = 0
+        self.last_error: str | None = None
+        self._thread = Poller(self, self.interval_s, name=name, first_delay_s=first)
+        _fork.register(self)
+
+    def poll_once(self) -> PollOutcome:
+        """Fetch, parse and apply once, now (tests and callers drive this directly)."""
+        with self._lock:
+            self.polls += 1
+            try:
+                response = parse_response(self.fetcher.fetch(self.service))
+                strategy = response.strategy
+                if response.rate_limiting is not None and response.per_operation is not None:
+                    _log.debug(
+                        "dsampler: %s: per-operation strategy used; its rate limit is ignored", self.service
+                    )
+                changed = strategy != self.strategy and self._apply(strategy)
+            except (FetchError, ConfigError) as exc:
+                return self._failed(exc)
+            self.strategy = strategy
+            if self.consecutive_failures:
+                _log.info(
+                    "dsampler: %s: strategy fetched again after %d failures",
+                    self.service,
+                    self.consecutive_failures,
+                )
+            self.consecutive_failures, self.last_error = 0, None
+            return PollOutcome.APPLIED if changed else PollOutcome.UNCHANGED
+
+    def _failed(self, exc: Exception) -> PollOutcome:
+        text = str(exc)
+        self.failures += 1
+        self.consecutive_failures += 1
+        level = logging.DEBUG if text == self.last_error else logging.WARNING
+        _log.log(level, "dsampler: %s: keeping the current sampling strategy: %s", self.service, text)
+        self.last_error = text
+        return PollOutcome.FAILED
+
+    def next_delay_s(self) -> float:
+        """Seconds until the next poll, by the outcome of the last one (module docstring)."""
+        u = self._rng.random()
+        failures = self.consecutive_failures
+        if failures == 0:
+            return self.interval_s * (1.0 - self.jitter * u)
+        base = min(self.interval_s, _FIRST_RETRY_S * 2.0 ** min(failures - 1, 30))
+        return base * (0.5 + 0.5 * u)
+
+    @property
+    def running(self) -> bool:
+        return self._thread.running
+
+    def start(self) -> None:
+        """Start the background thread (idempotent)."""
+        self._thread.start()
+
+    def close(self, timeout_s: float | None = None) -> None:
+        """Stop polling and abort a request in flight (idempotent); waits for the thread
+        at most ``timeout_s`` (default: the fetcher's request timeout)."""
+        closer = getattr(self.fetcher, "close", None)
+        if closer is not None:
+            closer()
+        wait = timeout_s if timeout_s is not None else getattr(self.fetcher, "timeout_s", 10.0)
+        self._thread.stop(timeout_s=wait)
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()  # a poll in flight at the fork would hold it forever

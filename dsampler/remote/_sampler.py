@@ -1,0 +1,237 @@
+"""JaegerRemoteSampler: a DSampler whose configuration follows a Jaeger sampling endpoint."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace.sampling import Sampler, SamplingResult
+from opentelemetry.trace import Link, SpanKind
+from opentelemetry.trace.span import TraceState
+from opentelemetry.util.types import Attributes
+
+from dsampler._validate import DEFAULT_MAX_OPERATIONS, check_bool, check_rate, check_text, typed
+from dsampler.clock import SYSTEM_CLOCK, Clock
+from dsampler.config._model import DEFAULT_RATE, SamplingConfig
+from dsampler.errors import ConfigError
+from dsampler.remote._changes import config_changes
+from dsampler.remote._fetch import DEFAULT_ENDPOINT, DEFAULT_TIMEOUT_S, Fetcher, HttpFetcher
+from dsampler.remote._parse import MAX_RESPONSE_BYTES
+from dsampler.remote._poll import PollOutcome, StrategyPoller
+from dsampler.remote._strategy import (
+    PerOperationStrategy,
+    ProbabilisticStrategy,
+    RateLimitingStrategy,
+    Strategy,
+)
+from dsampler.samplers._dsampler import DSampler
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.resources import Resource
+
+__all__ = ["JaegerRemoteSampler"]
+
+_log = logging.getLogger("dsampler.remote")
+_STRATEGIES: Final = (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)
+
+
+class JaegerRemoteSampler(Sampler):
+    """An OpenTelemetry sampler controlled centrally, over the Jaeger remote-sampling
+    protocol: by the Jaeger collector or agent, the OpenTelemetry Collector's
+    ``jaegerremotesampling`` extension, or ``dsampler serve``.
+
+    It is a :class:`~dsampler.DSampler` (available as :attr:`dsampler`) whose
+    configuration a background thread keeps in step with ``GET
+    {endpoint}?service={service_name}``: each new strategy is published as a new
+    configuration version (``dsampler.remote._changes`` has the mapping), rate-limiter
+    balances survive, an identical response publishes nothing. Decisions are
+    DSampler's own, with nothing in between (no lock, no I/O, one snapshot read); until
+    the first strategy arrives the initial sampler decides. Pick it to follow a fleet's
+    central strategies; pick DSampler for a configuration of your own.
+
+    Args:
+        service_name: sent as ``?service=``; default the resource's ``service.name``
+            (``OTEL_SERVICE_NAME``, ``OTEL_RESOURCE_ATTRIBUTES``).
+        endpoint: the sampling URL (default ``http://127.0.0.1:5778/sampling``; an empty
+            path becomes ``/sampling``; the Jaeger collector serves ``:14268/api/sampling``).
+        polling_interval_s: seconds between polls (default 60); the first is at once.
+        initial_sampler: decides until the first strategy: a rate (default 0.001), a
+            :data:`~dsampler.remote.Strategy`, or any OpenTelemetry ``Sampler``.
+        max_operations: operations tracked per-operation (default 2000).
+        request_timeout_s: the whole request, redirects included (default 10 s).
+        max_response_bytes: body size cap (default 4 MiB).
+        jitter: fraction of the interval taken off at random (default 0.1).
+        first_poll_delay_s: wait before the first poll (default 0, as OpenTelemetry Go
+            and Java; jaeger-client waited a random part of the interval to spread a
+            fleet's start).
+        parent_based: children follow their parent's decision (default True);
+            ``jaeger_remote`` from the environment sets False, as the spec's raw sampler.
+        hash: decision rule (default ``otel``: the same decisions as OpenTelemetry's
+            ``TraceIdRatioBased`` and its Jaeger remote samplers in Go, Java and JS).
+        sampler_tags: tag sampled roots with ``sampler.type`` and ``sampler.param``, what
+            Jaeger's adaptive sampling learns from (default True).
+        resource: this process's resource (service name, resource-matching rules).
+        fetcher: where responses come from (default an :class:`HttpFetcher` on ``endpoint``).
+        start: start polling now (default True); else call :meth:`start` or :meth:`poll_once`.
+        clock: time source of the rate limiters.
+        rng: randomness of jitter and backoff.
+
+    Raises:
+        ConfigError: an invalid argument; every message names it.
+    """
+
+    def __init__(
+        self,
+        service_name: str | None = None,
+        endpoint: str = DEFAULT_ENDPOINT,
+        polling_interval_s: float = 60.0,
+        initial_sampler: Sampler | Strategy | float | None = None,
+        *,
+        max_operations: int = DEFAULT_MAX_OPERATIONS,
+        request_timeout_s: float = DEFAULT_TIMEOUT_S,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+        jitter: float = 0.1,
+        first_poll_delay_s: float = 0.0,
+        parent_based: bool = True,
+        hash: str = "otel",
+        sampler_tags: bool = True,
+        resource: Resource | Mapping[str, Any] | None = None,
+        fetcher: Fetcher | None = None,
+        start: bool = True,
+        clock: Clock = SYSTEM_CLOCK,
+        rng: random.Random | None = None,
+    ) -> None:
+        attributes = _resource_attributes(resource)
+        self.service_name = _service_name(service_name, attributes)
+        initial_rate, initial = _initial(initial_sampler)
+        self.dsampler = DSampler(
+            rate=initial_rate,
+            hash=hash,
+            max_operations=max_operations,
+            parent_based=parent_based,
+            sampler_tags=sampler_tags,
+            resource=attributes,
+            clock=clock,
+        )
+        self._initial: Sampler | None = None
+        self._current: Sampler = self.dsampler
+        if isinstance(initial, Sampler):
+            self._initial = self._current = initial
+        elif initial is not None:
+            self._apply(initial)
+        # The SDK calls `sampler.should_sample`: this instance attribute is DSampler's own
+        # bound method, so a decision costs exactly what DSampler's does.
+        self.should_sample = self._current.should_sample  # type: ignore[method-assign]
+        if fetcher is None:
+            fetcher = HttpFetcher(endpoint, timeout_s=request_timeout_s, max_bytes=max_response_bytes)
+        self.endpoint: str = getattr(fetcher, "endpoint", endpoint)
+        self.poller = StrategyPoller(
+            fetcher,
+            self.service_name,
+            self._apply,
+            interval_s=polling_interval_s,
+            jitter=jitter,
+            first_delay_s=first_poll_delay_s,
+            rng=rng,
+        )
+        if check_bool(start, "start"):
+            self.poller.start()
+
+    def _apply(self, strategy: Strategy) -> bool:
+        """Publish what ``strategy`` changes; leave the initial sampler on first success."""
+        changes, dropped = config_changes(strategy, self.dsampler.config)
+        if dropped:
+            _log.warning(
+                "dsampler: %s: the strategy lists %d operations more than max_operations (%d); "
+                "they are decided at the default rate",
+                self.service_name,
+                dropped,
+                self.dsampler.config.max_operations,
+            )
+        if changes:
+            self.dsampler.update(**changes)
+        if self._initial is None:
+            return bool(changes)
+        self._initial, self._current = None, self.dsampler
+        self.should_sample = self.dsampler.should_sample  # type: ignore[method-assign]
+        return True
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        # Shadowed per instance in __init__; kept for callers that go through the class.
+        return self._current.should_sample(
+            parent_context, trace_id, name, kind, attributes, links, trace_state
+        )
+
+    @property
+    def strategy(self) -> Strategy | None:
+        """The strategy in force (None until the first one arrives)."""
+        return self.poller.strategy
+
+    @property
+    def config(self) -> SamplingConfig:
+        """The DSampler configuration in force, with its ``version``."""
+        return self.dsampler.config
+
+    def poll_once(self) -> PollOutcome:
+        """Fetch and apply the strategy now, in this thread."""
+        return self.poller.poll_once()
+
+    def start(self) -> None:
+        """Start the background poller (idempotent)."""
+        self.poller.start()
+
+    def close(self) -> None:
+        """Stop polling, aborting a request in flight (idempotent, returns within the
+        request timeout). Decisions keep working with the strategy in force."""
+        self.poller.close()
+        self.dsampler.close()
+
+    def get_description(self) -> str:
+        return (
+            f"JaegerRemoteSampler{{service={self.service_name},endpoint={self.endpoint},"
+            f"polling_interval_s={self.poller.interval_s:g},hash={self.dsampler.config.hash},"
+            f"parent_based={self.dsampler.config.parent_based}}}"
+        )
+
+
+def _resource_attributes(resource: Resource | Mapping[str, Any] | None) -> Mapping[str, Any]:
+    from opentelemetry.sdk.resources import Resource
+
+    if resource is None:
+        return dict(Resource.create().attributes)
+    if isinstance(resource, Resource):
+        return dict(resource.attributes)
+    if isinstance(resource, Mapping):
+        return dict(resource)
+    raise ConfigError("resource", f"expected an opentelemetry Resource or a mapping, got {typed(resource)}")
+
+
+def _service_name(explicit: object, attributes: Mapping[str, Any]) -> str:
+    if explicit is not None:
+        return check_text(explicit, "service_name")
+    name = attributes.get("service.name")
+    return name if isinstance(name, str) and name else "unknown_service"
+
+
+def _initial(initial: object) -> tuple[float, Sampler | Strategy | None]:
+    """(the DSampler's first rate, what else decides or is applied first)."""
+    if initial is None:
+        return DEFAULT_RATE, None
+    if isinstance(initial, (int, float)) and not isinstance(initial, bool):
+        return check_rate(initial, "initial_sampler"), None
+    if isinstance(initial, (Sampler, *_STRATEGIES)):
+        return DEFAULT_RATE, initial
+    expected = "a rate, a Strategy, an OpenTelemetry Sampler or None"
+    raise ConfigError("initial_sampler", f"expected {expected}, got {typed(initial)}")

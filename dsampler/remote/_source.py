@@ -1,0 +1,146 @@
+"""A strategies file (or URL), reloaded when its bytes change, keeping the last good one.
+
+Jaeger's rules (``provider.go``): the source must be valid at start (a hard error
+otherwise); later its raw bytes are compared at every reload tick and only a change is
+parsed; a source that cannot be read (a file deleted or replaced by a directory, a URL
+that fails) or parsed (truncated, corrupted, of the wrong type) keeps the strategies in
+force and is logged, once per distinct problem; a good one replaces all strategies in
+one reference assignment. An ``http(s)://`` source is fetched with a 5 s deadline and a
+1 MiB cap; a 503 at start means "no strategies yet" (the defaults serve), as in Jaeger,
+while on reload it keeps the last good strategies (Jaeger would reset to the defaults).
+Unlike Jaeger, reloading is on by default (every second): ``dsampler serve`` is meant to
+be edited while clients poll it. :meth:`StrategiesFile.poll_once` is public so tests
+drive it without threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Final
+from urllib.parse import urlsplit
+
+from dsampler._poller import Poller
+from dsampler._validate import check_seconds
+from dsampler.config._files import MAX_FILE_BYTES, read_bytes
+from dsampler.errors import ConfigError, FetchError
+from dsampler.remote._fetch import HttpFetcher
+from dsampler.remote._provider import (
+    DEFAULT_SAMPLING_PROBABILITY,
+    FileFormat,
+    Strategies,
+    default_strategies,
+    load_strategies,
+)
+
+__all__ = ["DEFAULT_RELOAD_S", "StrategiesFile"]
+
+_log = logging.getLogger("dsampler.serve")
+DEFAULT_RELOAD_S: Final = 1.0
+URL_TIMEOUT_S: Final = 5.0
+
+
+def _is_url(path: str) -> bool:
+    parts = urlsplit(path)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+class StrategiesFile:
+    """The strategies of ``path`` (None: probabilistic ``default_probability`` for all).
+
+    Args:
+        path: a Jaeger strategies file or a dsampler configuration file, or an
+            ``http(s)://`` URL serving one.
+        format: ``auto`` (default), ``jaeger`` or ``dsampler``.
+        default_probability: Jaeger's default sampling probability (0.001).
+        reload_interval_s: seconds between checks of the source; 0 never reloads.
+
+    Raises:
+        ConfigError: the source cannot be read or is invalid at start.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None,
+        *,
+        format: FileFormat = "auto",
+        default_probability: float = DEFAULT_SAMPLING_PROBABILITY,
+        reload_interval_s: float = DEFAULT_RELOAD_S,
+    ) -> None:
+        self.path = None if path is None else os.fspath(path)
+        self.format: FileFormat = format
+        self.default_probability = default_probability
+        self.reload_interval_s = check_seconds(reload_interval_s, "reload_interval_s", 0.0, 86400.0)
+        self.reloads = self.problems = 0
+        self._last_problem: str | None = None
+        self._fetcher: HttpFetcher | None = None
+        if self.path is not None and _is_url(self.path):
+            self._fetcher = HttpFetcher(self.path, timeout_s=URL_TIMEOUT_S, max_bytes=MAX_FILE_BYTES)
+        self._applied = None if self.path is None else self._read(self.path)
+        self.current = self._load(self._applied)
+        self._report_warnings(self.current)
+        self._poller: Poller | None = None
+        if self.path is not None and self.reload_interval_s > 0:
+            self._poller = Poller(self, self.reload_interval_s, name="dsampler-serve-reload")
+
+    def _read(self, path: str) -> bytes | None:
+        """The source's bytes; None when a URL answers 503 (no strategies)."""
+        if self._fetcher is None:
+            return read_bytes(path)
+        try:
+            return self._fetcher.get(path)
+        except FetchError as exc:
+            if exc.status == 503:
+                return None
+            raise ConfigError(path, str(exc)) from None
+
+    def _load(self, data: bytes | None) -> Strategies:
+        if data is None or self.path is None:
+            if self.path is not None:
+                _log.info("dsampler serve: %s has no strategies yet (503); serving the defaults", self.path)
+            return default_strategies(self.default_probability)
+        return load_strategies(
+            data, self.path, format=self.format, default_probability=self.default_probability
+        )
+
+    def poll_once(self) -> bool:
+        """Check the source once; True when new strategies are in force."""
+        if self.path is None:
+            return False
+        try:
+            data = self._read(self.path)
+            if data is None:
+                raise ConfigError(self.path, "HTTP 503: no strategies available")
+            if data == self._applied:
+                self._last_problem = None
+                return False
+            strategies = self._load(data)
+        except ConfigError as exc:
+            self._report(exc)
+            return False
+        self.current, self._applied, self._last_problem = strategies, data, None
+        self.reloads += 1
+        _log.info("dsampler serve: reloaded %s (%d services)", self.path, len(strategies.services))
+        self._report_warnings(strategies)
+        return True
+
+    def _report(self, exc: ConfigError) -> None:
+        self.problems += 1
+        text = str(exc)
+        if text != self._last_problem:
+            _log.warning("dsampler serve: keeping the strategies in force; %s: %s", self.path, text)
+        self._last_problem = text
+
+    def _report_warnings(self, strategies: Strategies) -> None:
+        for warning in strategies.warnings:
+            _log.warning("dsampler serve: %s: %s", self.path or "defaults", warning)
+
+    def start(self) -> None:
+        """Start reloading in a daemon thread (idempotent; no-op without reloading)."""
+        if self._poller is not None:
+            self._poller.start()
+
+    def stop(self) -> None:
+        """Stop reloading (idempotent)."""
+        if self._poller is not None:
+            self._poller.stop()

@@ -1,0 +1,37 @@
+"""examples/fleet runs: dsampler serve and three workers; the edit reaches every worker's
+output within one poll."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_fleet_follows_an_edit_of_the_strategies_file() -> None:
+    """run.py exits 0 with OK; each worker printed its strategy before and after the edit."""
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "fleet" / "run.py"), "--seconds", "2.5"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[-1] == "OK"
+    edit = next(i for i, line in enumerate(out) if line.startswith("--- editing"))
+    for service, old, new in [
+        ("checkout", "per-operation default 0.2, POST /pay 1", "per-operation default 0.05, POST /pay 0.5"),
+        ("search", "ratelimiting 5/s", "ratelimiting 50/s"),
+        ("ledger", "probabilistic 0.1", "probabilistic 0.5"),
+    ]:
+        lines = [line for line in out if line.startswith(f"[{service:8}]")]
+        assert any(old in line for line in out[:edit] if line in lines)
+        assert new in lines[-1]
+        assert f"{service}: followed the edit after" in proc.stdout

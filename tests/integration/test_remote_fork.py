@@ -1,0 +1,78 @@
+"""A real os.fork() (as gunicorn and uwsgi fork workers from a master that built the
+sampler): the child's poller restarts and follows an update made after the fork."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork() is POSIX-only")]
+
+CODE = """
+import json, os, tempfile, threading, time
+from dsampler.remote import JaegerRemoteSampler, StrategiesFile, StrategiesServer
+
+path = os.path.join(tempfile.mkdtemp(), "strategies.json")
+def write(rate):
+    with open(path, "w") as f:
+        json.dump({"default_strategy": {"type": "probabilistic", "param": rate}}, f)
+write(0.1)
+source = StrategiesFile(path, reload_interval_s=0)
+server = StrategiesServer(source, port=0).start()
+sampler = JaegerRemoteSampler("forked", server.url, polling_interval_s=0.1, resource={})
+
+def until(check, seconds=20):
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+assert until(lambda: sampler.config.rate == 0.1)
+parent_thread = sampler.poller._thread._thread
+sampler.poller._lock.acquire()          # as if the parent's poll were in flight at the fork
+read, write_end = os.pipe()
+polls = sampler.poller.polls            # what the child inherits
+pid = os.fork()
+if pid == 0:
+    os.close(read)
+    ok = until(lambda: sampler.config.rate == 0.7)   # only the child's own polls can see 0.7
+    child_thread = sampler.poller._thread._thread
+    report = {
+        "followed": ok,
+        "polled": sampler.poller.polls > polls,
+        "new_thread": child_thread not in (None, parent_thread) and child_thread.is_alive(),
+    }
+    os.write(write_end, json.dumps(report).encode())
+    os._exit(0)
+os.close(write_end)
+sampler.poller._lock.release()
+write(0.7)
+source.poll_once()                       # the parent's server now serves 0.7
+_, status = os.waitpid(pid, 0)
+print(os.read(read, 4096).decode())
+print(os.waitstatus_to_exitcode(status))
+sampler.close()
+server.close()
+"""
+
+
+def test_the_child_polls_and_follows_an_update() -> None:
+    """After fork, with the parent's poll lock held at the fork, the child runs a fresh
+    poller thread that picks up a strategy served only after the fork."""
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(CODE)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report, code = proc.stdout.strip().splitlines()
+    assert code == "0"
+    assert report == '{"followed": true, "polled": true, "new_thread": true}'

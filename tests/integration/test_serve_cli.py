@@ -1,0 +1,85 @@
+"""``dsampler serve`` as users run it: a subprocess that prints its URL, serves, stops on
+SIGTERM, and refuses to start on a bad file or a taken port (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dsampler.remote import HttpFetcher, parse_strategy
+from tests.remote_servers import DATA, start_serve
+
+pytestmark = pytest.mark.slow
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dsampler", "serve", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_serve_answers_and_stops_on_sigterm() -> None:
+    """It prints `listening on URL`, answers /sampling?service=, exits 0 on SIGTERM."""
+    proc, url = start_serve("--strategies", str(DATA / "strategies.json"), "--port", "0")
+    try:
+        assert url.startswith("http://127.0.0.1:")
+        fetcher = HttpFetcher(url, timeout_s=5)
+        assert parse_strategy(fetcher.fetch("foo")).rate == 0.8  # type: ignore[union-attr]
+        assert parse_strategy(fetcher.fetch("bar")).traces_per_second == 5  # type: ignore[union-attr]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+
+
+def test_serve_without_a_file_serves_the_default_probability() -> None:
+    """No --strategies: probabilistic 0.001 (or --default-sampling-probability) for all."""
+    proc, url = start_serve("--port", "0", "--default-sampling-probability", "0.25")
+    try:
+        assert parse_strategy(HttpFetcher(url, timeout_s=5).fetch("x")).rate == 0.25  # type: ignore[union-attr]
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def test_an_invalid_file_at_start_exits_2_naming_the_field(tmp_path: Path) -> None:
+    """bad_strategies.json, a bad param and a missing file: exit 2, one line each, no traceback."""
+    bad = run("--strategies", str(DATA / "bad_strategies.json"), "--port", "0")
+    assert bad.returncode == 2
+    assert "strategies: expected a JSON object" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    path = tmp_path / "s.json"
+    path.write_text(
+        json.dumps({"service_strategies": [{"service": "a", "type": "probabilistic", "param": 2}]})
+    )
+    out = run("--strategies", str(path), "--port", "0")
+    assert out.returncode == 2
+    assert "service_strategies[0].param: expected a number in [0, 1], got 2.0" in out.stderr
+    missing = run("--strategies", str(tmp_path / "nope.json"), "--port", "0")
+    assert missing.returncode == 2
+    assert "cannot read" in missing.stderr
+
+
+def test_a_taken_port_exits_2() -> None:
+    """The address is in use: one clear line, exit 2."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        out = run("--port", str(port))
+    assert out.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in out.stderr
+
+
+def test_bad_arguments_exit_2() -> None:
+    """An unknown format or a non-number port is argparse's exit 2."""
+    assert run("--format", "xml").returncode == 2
+    assert run("--port", "http").returncode == 2
+    assert run("--reload-interval", "soon").returncode == 2
