@@ -88,8 +88,8 @@ class HashScheme:
         "key",
         "name",
         "native",
-        "reference",
         "of_bytes",
+        "reference",
     )
 
     def __init__(
