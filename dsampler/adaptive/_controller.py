@@ -112,10 +112,17 @@ class AdaptiveController:
 
         if not isinstance(sampler, DSampler):
             raise ConfigError("sampler", f"expected a DSampler, got {type(sampler).__name__}")
-        previous = sampler._controller
+        owners = sampler._owners
+        if owners.rate_owner == "remote":
+            raise ConfigError(
+                "sampler",
+                "its default rate follows a remote endpoint: adaptive and remote both own the "
+                "default rate; configure one of them, not both",
+            )
+        previous = owners.controller
         if previous is not None and previous is not self:
             previous._detach()
-        sampler._controller = self
+        owners.controller = self
         self._sampler = weakref.ref(sampler)
         sampler.update(adaptive=self.settings)
 

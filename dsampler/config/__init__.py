@@ -13,6 +13,7 @@ __all__ = [
     "OperationStrategy",
     "Pattern",
     "RateLimit",
+    "RemoteSettings",
     "Rollout",
     "RolloutStep",
     "Rule",
@@ -28,6 +29,7 @@ if typing.TYPE_CHECKING:
     from dsampler.config._files import load_config
     from dsampler.config._model import OperationStrategy, SamplingConfig
     from dsampler.config._parse import parse_config
+    from dsampler.config._remote import RemoteSettings
     from dsampler.config._rule import (
         AttributeMatch,
         Drop,
@@ -50,6 +52,7 @@ __getattr__, __dir__ = _attach(
         "OperationStrategy": "dsampler.config._model",
         "SamplingConfig": "dsampler.config._model",
         "parse_config": "dsampler.config._parse",
+        "RemoteSettings": "dsampler.config._remote",
         "serialize": "dsampler.config._serialize",
         **dict.fromkeys(
             (

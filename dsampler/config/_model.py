@@ -22,6 +22,7 @@ from dsampler._validate import (
     show,
 )
 from dsampler.config._adaptive import AdaptiveSettings, check_adaptive
+from dsampler.config._remote import RemoteSettings, check_remote
 from dsampler.config._rule import Rule, check
 from dsampler.errors import ConfigError
 from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
@@ -117,6 +118,9 @@ class SamplingConfig:
         rules: ordered rules; the first that matches decides.
         adaptive: settings of the adaptive controller, which then owns ``rate``
             (see :class:`~dsampler.config.AdaptiveSettings`); None: a fixed rate.
+        remote: a Jaeger sampling endpoint, which then owns ``rate``, the cap, the
+            default lower bound and ``operations`` (see
+            :class:`~dsampler.config.RemoteSettings`); None: this configuration's own.
     """
 
     rate: float = DEFAULT_RATE
@@ -130,6 +134,7 @@ class SamplingConfig:
     operations: Mapping[str, OperationStrategy] = field(default_factory=lambda: _Operations({}))
     rules: tuple[Rule, ...] = ()
     adaptive: AdaptiveSettings | None = None
+    remote: RemoteSettings | None = None
     version: int = 0
 
     def __post_init__(self) -> None:
@@ -146,6 +151,11 @@ class SamplingConfig:
                 f"expected at most max_operations ({self.max_operations}) entries, got {len(self.operations)}"
             )
             raise ConfigError("operations", problem)
+        if self.adaptive is not None and self.remote is not None:
+            raise ConfigError(
+                "adaptive",
+                "adaptive and remote both own the default rate: configure one of them, not both",
+            )
 
     def evolve(self, **changes: Any) -> SamplingConfig:
         """This configuration with ``changes``, validating only the changed fields and
@@ -217,5 +227,6 @@ FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
     "operations": _operations,
     "rules": _rules,
     "adaptive": check_adaptive,
+    "remote": check_remote,
     "version": _version,
 }

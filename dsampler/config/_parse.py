@@ -15,6 +15,7 @@ from dsampler._validate import check_per_second, check_rate, check_text, show
 from dsampler.config._adaptive import parse_adaptive
 from dsampler.config._model import FIELD_CHECKS, OperationStrategy, SamplingConfig
 from dsampler.config._parse_rules import parse_rules
+from dsampler.config._remote import parse_remote
 from dsampler.config._shape import MAX_ITEMS, Problems, build, join, mapping, no_unknown_keys, render_path
 from dsampler.errors import ConfigError
 
@@ -60,11 +61,12 @@ FIELDS: Final[dict[str, Callable[[object, str], Any]]] = {
     **{
         name: _model_check(name)
         for name in FIELD_CHECKS
-        if name not in ("operations", "rules", "adaptive", "version")
+        if name not in ("operations", "rules", "adaptive", "remote", "version")
     },
     "operations": _operations,
     "rules": parse_rules,
     "adaptive": parse_adaptive,
+    "remote": parse_remote,
 }
 
 

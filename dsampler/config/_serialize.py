@@ -6,6 +6,7 @@ from typing import Any
 
 from dsampler.config._adaptive import dump_adaptive
 from dsampler.config._model import SamplingConfig
+from dsampler.config._remote import dump_remote
 from dsampler.config._rule import (
     Action,
     AttributeMatch,
@@ -95,4 +96,5 @@ def serialize(config: SamplingConfig) -> dict[str, Any]:
         },
         "rules": [_dump_rule(r) for r in config.rules],
         "adaptive": dump_adaptive(config.adaptive),
+        "remote": dump_remote(config.remote),
     }

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 from dsampler._poller import Poller
 from dsampler.config._files import describe, parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
 
-__all__ = ["FileWatcher"]
+__all__ = ["FileWatcher", "Start", "read_at_start"]
 
 _log = logging.getLogger("dsampler.config")
 
@@ -117,3 +118,32 @@ class FileWatcher:
     @property
     def running(self) -> bool:
         return self._poller.running
+
+
+class Start(NamedTuple):
+    """What a watched file gives at start: the configuration to serve, the bytes in
+    force (None when the file was not usable) and the bytes refused (not parsed again)."""
+
+    config: SamplingConfig
+    applied: bytes | None
+    rejected: bytes | None
+
+
+def read_at_start(path: str | os.PathLike[str], overrides: Mapping[str, Any], *, strict: bool) -> Start:
+    """The file's configuration with ``overrides``; when it is missing or invalid,
+    raise (``strict``) or log it once and serve the defaults with ``overrides``.
+
+    Raises:
+        ConfigError: with ``strict``, the file is unusable.
+    """
+    data: bytes | None = None
+    try:
+        data = read_bytes(path)
+        return Start(parse_config_bytes(data, os.fspath(path)).evolve(**overrides), data, None)
+    except ConfigError as exc:
+        if strict:
+            raise
+        _log.warning(
+            "dsampler: the defaults serve until the file is valid: %s", describe(os.fspath(path), exc)
+        )
+        return Start(SamplingConfig().evolve(**overrides), None, data)

@@ -28,11 +28,12 @@ from dsampler.remote._strategy import (
     Strategy,
 )
 from dsampler.samplers._dsampler import DSampler
+from dsampler.samplers._runtime import resource_attributes
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
 
-__all__ = ["JaegerRemoteSampler"]
+__all__ = ["JaegerRemoteSampler", "resolve_service_name"]
 
 _log = logging.getLogger("dsampler.remote")
 _STRATEGIES: Final = (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)
@@ -104,8 +105,8 @@ class JaegerRemoteSampler(Sampler):
         clock: Clock = SYSTEM_CLOCK,
         rng: random.Random | None = None,
     ) -> None:
-        attributes = _resource_attributes(resource)
-        self.service_name = _service_name(service_name, attributes)
+        attributes = resource_attributes(resource)
+        self.service_name = resolve_service_name(service_name, attributes)
         initial_rate, initial = _initial(initial_sampler)
         self.dsampler = DSampler(
             rate=initial_rate,
@@ -116,6 +117,7 @@ class JaegerRemoteSampler(Sampler):
             resource=attributes,
             clock=clock,
         )
+        self.dsampler._owners.external = "remote"  # its strategy is this poller's: no adaptive: on it
         self._initial: Sampler | None = None
         self._current: Sampler = self.dsampler
         if isinstance(initial, Sampler):
@@ -206,19 +208,8 @@ class JaegerRemoteSampler(Sampler):
         )
 
 
-def _resource_attributes(resource: Resource | Mapping[str, Any] | None) -> Mapping[str, Any]:
-    from opentelemetry.sdk.resources import Resource
-
-    if resource is None:
-        return dict(Resource.create().attributes)
-    if isinstance(resource, Resource):
-        return dict(resource.attributes)
-    if isinstance(resource, Mapping):
-        return dict(resource)
-    raise ConfigError("resource", f"expected an opentelemetry Resource or a mapping, got {typed(resource)}")
-
-
-def _service_name(explicit: object, attributes: Mapping[str, Any]) -> str:
+def resolve_service_name(explicit: object, attributes: Mapping[str, Any]) -> str:
+    """The service name sent as ``?service=``: the one given, else the resource's."""
     if explicit is not None:
         return check_text(explicit, "service_name")
     name = attributes.get("service.name")

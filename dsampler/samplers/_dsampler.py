@@ -16,11 +16,10 @@ from opentelemetry.util.types import Attributes
 from dsampler import _fork
 from dsampler._validate import typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config._files import describe, parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.config._parse import parse_config, parse_fields
 from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
-from dsampler.config._watch import FileWatcher
+from dsampler.config._watch import FileWatcher, read_at_start
 from dsampler.errors import ConfigError
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64
@@ -38,7 +37,8 @@ from dsampler.samplers._otel import (
     current_context,
     integer_value,
 )
-from dsampler.samplers._runtime import Runtime
+from dsampler.samplers._owners import Owners
+from dsampler.samplers._runtime import Runtime, resource_attributes
 from dsampler.samplers._snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -87,16 +87,15 @@ class DSampler(FaultCountingSampler):
         base = _as_config(config)
         if settings:
             base = parse_config(settings, base=base)
-        self._runtime = Runtime(clock, _resource_attributes(resource))
-        self._controller: AdaptiveController | None = None
+        self._runtime = Runtime(clock, resource_attributes(resource))
+        self._owners = Owners(clock)
         self._store: ConfigStore[Snapshot] = ConfigStore(self._compile, base, history=history)
         self._follower = Follower()
         self._fault_log = FaultLog("DSampler")
         self._watcher: FileWatcher | None = None
         _fork.register(self)
         LOADER.ensure_started()
-        if self._controller is not None:
-            self._controller.start()
+        self._owners.start()
 
     @classmethod
     def from_file(
@@ -127,63 +126,24 @@ class DSampler(FaultCountingSampler):
                 is invalid.
         """
         overrides = parse_fields(settings) if settings else {}
-        data: bytes | None = None
-        try:
-            data = read_bytes(path)
-            config = parse_config_bytes(data, os.fspath(path)).evolve(**overrides)
-        except ConfigError as exc:
-            if strict or not watch:
-                raise
-            _log.warning(
-                "dsampler: the defaults serve until the file is valid: %s", describe(os.fspath(path), exc)
-            )
-            sampler = cls(
-                SamplingConfig().evolve(**overrides), resource=resource, clock=clock, history=history
-            )
-            sampler._watch(path, overrides, poll_interval_s, applied=None, rejected=data)
-            return sampler
-        sampler = cls(config, resource=resource, clock=clock, history=history)
+        start = read_at_start(path, overrides, strict=strict or not watch)
+        sampler = cls(start.config, resource=resource, clock=clock, history=history)
         if watch:
-            sampler._watch(path, overrides, poll_interval_s, applied=data, rejected=None)
+            store = sampler._store
+            sampler._watcher = FileWatcher(
+                path,
+                lambda new: store.publish(new.evolve(**overrides)),
+                interval_s=poll_interval_s,
+                applied=start.applied,
+                rejected=start.rejected,
+            )
+            sampler._watcher.start()
         return sampler
-
-    def _watch(
-        self,
-        path: str | os.PathLike[str],
-        overrides: Mapping[str, Any],
-        interval_s: float,
-        *,
-        applied: bytes | None,
-        rejected: bytes | None,
-    ) -> None:
-        store = self._store
-        self._watcher = FileWatcher(
-            path,
-            lambda new: store.publish(new.evolve(**overrides)),
-            interval_s=interval_s,
-            applied=applied,
-            rejected=rejected,
-        )
-        self._watcher.start()
 
     def _compile(self, config: SamplingConfig) -> Snapshot:
         previous = self._store.current if hasattr(self, "_store") else None  # None while constructing
-        if config.adaptive is not None or self._controller is not None:
-            config = self._follow_controller(config, started=previous is not None)
+        config = self._owners.apply(self, config, started=previous is not None)
         return compile_snapshot(config, previous, self._runtime)
-
-    def _follow_controller(self, config: SamplingConfig, *, started: bool) -> SamplingConfig:
-        """The adaptive controller (dsampler.adaptive) owns the default rate: whatever
-        source published ``config``, its rate is the controller's."""
-        from dsampler.adaptive._controller import follow
-
-        controller = self._controller = follow(self, self._controller, config.adaptive, self._runtime.clock)
-        self._runtime.meter = None if controller is None else controller.meter
-        if controller is None:
-            return config
-        if started:
-            controller.start()
-        return config if config.rate == controller.rate else config.evolve(rate=controller.rate)
 
     def _reset_after_fork(self) -> None:
         """In a child of ``os.fork()``: every limit is exactly its configuration's, even
@@ -200,7 +160,13 @@ class DSampler(FaultCountingSampler):
     @property
     def controller(self) -> AdaptiveController | None:
         """The adaptive controller of the ``adaptive:`` section (None without one)."""
-        return self._controller
+        return self._owners.controller
+
+    @property
+    def rate_owner(self) -> str | None:
+        """What owns the default rate: ``adaptive``, ``remote``, or None (the
+        configuration's own)."""
+        return self._owners.rate_owner
 
     @property
     def history(self) -> tuple[SamplingConfig, ...]:
@@ -234,12 +200,11 @@ class DSampler(FaultCountingSampler):
         return self._store.rollback(version).config
 
     def close(self) -> None:
-        """Stop watching the file and the adaptive controller's thread (idempotent).
-        Decisions keep working, at the rate last in force."""
+        """Stop watching the file, the adaptive controller's and the remote poller's
+        threads (idempotent). Decisions keep working, at the rate last in force."""
         if self._watcher is not None:
             self._watcher.stop()
-        if self._controller is not None:
-            self._controller.stop()
+        self._owners.close()
 
     def should_sample(
         self,
@@ -328,15 +293,3 @@ def _as_config(config: SamplingConfig | Mapping[str, Any] | None) -> SamplingCon
     if isinstance(config, Mapping):
         return parse_config(config)
     raise ConfigError("config", f"expected a SamplingConfig, a mapping or None, got {typed(config)}")
-
-
-def _resource_attributes(resource: Resource | Mapping[str, Any] | None) -> Mapping[str, Any]:
-    from opentelemetry.sdk.resources import Resource  # 10 ms to import; most apps have it already
-
-    if resource is None:
-        return dict(Resource.create().attributes)
-    if isinstance(resource, Resource):
-        return dict(resource.attributes)
-    if isinstance(resource, Mapping):
-        return dict(resource)
-    raise ConfigError("resource", f"expected an opentelemetry Resource or a mapping, got {typed(resource)}")

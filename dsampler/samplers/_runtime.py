@@ -13,14 +13,17 @@ import itertools
 from collections.abc import Container, Mapping
 from typing import TYPE_CHECKING, Any
 
-from dsampler._validate import MAX_TEXT
+from dsampler._validate import MAX_TEXT, typed
 from dsampler.clock import Clock
+from dsampler.errors import ConfigError
 from dsampler.samplers._bucket import TokenBucket
 
 if TYPE_CHECKING:
+    from opentelemetry.sdk.resources import Resource
+
     from dsampler.adaptive._meter import Meter
 
-__all__ = ["Runtime", "TrackedOperations"]
+__all__ = ["Runtime", "TrackedOperations", "resource_attributes"]
 
 
 class TrackedOperations:
@@ -106,3 +109,17 @@ class Runtime:
     def to_monotonic(self, wall: float) -> float:
         """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""
         return self.clock.monotonic() + (wall - self.clock.time())
+
+
+def resource_attributes(resource: Resource | Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """This process's resource attributes, fixed for its lifetime (rules that match
+    resource attributes are decided once, when a snapshot is compiled)."""
+    from opentelemetry.sdk.resources import Resource  # 10 ms to import; most apps have it already
+
+    if resource is None:
+        return dict(Resource.create().attributes)
+    if isinstance(resource, Resource):
+        return dict(resource.attributes)
+    if isinstance(resource, Mapping):
+        return dict(resource)
+    raise ConfigError("resource", f"expected an opentelemetry Resource or a mapping, got {typed(resource)}")

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from dsampler._validate import show
 from dsampler.config._adaptive import AdaptiveSettings, HealthPolicy
 from dsampler.config._model import OperationStrategy, SamplingConfig
+from dsampler.config._remote import RemoteSettings
 from dsampler.config._rule import (
     KINDS,
     AttributeMatch,
@@ -216,6 +217,17 @@ def adaptive_settings(draw: st.DrawFn) -> AdaptiveSettings:
     )
 
 
+remote_settings = st.builds(
+    RemoteSettings,
+    endpoint=st.sampled_from(
+        ["http://127.0.0.1:5778/sampling", "https://jaeger.example:14268/api/sampling", "http://h"]
+    ),
+    polling_interval_s=st.floats(1.0, 86400.0),
+    service_name=st.none() | texts,
+    request_timeout_s=st.floats(0.1, 300.0),
+)
+
+
 @st.composite
 def configs(draw: st.DrawFn, *, rich: bool = False) -> SamplingConfig:
     """Any valid :class:`SamplingConfig`, every part of the file format represented;
@@ -235,8 +247,18 @@ def configs(draw: st.DrawFn, *, rich: bool = False) -> SamplingConfig:
         default_lower_bound_per_second=draw(per_second),
         operations=operations,
         rules=tuple(rules),
-        adaptive=draw(adaptive_settings()) if rich or draw(st.booleans()) else None,
+        sampler_tags=draw(st.booleans()),
+        **_owner(draw, rich),
     )
+
+
+def _owner(draw: st.DrawFn, rich: bool) -> dict[str, Any]:
+    """The default rate's owner: adaptive (always in rich configs), remote, or neither;
+    never both, which the model refuses."""
+    owner = "adaptive" if rich else draw(st.sampled_from(["none", "adaptive", "remote"]))
+    if owner == "adaptive":
+        return {"adaptive": draw(adaptive_settings())}
+    return {"remote": draw(remote_settings)} if owner == "remote" else {}
 
 
 # -- hostile documents -------------------------------------------------------------------
@@ -300,6 +322,9 @@ KNOWN_KEYS = [
     "version",
     "parent_base",
     "adaptive",
+    "remote",
+    "endpoint",
+    "polling_interval",
     "target_traces_per_second",
     "window",
     "health",

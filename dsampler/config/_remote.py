@@ -1,0 +1,104 @@
+"""The ``remote:`` section: a Jaeger sampling endpoint that owns the default strategy.
+
+With it, a DSampler polls ``GET {endpoint}?service={service_name}`` and each strategy
+it gets (probabilistic, rate limiting, per-operation) sets the configuration's ``rate``,
+``traces_per_second``, ``default_lower_bound_per_second`` and ``operations``; the file's
+own rules still decide what they match, and a file reload keeps the remote's fields::
+
+    remote:
+      endpoint: http://jaeger-agent:5778/sampling   # or the collector's :14268/api/sampling
+      polling_interval: 60s
+      service_name: checkout                        # default: the resource's service.name
+
+Exactly one source owns the default rate: ``remote:`` and ``adaptive:`` together are
+refused, naming both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from dsampler._validate import check_seconds, check_text, show
+from dsampler.config._shape import build, mapping, no_unknown_keys, parse_duration
+from dsampler.errors import ConfigError
+
+__all__ = ["DEFAULT_ENDPOINT", "RemoteSettings", "check_remote", "dump_remote", "parse_remote"]
+
+DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
+_MAX_URL: Final = 2048
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteSettings:
+    """Where the default strategy comes from.
+
+    Attributes:
+        endpoint: the sampling URL (http or https; default the local Jaeger agent's
+            ``http://127.0.0.1:5778/sampling``).
+        polling_interval_s: seconds between polls, in [1, 86400] (default 60).
+        service_name: sent as ``?service=`` (default: the resource's ``service.name``).
+        request_timeout_s: the whole request, in [0.1, 300] (default 10).
+    """
+
+    endpoint: str = DEFAULT_ENDPOINT
+    polling_interval_s: float = 60.0
+    service_name: str | None = None
+    request_timeout_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        url = check_text(self.endpoint, "endpoint", _MAX_URL)
+        try:
+            parts = urlsplit(url)
+            usable = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+        except ValueError:  # a port that is not a number, a bracket that is not closed
+            usable = False
+        if not usable:
+            raise ConfigError("endpoint", f"expected an http:// or https:// URL with a host, got {show(url)}")
+        interval = check_seconds(self.polling_interval_s, "polling_interval", 1.0, 86400.0)
+        object.__setattr__(self, "polling_interval_s", interval)
+        timeout = check_seconds(self.request_timeout_s, "request_timeout", 0.1, 300.0)
+        object.__setattr__(self, "request_timeout_s", timeout)
+        if self.service_name is not None:
+            check_text(self.service_name, "service_name")
+
+
+def check_remote(value: object) -> RemoteSettings | None:
+    """The model's check of ``SamplingConfig.remote``."""
+    if value is not None and not isinstance(value, RemoteSettings):
+        raise ConfigError("remote", f"expected RemoteSettings or None, got {show(value)}")
+    return value
+
+
+_DURATIONS: Final = {"polling_interval": "polling_interval_s", "request_timeout": "request_timeout_s"}
+
+
+def parse_remote(value: object, path: str = "remote") -> RemoteSettings | None:
+    """The file form of ``remote:`` (a mapping, or null for none) -> settings.
+
+    Raises:
+        ConfigError: each problem named by its path (``remote.polling_interval``).
+    """
+    if value is None or isinstance(value, RemoteSettings):
+        return value
+    data = mapping(value, path)
+    no_unknown_keys(data, ("endpoint", "service_name", *_DURATIONS), path)
+    kwargs: dict[str, Any] = {k: data[k] for k in ("endpoint", "service_name") if k in data}
+    for key, field in _DURATIONS.items():
+        if key in data:
+            kwargs[field] = parse_duration(data[key], f"{path}.{key}")
+    settings: RemoteSettings = build(path, RemoteSettings, **kwargs)
+    return settings
+
+
+def dump_remote(settings: RemoteSettings | None) -> dict[str, Any] | None:
+    """The canonical file form (``parse_remote(dump_remote(s)) == s``)."""
+    if settings is None:
+        return None
+    out: dict[str, Any] = {"endpoint": settings.endpoint}
+    out["polling_interval"] = f"{settings.polling_interval_s!r}s"
+    out["request_timeout"] = f"{settings.request_timeout_s!r}s"
+    if settings.service_name is not None:
+        out["service_name"] = settings.service_name
+    return out
