@@ -13,10 +13,10 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[yaml]'
 	touch $@
 
-## The README's first command: install and run the quick start.
+## The README's first command: install (with the yaml extra the README's examples use) and run the quick start.
 quickstart: $(VENV)/.installed
 	$(BIN)/python examples/quickstart.py
 

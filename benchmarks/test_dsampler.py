@@ -87,7 +87,7 @@ def _root_peer(impl: str, rate: float) -> Sampler:
     if impl == "dsampler":
         return dsampler.DSampler(rate=rate, resource=RESOURCE, sampler_tags=True)
     if impl == "ratio":
-        return dsampler.RatioSampler(rate)
+        return dsampler.RatioSampler(rate, sampler_tags=True)
     return TraceIdRatioBased(rate)
 
 
@@ -200,10 +200,10 @@ class FixedTraceId(IdGenerator):
         return self._rng.getrandbits(64) | 1
 
 
-def _provider(impl: str, rate: float, trace_id: int) -> TracerProvider:
+def _provider(impl: str, rate: float, trace_id: int, tags: bool) -> TracerProvider:
     sampler: Sampler
     if impl == "dsampler":
-        sampler = dsampler.DSampler(rate=rate, resource=RESOURCE, sampler_tags=True)
+        sampler = dsampler.DSampler(rate=rate, resource=RESOURCE, sampler_tags=tags)
     else:
         sampler = ParentBased(TraceIdRatioBased(rate))
     return TracerProvider(sampler=sampler, id_generator=FixedTraceId(trace_id), shutdown_on_exit=False)
@@ -211,13 +211,26 @@ def _provider(impl: str, rate: float, trace_id: int) -> TracerProvider:
 
 @pytest.mark.benchmark(group="sdk", **SPANS)
 @pytest.mark.parametrize("impl", ["dsampler", "otel"])
-@pytest.mark.parametrize("case", ["root sampled", "root dropped", "root+child sampled", "root+child dropped"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "root sampled",
+        "root dropped",
+        "root+child sampled",
+        "root+child dropped",
+        "root sampled, sampler_tags=True",
+        "root+child sampled, sampler_tags=True",
+    ],
+)
 def test_sdk_spans(benchmark: BenchmarkFixture, ids: BenchIds, impl: str, case: str) -> None:
     """Measures ``tracer.start_span(...)`` then ``span.end()`` through a real TracerProvider
-    without span processors: one root span, or a root and one child of it."""
+    without span processors: one root span, or a root and one child of it; DSampler with
+    its defaults (no attributes, as OTel's samplers) and with ``sampler_tags=True``."""
     _label(benchmark, impl, case)
+    tags = case.endswith("sampler_tags=True")
+    case = case.removesuffix(", sampler_tags=True")
     sampled = case.endswith("sampled")
-    tracer = _provider(impl, ids.rate, ids.sampled if sampled else ids.dropped).get_tracer("bench")
+    tracer = _provider(impl, ids.rate, ids.sampled if sampled else ids.dropped, tags).get_tracer("bench")
     root_context = Context()
 
     def root_only() -> tuple[Any, ...]:
@@ -241,8 +254,8 @@ def test_sdk_spans(benchmark: BenchmarkFixture, ids: BenchIds, impl: str, case: 
         assert all(span.end_time is not None for span in spans)
         if len(spans) == 2:
             assert spans[1].parent.span_id == spans[0].get_span_context().span_id
-        tags = {"sampler.type": "probabilistic", "sampler.param": ids.rate}
-        assert (tags.items() <= dict(spans[0].attributes).items()) is (impl == "dsampler")
+        expected = {"sampler.type": "probabilistic", "sampler.param": ids.rate}
+        assert (expected.items() <= dict(spans[0].attributes).items()) is (impl == "dsampler" and tags)
 
 
 # -- the cost of a publish -------------------------------------------------------------

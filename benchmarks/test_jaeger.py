@@ -153,8 +153,10 @@ def test_jaeger_samplers(benchmark: BenchmarkFixture, ids: BenchIds, impl: str, 
 def _otel_samplers() -> dict[str, Callable[[], Any]]:
     ops = {f"op-{i}": 0.1 for i in range(OPERATIONS)}
     return {
-        "RateLimitingSampler 100/s, saturated": lambda: dsampler.RateLimitingSampler(100),
-        "RateLimitingSampler, credit on every call": lambda: dsampler.RateLimitingSampler(1e9),
+        "RateLimitingSampler 100/s, saturated": lambda: dsampler.RateLimitingSampler(100, sampler_tags=True),
+        "RateLimitingSampler, credit on every call": lambda: dsampler.RateLimitingSampler(
+            1e9, sampler_tags=True
+        ),
         f"PerOperationSampler, {OPERATIONS} operations": lambda: dsampler.PerOperationSampler(
             ops, default_rate=0.1, sampler_tags=True
         ),
@@ -168,7 +170,9 @@ def test_otel_limits(benchmark: BenchmarkFixture, ids: BenchIds, impl: str, case
     """Measures a root decision of the rate-limiting and per-operation OTel samplers next
     to RatioSampler(0.1) on the same sampled trace ID."""
     _label(benchmark, impl, case)
-    sampler = _otel_samplers()[case]() if impl == "dsampler" else dsampler.RatioSampler(ids.rate)
+    sampler = (
+        _otel_samplers()[case]() if impl == "dsampler" else dsampler.RatioSampler(ids.rate, sampler_tags=True)
+    )
     name = "op-1234" if "PerOperation" in case else NAME
     if "saturated" in case and impl == "dsampler":
         _drain(lambda: sampler.should_sample(None, ids.sampled, name).decision.is_sampled())  # noqa: PLW0108

@@ -11,6 +11,7 @@ from dsampler._lazy import attach as _attach
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdaptiveController",
     "Clock",
     "ConfigError",
     "DSampler",
@@ -33,6 +34,7 @@ __all__ = [
 ]
 
 if typing.TYPE_CHECKING:
+    from dsampler.adaptive._controller import AdaptiveController
     from dsampler.clock import Clock, ManualClock
     from dsampler.config._files import load_config
     from dsampler.config._model import SamplingConfig
@@ -49,6 +51,7 @@ if typing.TYPE_CHECKING:
 __getattr__, __dir__ = _attach(
     __name__,
     {
+        "AdaptiveController": "dsampler.adaptive._controller",
         "Clock": "dsampler.clock",
         "ManualClock": "dsampler.clock",
         "ConfigError": "dsampler.errors",

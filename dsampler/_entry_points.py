@@ -9,7 +9,9 @@ default, :data:`DEFAULT_RATE` (0.1%, the default Jaeger and the OpenTelemetry Ja
 remote samplers start from).
 
 Accepted argument forms: ``0.25`` (a rate), comma-separated ``key=value`` pairs with
-keys ``rate`` and ``hash`` (``rate=0.25,hash=fnv1a-mix``), or ``config=PATH``: a
+keys ``rate``, ``hash`` and ``sampler_tags`` (``rate=0.25,hash=xxh3,sampler_tags=true``:
+``true`` tags sampled roots with ``sampler.type``/``sampler.param`` for Jaeger
+backends; default ``false``), or ``config=PATH``: a
 configuration file, reloaded when it changes, which then decides everything (its own
 ``parent_based`` excepted: the name chosen decides it, and a file that says otherwise is
 reported). A file that is missing or invalid at start is logged, the default rate serves,
@@ -56,6 +58,7 @@ class SamplerArg:
     rate: float = DEFAULT_RATE
     hash: str = DEFAULT_SCHEME
     config: str | None = None
+    sampler_tags: bool = False
 
 
 def parse_sampler_arg(arg: object) -> SamplerArg:
@@ -94,7 +97,18 @@ def _rate_value(value: str) -> float:
     return _parse_rate(value, "rate")
 
 
-_PAIR_PARSERS: Final[dict[str, Callable[[str], object]]] = {"rate": _rate_value, "hash": _hash_name}
+def _bool_value(value: str) -> bool:
+    # OpenTelemetry's boolean environment values: true or false, any case.
+    if value.lower() not in ("true", "false"):
+        raise ConfigError("sampler_tags", f"expected true or false, got {show(value)}")
+    return value.lower() == "true"
+
+
+_PAIR_PARSERS: Final[dict[str, Callable[[str], object]]] = {
+    "rate": _rate_value,
+    "hash": _hash_name,
+    "sampler_tags": _bool_value,
+}
 
 
 def _parse_pairs(text: str) -> dict[str, Any]:
@@ -110,7 +124,7 @@ def _parse_pairs(text: str) -> dict[str, Any]:
         if key == "config":
             raise ConfigError("config", "expected config=PATH alone: the file holds the rate and hash")
         if key not in _PAIR_PARSERS:
-            raise ConfigError(key, "unknown key; expected rate, hash or config")
+            raise ConfigError(key, "unknown key; expected rate, hash, sampler_tags or config")
         settings[key] = _PAIR_PARSERS[key](value)
     return settings
 
@@ -141,7 +155,14 @@ def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:
             DEFAULT_SCHEME,
         )
         settings = SamplerArg()
-    return DSampler(SamplingConfig(rate=settings.rate, hash=settings.hash, parent_based=parent_based))
+    return DSampler(
+        SamplingConfig(
+            rate=settings.rate,
+            hash=settings.hash,
+            parent_based=parent_based,
+            sampler_tags=settings.sampler_tags,
+        )
+    )
 
 
 def _from_file(path: str, entry: str, parent_based: bool) -> DSampler:

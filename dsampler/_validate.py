@@ -26,6 +26,7 @@ __all__ = [
     "check_bool",
     "check_int",
     "check_max_operations",
+    "check_number",
     "check_per_second",
     "check_rate",
     "check_seconds",
@@ -91,6 +92,14 @@ def check_per_second(value: object, field: str) -> float:
     number = _real(value, field, "a number of traces per second")
     if not 0.0 <= number <= MAX_PER_SECOND:
         raise ConfigError(field, f"expected a number in [0, {MAX_PER_SECOND:.0f}], got {number!r}")
+    return number
+
+
+def check_number(value: object, field: str, low: float, high: float) -> float:
+    """A plain number (a factor, a multiplier) within [low, high]."""
+    number = _real(value, field, f"a number in [{low:g}, {high:g}]")
+    if not low <= number <= high:
+        raise ConfigError(field, f"expected a number in [{low:g}, {high:g}], got {number!r}")
     return number
 
 

@@ -1,9 +1,8 @@
-"""Shared fixtures: the shared vectors directory, compiled kernels, a real TracerProvider."""
+"""Shared fixtures: the test data in tests/data, compiled kernels, a real TracerProvider."""
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,14 +16,16 @@ from opentelemetry.sdk.trace.sampling import Sampler
 import dsampler
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("DSAMPLER_SHARED", REPO.parent / "shared"))
+# Everything the suite reads lives in the repository, so a clone passes on its own;
+# tests/data/README.md says where each file comes from.
+DATA = REPO / "tests" / "data"
 
 
-def shared_json(relative: str) -> Any:
-    """Load a fixture or vector file from ../shared; missing files fail, never skip."""
-    path = SHARED / relative
+def data_json(relative: str) -> Any:
+    """Load a JSON file from tests/data; a missing file fails the test, never skips it."""
+    path = DATA / relative
     if not path.is_file():
-        pytest.fail(f"shared fixture {path} is missing (set DSAMPLER_SHARED to the shared/ directory)")
+        pytest.fail(f"test data {path} is missing (see tests/data/README.md)")
     return json.loads(path.read_text(encoding="utf-8"))
 
 

@@ -1,32 +1,41 @@
-"""``dsampler check FILE...``: validate configuration files.
+"""``dsampler check FILE...``: validate configuration files (``-`` reads standard input).
 
-Prints one summary line per valid file and exits 0; otherwise one line per problem,
-``FILE: field.path: expected ..., got ...``, and exits 2.
+Prints one summary line per valid file on stdout; one line per problem on stderr,
+``FILE: field.path: expected ..., got ...``. Exits 2 when any file has a problem, else
+0, whatever happens to the output: ``dsampler check bad.yaml | head -1`` still exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, Final
 
-from dsampler.config._files import read_config_file
+from dsampler.cli._output import say
+from dsampler.config._files import MAX_FILE_BYTES, locate, parse_config_bytes, read_config_file
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
 
-__all__ = ["add_parser", "run", "summary"]
+__all__ = ["STDIN_NAME", "add_parser", "run", "summary"]
+
+STDIN_NAME: Final = "<stdin>"  # how `-` is named in messages
 
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser("check", help="validate configuration files (exit 2 on problems)")
-    parser.add_argument("files", nargs="+", metavar="FILE", help="YAML or JSON configuration file")
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="YAML or JSON configuration file; - reads standard input"
+    )
 
 
 def summary(config: SamplingConfig) -> str:
     """One line describing a valid configuration."""
     cap = f"{config.traces_per_second:g}/s" if config.traces_per_second is not None else "none"
+    rate = f"rate {config.rate:g}"
+    if config.adaptive is not None:
+        rate = f"adaptive rate (target {config.adaptive.target_traces_per_second:g}/s)"
     return (
-        f"rate {config.rate:g} ({config.hash}), parent-based {'on' if config.parent_based else 'off'}, "
+        f"{rate} ({config.hash}), parent-based {'on' if config.parent_based else 'off'}, "
         f"{_count(len(config.rules), 'rule')}, {_count(len(config.operations), 'operation')}, cap {cap}"
     )
 
@@ -35,16 +44,37 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def read_stdin() -> SamplingConfig:
+    """The configuration on standard input (YAML, or JSON, which YAML reads too)."""
+    stream = getattr(sys.stdin, "buffer", None)  # None when the process has no stdin
+    if stream is None:
+        raise ConfigError(STDIN_NAME, "cannot read standard input: it is closed")
+    try:
+        data = stream.read(MAX_FILE_BYTES + 1)  # one byte more tells "too large"
+    except OSError as exc:
+        raise ConfigError(STDIN_NAME, f"cannot read standard input: {exc.strerror or exc}") from None
+    return parse_config_bytes(data, STDIN_NAME)
+
+
+def _check_one(name: str) -> tuple[str, SamplingConfig | ConfigError]:
+    label = STDIN_NAME if name == "-" else name
+    try:
+        return label, (read_stdin() if name == "-" else read_config_file(name)[0])
+    except ConfigError as exc:
+        return label, exc
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.files.count("-") > 1:
+        say(f"{STDIN_NAME}: given more than once; standard input can be read once", err=True)
+        return 2
     failed = False
     for name in args.files:
-        try:
-            config, _ = read_config_file(name)
-        except ConfigError as exc:
+        label, outcome = _check_one(name)
+        if isinstance(outcome, ConfigError):
             failed = True
-            for problem in exc.errors:
-                where = problem.field if problem.field == name else f"{name}: {problem.field}"
-                print(f"{where}: {problem.problem}", file=sys.stderr)
-            continue
-        print(f"{name}: OK: {summary(config)}")
+            for problem in outcome.errors:
+                say(locate(label, problem), err=True)
+        else:
+            say(f"{label}: OK: {summary(outcome)}")
     return 2 if failed else 0

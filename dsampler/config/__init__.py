@@ -5,8 +5,10 @@ import typing
 from dsampler._lazy import attach as _attach
 
 __all__ = [
+    "AdaptiveSettings",
     "AttributeMatch",
     "Drop",
+    "HealthPolicy",
     "Match",
     "OperationStrategy",
     "Pattern",
@@ -22,6 +24,7 @@ __all__ = [
 ]
 
 if typing.TYPE_CHECKING:
+    from dsampler.config._adaptive import AdaptiveSettings, HealthPolicy
     from dsampler.config._files import load_config
     from dsampler.config._model import OperationStrategy, SamplingConfig
     from dsampler.config._parse import parse_config
@@ -41,6 +44,8 @@ if typing.TYPE_CHECKING:
 __getattr__, __dir__ = _attach(
     __name__,
     {
+        "AdaptiveSettings": "dsampler.config._adaptive",
+        "HealthPolicy": "dsampler.config._adaptive",
         "load_config": "dsampler.config._files",
         "OperationStrategy": "dsampler.config._model",
         "SamplingConfig": "dsampler.config._model",

@@ -23,8 +23,10 @@ from dsampler.errors import ConfigError
 
 __all__ = [
     "MAX_FILE_BYTES",
+    "describe",
     "load_config",
     "load_document",
+    "locate",
     "parse_config_bytes",
     "parse_document",
     "parse_json",
@@ -63,6 +65,22 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     if len(data) > MAX_FILE_BYTES:
         raise ConfigError(name, f"file is larger than {MAX_FILE_BYTES} bytes; a sampling config is a few KB")
     return data
+
+
+def locate(name: str, problem: ConfigError) -> str:
+    """``FILE: field: problem``, naming the file once: file-level problems carry the
+    file as their field, and a problem text that starts with the file again loses it."""
+    text = problem.problem
+    while text.startswith(f"{name}: "):
+        text = text[len(name) + 2 :]
+    if problem.field and problem.field != name:
+        return f"{name}: {problem.field}: {text}"
+    return f"{name}: {text}"
+
+
+def describe(name: str, exc: ConfigError) -> str:
+    """Every problem of ``exc`` as ``FILE: field: problem``, the file named once each."""
+    return "; ".join(locate(name, problem) for problem in exc.errors)
 
 
 def read_config_file(path: str | os.PathLike[str]) -> tuple[SamplingConfig, bytes]:

@@ -21,6 +21,7 @@ from dsampler._validate import (
     check_text,
     show,
 )
+from dsampler.config._adaptive import AdaptiveSettings, check_adaptive
 from dsampler.config._rule import Rule, check
 from dsampler.errors import ConfigError
 from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
@@ -114,6 +115,8 @@ class SamplingConfig:
             Jaeger's ``defaultLowerBoundTracesPerSecond`` (default 0: off).
         operations: per span name strategies.
         rules: ordered rules; the first that matches decides.
+        adaptive: settings of the adaptive controller, which then owns ``rate``
+            (see :class:`~dsampler.config.AdaptiveSettings`); None: a fixed rate.
     """
 
     rate: float = DEFAULT_RATE
@@ -126,6 +129,7 @@ class SamplingConfig:
     default_lower_bound_per_second: float = 0.0
     operations: Mapping[str, OperationStrategy] = field(default_factory=lambda: _Operations({}))
     rules: tuple[Rule, ...] = ()
+    adaptive: AdaptiveSettings | None = None
     version: int = 0
 
     def __post_init__(self) -> None:
@@ -212,5 +216,6 @@ FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
     "default_lower_bound_per_second": lambda v: check_per_second(v, "default_lower_bound_per_second"),
     "operations": _operations,
     "rules": _rules,
+    "adaptive": check_adaptive,
     "version": _version,
 }

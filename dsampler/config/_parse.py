@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from dsampler._validate import check_per_second, check_rate, check_text, show
+from dsampler.config._adaptive import parse_adaptive
 from dsampler.config._model import FIELD_CHECKS, OperationStrategy, SamplingConfig
 from dsampler.config._parse_rules import parse_rules
 from dsampler.config._shape import MAX_ITEMS, Problems, build, join, mapping, no_unknown_keys, render_path
@@ -56,9 +57,14 @@ def _model_check(name: str) -> Callable[[object, str], Any]:
 #: File key -> parser of its value. The keys are SamplingConfig's fields; scalars are
 #: checked by the model itself, operations and rules parsed from their file form.
 FIELDS: Final[dict[str, Callable[[object, str], Any]]] = {
-    **{name: _model_check(name) for name in FIELD_CHECKS if name not in ("operations", "rules", "version")},
+    **{
+        name: _model_check(name)
+        for name in FIELD_CHECKS
+        if name not in ("operations", "rules", "adaptive", "version")
+    },
     "operations": _operations,
     "rules": parse_rules,
+    "adaptive": parse_adaptive,
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dsampler.config._adaptive import dump_adaptive
 from dsampler.config._model import SamplingConfig
 from dsampler.config._rule import (
     Action,
@@ -93,4 +94,5 @@ def serialize(config: SamplingConfig) -> dict[str, Any]:
             for name, s in config.operations.items()
         },
         "rules": [_dump_rule(r) for r in config.rules],
+        "adaptive": dump_adaptive(config.adaptive),
     }

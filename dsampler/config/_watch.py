@@ -22,7 +22,7 @@ import os
 from collections.abc import Callable
 
 from dsampler._poller import Poller
-from dsampler.config._files import parse_config_bytes, read_bytes
+from dsampler.config._files import describe, parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
 
@@ -101,9 +101,9 @@ class FileWatcher:
 
     def _report(self, exc: ConfigError) -> None:
         self.problems += 1
-        text = str(exc)
+        text = describe(self.path, exc)
         if text != self._last_problem:
-            _log.warning("dsampler: keeping the running configuration; %s is not usable: %s", self.path, text)
+            _log.warning("dsampler: keeping the running configuration: %s", text)
         self._last_problem = text
 
     def start(self) -> None:

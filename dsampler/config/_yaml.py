@@ -29,7 +29,7 @@ def parse_yaml(text: str, parse_json: Callable[[str], Any]) -> Any:
         if text.lstrip().startswith("{"):
             return parse_json(text)
         raise ConfigError(
-            "", "reading YAML needs PyYAML: pip install 'dsampler[yaml]', or use JSON"
+            "", "reading YAML needs PyYAML (dsampler's yaml extra, or pip install pyyaml); or use JSON"
         ) from None
     loader = None
     try:
@@ -174,7 +174,9 @@ def dump_yaml(document: Mapping[str, Any]) -> str:
     try:
         import yaml
     except ImportError:
-        raise ConfigError("", "writing YAML needs PyYAML: pip install 'dsampler[yaml]'") from None
+        raise ConfigError(
+            "", "writing YAML needs PyYAML (dsampler's yaml extra, or pip install pyyaml)"
+        ) from None
     return str(yaml.dump(document, Dumper=_dumper(yaml), sort_keys=False, allow_unicode=True))
 
 

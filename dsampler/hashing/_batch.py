@@ -2,17 +2,24 @@
 
 Batch entries take the trace IDs as two ``uint64`` arrays, the high and the low halves,
 because numpy has no 128-bit integer. They run the numba kernels when those are ready
-and a vectorised numpy twin otherwise (bit-identical, several times slower); they never
-wait for the JIT. Call :func:`wait_for_jit` first when a large batch should get the
-compiled kernels. numpy is imported on first use, so ``import dsampler`` stays cheap.
+and a vectorised numpy twin otherwise (bit-identical, 20-50x slower). The kernel load
+starts when the twin's work would pay for it: a batch the twin would take longer over
+than a load takes (:data:`~dsampler.hashing._loader.TYPICAL_LOAD_S`), or once the twin
+has spent that long in all. A large batch runs on the twin in chunks of :data:`CHUNK`
+and moves to the kernel as soon as it serves, and waits for it instead when the rest
+of the batch would take the twin longer than the load is expected to still take (so a
+batch never takes much more than twice the twin's time). numpy is imported on first
+use, so ``import dsampler`` stays cheap.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from dsampler._validate import check_rate
-from dsampler.hashing._loader import LOADER
+from dsampler.hashing._loader import LOADER, TYPICAL_LOAD_S
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import DEFAULT_SCHEME, SCHEMES, get_scheme
 
@@ -23,6 +30,9 @@ if TYPE_CHECKING:
 __all__ = ["decide_batch", "fnv1a64", "fnv1a64_batch", "jit_status", "wait_for_jit"]
 
 _MAX_ID = (1 << 128) - 1
+CHUNK = 1 << 20
+_TWIN_IDS_PER_S = 30e6  # first guess of the twin's speed, measured on each chunk
+_twin_s = [0.0]  # the twin's time in this process (a lost update under a race is harmless)
 
 
 def fnv1a64(trace_id: int) -> int:
@@ -58,11 +68,14 @@ def _as_u64(name: str, values: Any) -> np.ndarray[Any, np.dtype[np.uint64]]:
 
     array = np.asarray(values)
     if array.dtype.kind == "u":
-        return np.ascontiguousarray(array, dtype=np.uint64)
-    if array.dtype.kind == "i":
+        out = np.ascontiguousarray(array, dtype=np.uint64)
+    elif array.dtype.kind == "i":
         # Two's complement, as Jaeger's Thrift i64 trace-ID halves are stored.
-        return np.ascontiguousarray(array, dtype=np.int64).view(np.uint64)
-    raise TypeError(f"{name}: expected an array of integers, got dtype {array.dtype}")
+        out = np.ascontiguousarray(array, dtype=np.int64).view(np.uint64)
+    else:
+        raise TypeError(f"{name}: expected an array of integers, got dtype {array.dtype}")
+    # The kernels' signatures take writeable arrays (np.frombuffer's are not).
+    return out if out.flags.writeable else out.copy()
 
 
 def _halves(hi: Any, lo: Any) -> tuple[Any, Any, tuple[int, ...]]:
@@ -81,12 +94,41 @@ def _keys(hi: Any, lo: Any, code: int) -> Any:
     from dsampler.hashing import _numpy_twin
 
     flat_hi, flat_lo, shape = _halves(hi, lo)
+    out = _by_chunks(
+        flat_hi.shape[0],
+        lambda kernels, a, b: kernels.batch_keys(flat_hi[a:b], flat_lo[a:b], code),
+        lambda a, b: _numpy_twin.keys(code, flat_hi[a:b], flat_lo[a:b]),
+    )
+    return out.reshape(shape)
+
+
+def _by_chunks(n: int, by_kernel: Callable[[Any, int, int], Any], by_twin: Callable[[int, int], Any]) -> Any:
+    """IDs ``[0, n)`` by the kernel when it serves, else by the twin chunk by chunk,
+    moving to the kernel (or waiting for it) as described in the module docstring."""
+    import numpy as np
+
     kernels = LOADER.kernels
     if kernels is not None:
-        out = kernels.batch_keys(flat_hi, flat_lo, code)
-    else:
-        out = _numpy_twin.keys(code, flat_hi, flat_lo)
-    return out.reshape(shape)
+        return by_kernel(kernels, 0, n)
+    parts: list[Any] = []
+    pos, ids_per_s = 0, _TWIN_IDS_PER_S
+    while pos < n:
+        twin_s = (n - pos) / ids_per_s
+        if LOADER.state == "idle" and max(twin_s, _twin_s[0]) > TYPICAL_LOAD_S:
+            LOADER.start()
+        expected = LOADER.expected_wait_s()
+        if expected is not None and expected < twin_s and LOADER.wait(twin_s):
+            kernels = LOADER.kernels
+        if kernels is not None:
+            parts.append(by_kernel(kernels, pos, n))
+            break
+        end = min(pos + CHUNK, n)
+        started = time.perf_counter()
+        parts.append(by_twin(pos, end))
+        spent = max(time.perf_counter() - started, 1e-6)
+        _twin_s[0] += spent
+        pos, ids_per_s, kernels = end, (end - pos) / spent, LOADER.kernels
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def decide_batch(
@@ -110,9 +152,10 @@ def decide_batch(
     flat_hi, flat_lo, shape = _halves(hi, lo)
     if bound > MASK64:  # rate 1 under a 64-bit key: 2**64 does not fit a uint64
         return np.ones(shape, dtype=np.bool_)
-    kernels = LOADER.kernels
-    if kernels is not None:
-        out = kernels.batch_decide(flat_hi, flat_lo, np.uint64(bound), scheme.code)
-    else:
-        out = _numpy_twin.keys(scheme.code, flat_hi, flat_lo) < np.uint64(bound)
+    u_bound = np.uint64(bound)
+    out = _by_chunks(
+        flat_hi.shape[0],
+        lambda kernels, a, b: kernels.batch_decide(flat_hi[a:b], flat_lo[a:b], u_bound, scheme.code),
+        lambda a, b: _numpy_twin.keys(scheme.code, flat_hi[a:b], flat_lo[a:b]) < u_bound,
+    )
     return cast("np.ndarray[Any, np.dtype[np.bool_]]", out.reshape(shape))

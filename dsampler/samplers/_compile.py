@@ -112,6 +112,7 @@ class _Build:
             operations,
             cap,
             self.runtime.tracked,
+            self.runtime.meter,
         )
 
     def _bucket(self, found: TokenBucket | None, per_second: float) -> TokenBucket:

@@ -16,7 +16,7 @@ from opentelemetry.util.types import Attributes
 from dsampler import _fork
 from dsampler._validate import typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config._files import parse_config_bytes, read_bytes
+from dsampler.config._files import describe, parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.config._parse import parse_config, parse_fields
 from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
@@ -41,6 +41,8 @@ from dsampler.samplers._snapshot import Snapshot
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
+
+    from dsampler.adaptive._controller import AdaptiveController
 
 __all__ = ["DSampler"]
 
@@ -88,12 +90,15 @@ class DSampler(FaultCountingSampler):
         if settings:
             base = parse_config(settings, base=base)
         self._runtime = Runtime(clock, _resource_attributes(resource), initial_fill)
+        self._controller: AdaptiveController | None = None
         self._store: ConfigStore[Snapshot] = ConfigStore(self._compile, base, history=history)
         self._follower = Follower()
         self._fault_log = FaultLog("DSampler")
         self._watcher: FileWatcher | None = None
         _fork.register(self)
         LOADER.ensure_started()
+        if self._controller is not None:
+            self._controller.start()
 
     @classmethod
     def from_file(
@@ -132,7 +137,7 @@ class DSampler(FaultCountingSampler):
             if strict or not watch:
                 raise
             _log.warning(
-                "dsampler: %s is not usable yet (%s); the defaults serve until it is valid", path, exc
+                "dsampler: the defaults serve until the file is valid: %s", describe(os.fspath(path), exc)
             )
             sampler = cls(
                 SamplingConfig().evolve(**overrides), resource=resource, clock=clock, history=history
@@ -165,7 +170,22 @@ class DSampler(FaultCountingSampler):
 
     def _compile(self, config: SamplingConfig) -> Snapshot:
         previous = self._store.current if hasattr(self, "_store") else None  # None while constructing
+        if config.adaptive is not None or self._controller is not None:
+            config = self._follow_controller(config, started=previous is not None)
         return compile_snapshot(config, previous, self._runtime)
+
+    def _follow_controller(self, config: SamplingConfig, *, started: bool) -> SamplingConfig:
+        """The adaptive controller (dsampler.adaptive) owns the default rate: whatever
+        source published ``config``, its rate is the controller's."""
+        from dsampler.adaptive._controller import follow
+
+        controller = self._controller = follow(self, self._controller, config.adaptive, self._runtime.clock)
+        self._runtime.meter = None if controller is None else controller.meter
+        if controller is None:
+            return config
+        if started:
+            controller.start()
+        return config if config.rate == controller.rate else config.evolve(rate=controller.rate)
 
     def _reset_after_fork(self) -> None:
         """In a child of ``os.fork()``: every limit is exactly its configuration's, even
@@ -178,6 +198,11 @@ class DSampler(FaultCountingSampler):
     def config(self) -> SamplingConfig:
         """The configuration in force, with its ``version``."""
         return self._store.current.config
+
+    @property
+    def controller(self) -> AdaptiveController | None:
+        """The adaptive controller of the ``adaptive:`` section (None without one)."""
+        return self._controller
 
     @property
     def history(self) -> tuple[SamplingConfig, ...]:
@@ -211,9 +236,12 @@ class DSampler(FaultCountingSampler):
         return self._store.rollback(version).config
 
     def close(self) -> None:
-        """Stop watching the file (idempotent). Decisions keep working."""
+        """Stop watching the file and the adaptive controller's thread (idempotent).
+        Decisions keep working, at the rate last in force."""
         if self._watcher is not None:
             self._watcher.stop()
+        if self._controller is not None:
+            self._controller.stop()
 
     def should_sample(
         self,
@@ -243,7 +271,12 @@ class DSampler(FaultCountingSampler):
             if not snap.simple:
                 return snap.decide_root(trace_id, name, kind, attributes, ts)
             d = snap.default  # inline: a snapshot of one rate costs what a RatioSampler does
-            if d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) >= d.bound:
+            offered = snap.offered
+            if offered is not None:  # the adaptive controller counts: one add, no lock
+                next(offered)
+            if d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) >= d.bound or (
+                offered is not None and snap.backstop is not None and not snap.backstop.try_acquire()
+            ):  # not sampled by the rate, or refused by the controller's hard cap
                 return DROPPED if ts is None else Results.drop(ts)
             return d.results.sampled if not attributes and ts is None else d.results.sample(attributes, ts)
         except Exception:

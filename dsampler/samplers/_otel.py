@@ -9,6 +9,7 @@ span context and hand it back, or it is wiped from the child and everything down
 from __future__ import annotations
 
 import logging
+import operator
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
@@ -32,8 +33,10 @@ __all__ = [
     "FaultCountingSampler",
     "FaultLog",
     "Follower",
+    "FrozenResult",
     "Results",
     "current_context",
+    "integer_value",
     "make_result",
     "span_context_of",
     "trace_state_of",
@@ -65,20 +68,56 @@ current_context = (
 )
 
 
+class FrozenResult(SamplingResult):
+    """A ``SamplingResult`` that refuses to change.
+
+    dsampler hands the same result object to every decision that ends the same way (the
+    dropped result, a sampler's sampled result, a parent's followed one): a wrapper
+    sampler that set ``result.trace_state`` on one would change every later trace. So
+    setting or deleting any attribute raises ``AttributeError``; build a new
+    ``SamplingResult(result.decision, result.attributes, trace_state)`` instead. It is
+    still a ``SamplingResult`` to the SDK and to ``isinstance``.
+    """
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(
+            f"dsampler's SamplingResult is shared by many decisions and read-only (setting {name!r}); "
+            "build a new SamplingResult instead"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(
+            f"dsampler's SamplingResult is shared by many decisions and read-only ({name!r})"
+        )
+
+
 def make_result(
     decision: Decision, attributes: Mapping[str, Any], trace_state: TraceState | None
 ) -> SamplingResult:
-    """A ``SamplingResult`` without its ``__init__`` (which re-wraps the attributes).
+    """A read-only ``SamplingResult`` without its ``__init__`` (which re-wraps the
+    attributes).
 
     ``attributes`` must already be read-only (a ``MappingProxyType``); a test checks
     that the object equals what ``SamplingResult(...)`` builds, so a new field in a
     future SDK fails loudly instead of going missing.
     """
-    result: SamplingResult = _new(SamplingResult)
-    result.decision = decision
-    result.attributes = attributes  # type: ignore[assignment]
-    result.trace_state = trace_state
+    result: SamplingResult = _new(FrozenResult)
+    result.__dict__.update(decision=decision, attributes=attributes, trace_state=trace_state)
     return result
+
+
+def integer_value(trace_id: object) -> int | None:
+    """The int value of an integer that is not an ``int`` (numpy's ``uint64``...), else
+    None: such trace IDs are decided by value whether or not the numba kernels serve
+    (which would take a numpy integer directly, while the Python schemes cannot)."""
+    if isinstance(trace_id, int):
+        return None
+    try:
+        return operator.index(trace_id)  # type: ignore[arg-type]
+    except TypeError:
+        return None
 
 
 def span_context_of(span: object) -> SpanContext | None:
@@ -150,7 +189,12 @@ class Results:
     def sample(self, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         if not attributes and trace_state is None:
             return self.sampled
-        merged = {**attributes, **self.tags} if attributes else self.tags
+        if not attributes:
+            merged: Mapping[str, Any] = self.tags
+        elif not self.tags:
+            merged = attributes
+        else:  # the span's own attributes win over the sampler's tags of the same name
+            merged = {**self.tags, **attributes}
         return make_result(RECORD_AND_SAMPLE, MappingProxyType(merged), trace_state)
 
     @staticmethod

@@ -10,7 +10,7 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler._validate import check_per_second
+from dsampler._validate import check_bool, check_per_second
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.samplers._bucket import TokenBucket
 from dsampler.samplers._otel import (
@@ -33,23 +33,27 @@ class RateLimitingSampler(FaultCountingSampler):
     holds ``max(traces_per_second, 1)`` and starts full; a rate of 0 samples nothing).
 
     Pick it to bound tracing cost whatever the traffic; use it as the root of
-    :class:`~dsampler.ParentBasedSampler` so whole traces are kept. Sampled spans carry
-    ``sampler.type="ratelimiting"`` and ``sampler.param=traces_per_second``. The
-    decision takes no lock (see :class:`TokenBucket`) and never raises.
+    :class:`~dsampler.ParentBasedSampler` so whole traces are kept. Like OpenTelemetry's
+    samplers it adds no span attributes; with ``sampler_tags=True`` sampled spans carry
+    ``sampler.type="ratelimiting"`` and ``sampler.param=traces_per_second`` (unless the
+    span sets those itself). The decision takes no lock (see :class:`TokenBucket`) and
+    never raises.
 
     Args:
         traces_per_second: a finite number >= 0; fractions work (1/60: one a minute).
         clock: monotonic time source (inject a :class:`~dsampler.ManualClock` in tests).
+        sampler_tags: add the ``sampler.*`` tags to sampled spans (default False).
 
     Raises:
         ConfigError: a negative, NaN, infinite or non-numeric rate.
     """
 
-    def __init__(self, traces_per_second: float, *, clock: Clock = SYSTEM_CLOCK) -> None:
+    def __init__(
+        self, traces_per_second: float, *, clock: Clock = SYSTEM_CLOCK, sampler_tags: bool = False
+    ) -> None:
         self._bucket = TokenBucket(check_per_second(traces_per_second, "traces_per_second"), clock=clock)
-        self._results = Results(
-            {"sampler.type": "ratelimiting", "sampler.param": self._bucket.credits_per_second}
-        )
+        tags = {"sampler.type": "ratelimiting", "sampler.param": self._bucket.credits_per_second}
+        self._results = Results(tags if check_bool(sampler_tags, "sampler_tags") else {})
         self._sampled = self._results.sampled
         self._fault_log = FaultLog(self.get_description())
 

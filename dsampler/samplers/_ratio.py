@@ -10,10 +10,10 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler._validate import check_rate
+from dsampler._validate import check_bool, check_rate
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64
-from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
+from dsampler.hashing._schemes import DEFAULT_SCHEME, MASK128, get_scheme
 from dsampler.samplers._deciders import RatioDecider, Tagger
 from dsampler.samplers._otel import (
     DROPPED,
@@ -22,6 +22,7 @@ from dsampler.samplers._otel import (
     FaultLog,
     Results,
     current_context,
+    integer_value,
     span_context_of,
     trace_state_of,
 )
@@ -37,36 +38,44 @@ class RatioSampler(FaultCountingSampler):
     ``r`` is kept at every rate above ``r``. Use it as the root of
     :class:`~dsampler.ParentBasedSampler` so children follow their parent.
 
-    Sampled spans carry ``sampler.type="probabilistic"`` and ``sampler.param=rate``, the
-    tags Jaeger's adaptive sampling learns from; dropped decisions carry none. The
+    Like OpenTelemetry's own samplers it adds no span attributes (each costs the SDK
+    about a microsecond per sampled span); with ``sampler_tags=True`` sampled spans carry
+    ``sampler.type="probabilistic"`` and ``sampler.param=rate``, the tags Jaeger's
+    adaptive sampling learns from, unless the span sets those attributes itself. The
     parent's tracestate is returned unchanged with every decision.
 
     Trace IDs are reduced modulo 2**128 (their two's complement low 128 bits), so 0, a
-    negative int or a wider int still gets a decision; anything that is not an int is
-    dropped and counted in :attr:`faults`. ``should_sample`` never raises.
+    negative int or a wider int still gets a decision; an integer of another type
+    (numpy's) is decided as the int of the same value; anything else is dropped and
+    counted in :attr:`faults`. ``should_sample`` never raises.
 
     Args:
         rate: fraction of traces to sample, in [0, 1]; 0 never samples, 1 always does.
-        hash: decision rule, see :mod:`dsampler.hashing._schemes` (default ``fnv1a``).
+        hash: decision rule, see :mod:`dsampler.hashing._schemes` (default ``fnv1a``;
+            ``xxh3`` hashes in C through xxhash, without numba: the lean mode).
+        sampler_tags: add the ``sampler.*`` tags to sampled spans (default False).
 
     Raises:
         ConfigError: ``rate`` is not a number in [0, 1] (NaN, bool and str included),
             or ``hash`` names no rule.
     """
 
-    def __init__(self, rate: float, hash: str = DEFAULT_SCHEME) -> None:
+    def __init__(self, rate: float, hash: str = DEFAULT_SCHEME, *, sampler_tags: bool = False) -> None:
         self._rate = check_rate(rate)
-        self._decider = RatioDecider("rate", self._rate, get_scheme(hash), Tagger(jaeger=True))
+        tagger = Tagger(jaeger=check_bool(sampler_tags, "sampler_tags"))
+        self._decider = RatioDecider("rate", self._rate, get_scheme(hash), tagger)
         # The decider's parts, as attributes of their own: one load each on the hot path.
         self._scheme, self._bound, self._results = (
             self._decider.scheme,
             self._decider.bound,
             self._decider.results,
         )
+        self._of_bytes = self._scheme.of_bytes  # xxh3's C entry over the 16 bytes, else None
         self._sampled = self._results.sampled
         self._dropped = DROPPED
         self._fault_log = FaultLog(self.get_description())
-        LOADER.ensure_started()
+        if self._scheme.needs_kernel:
+            LOADER.ensure_started()
 
     @property
     def rate(self) -> float:
@@ -96,12 +105,20 @@ class RatioSampler(FaultCountingSampler):
         try:
             span = (parent_context if parent_context is not None else current_context()).get(SPAN_KEY)
             ts = None if span is None else trace_state_of(span_context_of(span))
-            if self._scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self._bound:
+            of_bytes = self._of_bytes
+            if (
+                of_bytes((trace_id & MASK128).to_bytes(16, "big"))
+                if of_bytes is not None
+                else self._scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
+            ) < self._bound:
                 if not attributes and ts is None:
                     return self._sampled
                 return self._results.sample(attributes, ts)
             return self._dropped if ts is None else Results.drop(ts)
         except Exception:
+            as_int = integer_value(trace_id)
+            if as_int is not None:  # numpy's integers: decided as the int, on every path
+                return self.should_sample(parent_context, as_int, name, kind, attributes, links)
             self._fault_log.record()
             return self._decider.on_trace_id(trace_id)
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Container, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsampler._validate import MAX_TEXT
 from dsampler.clock import Clock
 from dsampler.samplers._bucket import TokenBucket
+
+if TYPE_CHECKING:
+    from dsampler.adaptive._meter import Meter
 
 __all__ = ["Runtime", "TrackedOperations"]
 
@@ -96,7 +99,7 @@ class Runtime:
     starts with: jaeger-client-python started each at ``random()`` of it.
     """
 
-    __slots__ = ("clock", "new_bucket", "resource", "tracked")
+    __slots__ = ("clock", "meter", "new_bucket", "resource", "tracked")
 
     def __init__(
         self, clock: Clock, resource: Mapping[str, Any], initial_fill: Callable[[], float] | None = None
@@ -105,6 +108,7 @@ class Runtime:
         self.resource = resource
         self.new_bucket = _bucket_maker(clock, initial_fill)  # a token bucket for a new limit
         self.tracked = TrackedOperations(self.new_bucket)
+        self.meter: Meter | None = None  # the adaptive controller's (hook: dsampler.adaptive)
 
     def to_monotonic(self, wall: float) -> float:
         """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""

@@ -10,6 +10,7 @@ lives beside it, in :class:`~dsampler.samplers._runtime.TrackedOperations`.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from opentelemetry.sdk.trace.sampling import SamplingResult
 from opentelemetry.trace import SpanKind
@@ -34,6 +35,9 @@ from dsampler.samplers._match import Predicate
 from dsampler.samplers._otel import RECORD_AND_SAMPLE, Results
 from dsampler.samplers._runtime import TrackedOperations
 
+if TYPE_CHECKING:
+    from dsampler.adaptive._meter import Meter
+
 __all__ = ["Snapshot"]
 
 
@@ -44,11 +48,13 @@ class Snapshot:
 
     __slots__ = (
         "anchors",
+        "backstop",
         "cap",
         "config",
         "default",
         "lower_bound",
         "lower_results",
+        "offered",
         "operations",
         "parent_based",
         "rule_buckets",
@@ -69,6 +75,7 @@ class Snapshot:
         operations: Mapping[str, OperationDecider],
         cap: TokenBucket | None,
         tracked: TrackedOperations,
+        meter: Meter | None = None,
     ) -> None:
         self.config = config
         self.tagger = tagger
@@ -83,6 +90,10 @@ class Snapshot:
         self.lower_bound = config.default_lower_bound_per_second
         self.lower_results = Results(tagger("lowerbound", config.rate))
         self.simple = not rules and not operations and cap is None and self.lower_bound == 0
+        # The adaptive controller's hook: its count of the root decisions the default
+        # rate makes (one add, no lock) and its hard cap on what they sample.
+        self.offered = None if meter is None else meter.offered
+        self.backstop = None if meter is None else meter.backstop
 
     def route(self, name: str, kind: SpanKind | None, attributes: Attributes) -> Decider:
         """The decider for a root span, without creating any state (for ``explain``)."""
@@ -114,11 +125,23 @@ class Snapshot:
             found = self.operations.get(name)
             if found is not None:
                 result = found.decide(trace_id, attributes, trace_state)
-            elif self.lower_bound > 0:
-                result = self._decide_tracked(trace_id, name, attributes, trace_state)
             else:
-                result = self.default.decide(trace_id, attributes, trace_state)
+                if self.lower_bound > 0:
+                    result = self._decide_tracked(trace_id, name, attributes, trace_state)
+                else:
+                    result = self.default.decide(trace_id, attributes, trace_state)
+                if self.offered is not None:
+                    result = self._metered(result, trace_state)
         if self.cap is not None and result.decision is RECORD_AND_SAMPLE and not self.cap.try_acquire():
+            return Results.drop(trace_state)
+        return result
+
+    def _metered(self, result: SamplingResult, trace_state: TraceState | None) -> SamplingResult:
+        """A decision of the default rate: the adaptive controller counts it, and its
+        hard cap may refuse what it sampled."""
+        next(self.offered)  # type: ignore[arg-type]  # set whenever this is called
+        backstop = self.backstop
+        if backstop is not None and result.decision is RECORD_AND_SAMPLE and not backstop.try_acquire():
             return Results.drop(trace_state)
         return result
 

@@ -83,7 +83,7 @@ def test_a_file_unusable_at_start_is_watched_and_applied_once_valid(
         write(path, content)
     with caplog.at_level(logging.WARNING, logger="dsampler"):
         sampler = DSampler.from_file(path, poll_interval_s=3600, strict=False, hash="xxh3")
-    assert "not usable yet" in caplog.text
+    assert "the defaults serve until the file is valid" in caplog.text
     assert (sampler.config.rate, sampler.config.hash) == (0.001, "xxh3")
     watcher = sampler.watcher
     assert watcher is not None

@@ -45,15 +45,16 @@ def run(code: str, tmp_path: Path, prelude: str = "", **env: str) -> dict[str, A
 
 
 def test_cold_cache_first_decision_is_served_while_the_kernels_compile(tmp_path: Path) -> None:
-    """With an empty numba cache the first decisions come from the reference path, then
-    the compiled kernels take over, with identical decisions and a populated cache."""
+    """With an empty numba cache the first decisions come from the reference path (a
+    busy one starts the load), then the compiled kernels take over, with identical
+    decisions and a populated cache."""
     out = run(
         """
         t0 = time.perf_counter()
         first = sampler.should_sample(None, ids[0], "op")
         first_s = time.perf_counter() - t0
+        before = decisions()  # 2,000 decisions flat out: busy enough to start the load
         status_at_first = dsampler.jit_status()
-        before = decisions()
         ready = dsampler.wait_for_jit(240)
         after = decisions()
         print(json.dumps({"status_at_first": status_at_first, "first_s": first_s, "ready": ready,
@@ -147,6 +148,7 @@ def test_fork_during_and_after_loading(tmp_path: Path) -> None:
                           "after": os.waitstatus_to_exitcode(after), "parent": decisions() == expected()}))
         """,
         tmp_path,
+        DSAMPLER_JIT="eager",
     )
     assert out["status_at_fork"] == "loading"
     assert (out["during"], out["after"], out["parent"]) == (0, 0, True)
@@ -173,7 +175,204 @@ def test_child_forked_mid_load_without_waiting_keeps_the_pure_python_path(tmp_pa
                           "parent_ready": dsampler.wait_for_jit(240)}))
         """,
         tmp_path,
+        DSAMPLER_JIT="eager",
     )
     assert out["status_at_fork"] == "loading"
     assert (out["child"], out["parent_ready"]) == (0, True)
     assert "forked while numba was loading" in out["stderr"]
+
+
+# `import dsampler.hashing._kernels` that never returns: a loader that never finishes,
+# on the old and the new loader alike. It blocks in exec_module, which holds only that
+# module's lock (blocking in find_spec would hold the global import lock, which
+# os.fork() itself takes).
+NEVER_ENDING_LOAD = """
+import importlib.abc, importlib.machinery, sys, threading
+class _NeverLoader(importlib.abc.Loader):
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        threading.Event().wait()
+class _Never:
+    def find_spec(self, name, path=None, target=None):
+        if name == "dsampler.hashing._kernels":
+            return importlib.machinery.ModuleSpec(name, _NeverLoader())
+        return None
+sys.meta_path.insert(0, _Never())
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork() is POSIX-only")
+def test_a_load_that_never_ends_holds_up_at_most_the_first_fork(tmp_path: Path) -> None:
+    """Prefork servers fork many workers: only the first fork may wait for a stuck load,
+    the next ones go ahead at once (children keep the pure-Python path)."""
+    out = run(
+        """
+        import os
+        import dsampler.hashing._loader as loader
+        loader.FORK_WAIT_S = 1.0
+        dsampler.RatioSampler(0.1)
+        waits = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            pid = os.fork()
+            if pid == 0:
+                os._exit(0 if decisions() == expected() else 3)
+            waits.append(time.perf_counter() - t0)
+            os.waitpid(pid, 0)
+        print(json.dumps({"status": dsampler.jit_status(), "waits": waits}))
+        """,
+        tmp_path,
+        prelude=NEVER_ENDING_LOAD,
+        DSAMPLER_JIT="eager",
+    )
+    assert out["status"] == "loading"
+    first, *later = out["waits"]
+    assert first >= 0.9  # the first fork waited (FORK_WAIT_S = 1 s)
+    assert all(w < 0.5 for w in later), out["waits"]
+
+
+def test_numba_disable_jit_keeps_the_pure_python_path_and_says_so_once(tmp_path: Path) -> None:
+    """Under NUMBA_DISABLE_JIT=1 numba would run its kernels interpreted (slower than the
+    reference, with warnings): dsampler keeps the pure-Python path, logged once."""
+    out = run(
+        """
+        import warnings
+        warnings.simplefilter("error")
+        ready = dsampler.wait_for_jit(60)
+        dsampler.RatioSampler(0.5)
+        same = decisions() == expected()
+        print(json.dumps({"ready": ready, "status": dsampler.jit_status(), "same": same,
+                          "numba": "numba" in sys.modules}))
+        """,
+        tmp_path,
+        prelude="import logging\nlogging.basicConfig(level=logging.INFO)\n",
+        NUMBA_DISABLE_JIT="1",
+    )
+    assert (out["ready"], out["status"], out["same"], out["numba"]) == (False, "unavailable", True, False)
+    assert out["stderr"].count("NUMBA_DISABLE_JIT") == 1
+
+
+def test_a_process_deciding_slowly_never_loads_numba(tmp_path: Path) -> None:
+    """A few thousand decisions a second (a web worker's roots) do not pay for numba's
+    memory: the kernels stay unloaded and numba is never imported."""
+    out = run(
+        """
+        for i in range(20):
+            sampler.should_sample(None, ids[i], "op")
+            if i % 4 == 0:
+                time.sleep(0.02)
+        for _ in range(3):  # bursts of 1,000 spread over 0.3 s: ~3,000 a second
+            for t in ids[:1000]:
+                sampler.should_sample(None, t, "op")
+                time.sleep(0.0003)
+        print(json.dumps({"status": dsampler.jit_status(), "numba": "numba" in sys.modules,
+                          "same": decisions()[:500] == expected()[:500]}))
+        """,
+        tmp_path,
+    )
+    assert out["status"] == "idle"
+    assert out["numba"] is False
+    assert out["same"] is True
+
+
+def test_xxh3_is_the_lean_mode_without_numba_even_flat_out(tmp_path: Path) -> None:
+    """``hash=xxh3`` hashes in C through xxhash: deciding flat out never loads numba, and
+    decisions equal the pure-Python definition."""
+    out = run(
+        """
+        from dsampler.hashing._reference import xxh3_key
+        lean = dsampler.RatioSampler(0.3, hash="xxh3")
+        for _ in range(50):
+            got = [lean.should_sample(None, t, "op").decision.is_sampled() for t in ids]
+        want = [xxh3_key(t >> 64, t & MASK64) < lean.bound for t in ids]
+        print(json.dumps({"numba": "numba" in sys.modules, "same": got == want,
+                          "status": dsampler.jit_status()}))
+        """,
+        tmp_path,
+    )
+    assert out == {"numba": False, "same": True, "status": "idle", "stderr": out["stderr"]}
+
+
+def test_kernels_arrive_under_busy_threads_and_the_load_window_is_restored(tmp_path: Path) -> None:
+    """Four threads deciding flat out from the start: the kernels serve within a generous
+    bound (warm cache); during the load the switch interval is lowered and the collector
+    paused, afterwards the application's own switch interval and collector are back and
+    numba's objects are frozen out of the collector's sight."""
+    run("print(json.dumps({'ready': dsampler.wait_for_jit(240)}))", tmp_path)  # warm the cache
+    out = run(
+        """
+        import gc, threading
+        sys.setswitchinterval(0.002)  # the application's own value
+        seen = {"interval": 1.0, "gc_enabled": True}
+        stop = threading.Event()
+        t0 = time.perf_counter()
+        ready_at = []
+        def busy():
+            while not stop.is_set():
+                for t in ids[:256]:
+                    sampler.should_sample(None, t, "op")
+                if dsampler.jit_status() == "loading":
+                    seen["interval"] = min(seen["interval"], sys.getswitchinterval())
+                    seen["gc_enabled"] = seen["gc_enabled"] and gc.isenabled()
+                if not ready_at and dsampler.jit_status() == "ready":
+                    ready_at.append(time.perf_counter() - t0)
+        threads = [threading.Thread(target=busy) for _ in range(4)]
+        for th in threads:
+            th.start()
+        ready = dsampler.wait_for_jit(60)
+        time.sleep(0.05)
+        stop.set()
+        for th in threads:
+            th.join()
+        print(json.dumps({"ready": ready, "ready_s": ready_at[0] if ready_at else None, **seen,
+                          "interval_after": sys.getswitchinterval(), "gc_after": gc.isenabled(),
+                          "frozen": gc.get_freeze_count(), "same": decisions() == expected()}))
+        """,
+        tmp_path,
+    )
+    assert out["ready"] is True
+    assert out["ready_s"] is not None
+    assert out["ready_s"] < 20.0  # generous: 2-4 s here, busy machine
+    assert out["interval"] < 0.002
+    assert out["gc_enabled"] is False
+    assert (out["interval_after"], out["gc_after"]) == (0.002, True)
+    assert out["frozen"] > 10_000  # numba's objects, out of every later full collection
+    assert out["same"] is True
+
+
+def test_gc_freeze_can_be_turned_off(tmp_path: Path) -> None:
+    """``DSAMPLER_GC_FREEZE=0``: the collector is restored after the load, nothing frozen."""
+    out = run(
+        """
+        import gc
+        ready = dsampler.wait_for_jit(240)
+        print(json.dumps({"ready": ready, "frozen": gc.get_freeze_count(), "gc": gc.isenabled()}))
+        """,
+        tmp_path,
+        DSAMPLER_GC_FREEZE="0",
+    )
+    assert (out["ready"], out["frozen"], out["gc"]) == (True, 0, True)
+
+
+def test_a_large_batch_waits_for_a_kernel_that_is_near_instead_of_the_twin(tmp_path: Path) -> None:
+    """When the numpy twin would take longer over a batch than the kernel load, the
+    batch gets the kernel: the twin is never called, and the decisions are the same."""
+    out = run(
+        """
+        import numpy as np
+        import dsampler.hashing._batch as batch
+        from dsampler.hashing import _numpy_twin
+        batch._TWIN_IDS_PER_S = 1000.0  # as if the twin were slow: 300 s for this batch
+        def refuse(*args):
+            raise AssertionError("the numpy twin ran")
+        _numpy_twin.keys = refuse
+        hi = np.array([t >> 64 for t in ids] * 150, dtype=np.uint64)
+        lo = np.array([t & MASK64 for t in ids] * 150, dtype=np.uint64)
+        got = dsampler.decide_batch(hi, lo, 0.3).tolist()
+        print(json.dumps({"status": dsampler.jit_status(), "same": got == expected() * 150}))
+        """,
+        tmp_path,
+    )
+    assert out["status"] == "ready"
+    assert out["same"] is True

@@ -11,16 +11,16 @@ from dsampler.hashing import _reference as reference
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import SCHEMES
-from tests.conftest import shared_json
+from tests.conftest import data_json
 
-VECTORS = shared_json("vectors/fnv1a64.json")
+VECTORS = data_json("vectors/fnv1a64.json")
 # Every 16-byte input is a trace ID to the hash: the 28 computed trace-ID entries and
 # 5 published strings that happen to be 16 bytes long.
 TRACE_ID_VECTORS = [v for v in VECTORS if len(v["input_hex"]) == 32]
 
 
 def test_vector_file_has_the_expected_families() -> None:
-    """The shared file holds 235 vectors, 28 of them computed over 16-byte trace IDs."""
+    """The vector file holds 235 vectors, 28 of them computed over 16-byte trace IDs."""
     assert len(VECTORS) == 235
     assert sum(v["source"].startswith("computed") for v in TRACE_ID_VECTORS) == 28
 

@@ -12,6 +12,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from dsampler._validate import show
+from dsampler.config._adaptive import AdaptiveSettings, HealthPolicy
 from dsampler.config._model import OperationStrategy, SamplingConfig
 from dsampler.config._rule import (
     KINDS,
@@ -181,6 +182,40 @@ rich_rules = st.tuples(
 operation_strategies = st.builds(OperationStrategy, rates, st.none() | per_second)
 
 
+seconds = st.floats(min_value=0.1, max_value=3600.0)
+health_policies = st.none() | st.builds(
+    HealthPolicy,
+    rates,
+    st.floats(0.0, 1.0),
+    st.floats(0.0, 1.0),
+    rates,
+    st.floats(min_value=0.0, max_value=3600.0),
+)
+
+
+@st.composite
+def adaptive_settings(draw: st.DrawFn) -> AdaptiveSettings:
+    """Valid controller settings: ordered ranges, every optional part on and off."""
+    low_rate, high_rate = sorted(draw(st.lists(rates, min_size=2, max_size=2)))
+    windows = sorted(draw(st.lists(seconds, min_size=3, max_size=3)))
+    return AdaptiveSettings(
+        draw(st.floats(min_value=1e-3, max_value=1e9)),
+        min_rate=low_rate,
+        max_rate=max(high_rate, 1e-9),
+        alpha=draw(st.floats(0.0, 100.0)),
+        beta=draw(st.floats(0.0, 100.0)),
+        min_window_s=windows[0],
+        window_s=windows[1],
+        max_window_s=windows[2],
+        hysteresis=draw(st.floats(0.0, 0.9)),
+        p99_target_s=draw(st.floats(min_value=1e-6, max_value=3600.0)),
+        health=draw(health_policies),
+        hard_cap_factor=draw(st.none() | st.floats(1.0, 1000.0)),
+        hard_cap_burst_s=draw(st.floats(0.0, 10.0)),
+        tick_s=draw(st.floats(min_value=0.001, max_value=min(10.0, windows[0]))),
+    )
+
+
 @st.composite
 def configs(draw: st.DrawFn, *, rich: bool = False) -> SamplingConfig:
     """Any valid :class:`SamplingConfig`, every part of the file format represented;
@@ -200,6 +235,7 @@ def configs(draw: st.DrawFn, *, rich: bool = False) -> SamplingConfig:
         default_lower_bound_per_second=draw(per_second),
         operations=operations,
         rules=tuple(rules),
+        adaptive=draw(adaptive_settings()) if rich or draw(st.booleans()) else None,
     )
 
 
@@ -263,6 +299,10 @@ KNOWN_KEYS = [
     "drop",
     "version",
     "parent_base",
+    "adaptive",
+    "target_traces_per_second",
+    "window",
+    "health",
 ]
 
 scalars = st.one_of(

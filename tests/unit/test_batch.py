@@ -93,3 +93,14 @@ def test_rate_to_bound_validates(bad: Any) -> None:
     """rate_to_bound raises ConfigError for what RatioSampler refuses."""
     with pytest.raises(ConfigError, match=r"^rate: "):
         rate_to_bound(bad)
+
+
+def test_read_only_arrays_are_accepted_by_both_paths() -> None:
+    """Arrays over read-only memory (``np.frombuffer`` of bytes) decide like writeable ones."""
+    data = bytes(range(256)) * 64
+    hi = np.frombuffer(data, dtype=np.uint64)
+    lo = np.frombuffer(data[::-1], dtype=np.uint64)
+    assert not hi.flags.writeable
+    bound = rate_to_bound(0.3)
+    expected = [fnv1a64((int(h) << 64) | int(x)) < bound for h, x in zip(hi, lo, strict=True)]
+    assert decide_batch(hi, lo, 0.3).tolist() == expected

@@ -28,7 +28,8 @@ def kept(
 def test_no_rules_decides_exactly_as_ratio_sampler() -> None:
     """A snapshot of one rate makes RatioSampler's decisions with RatioSampler's tags."""
     for rule in ("fnv1a", "xxh3", "otel"):
-        ours, ref = DSampler(rate=0.3, hash=rule, sampler_tags=True), RatioSampler(0.3, hash=rule)
+        ours = DSampler(rate=0.3, hash=rule, sampler_tags=True)
+        ref = RatioSampler(0.3, hash=rule, sampler_tags=True)
         for t in IDS:
             a, b = ours.should_sample(None, t, "x"), ref.should_sample(None, t, "x")
             assert (a.decision, dict(a.attributes)) == (b.decision, dict(b.attributes))

@@ -34,6 +34,9 @@ from dsampler._entry_points import (
         ("rate=0.5", SamplerArg(rate=0.5)),
         ("rate = 0.5 , hash = xxh3", SamplerArg(rate=0.5, hash="xxh3")),
         ("hash=fnv1a-mix", SamplerArg(hash="fnv1a-mix")),
+        ("rate=0.1,sampler_tags=true", SamplerArg(rate=0.1, sampler_tags=True)),
+        ("sampler_tags = FALSE", SamplerArg(sampler_tags=False)),
+        ("sampler_tags=True,hash=xxh3", SamplerArg(hash="xxh3", sampler_tags=True)),
         ("config=/etc/dsampler/sampling.yaml", SamplerArg(config="/etc/dsampler/sampling.yaml")),
         (" config= a,b.yaml ", SamplerArg(config="a,b.yaml")),
     ],
@@ -54,7 +57,10 @@ def test_valid_arguments(arg: Any, expected: SamplerArg) -> None:
         ("rate=2", "rate", "expected a number in [0, 1], got 2.0"),
         ("rate=0.1,rate=0.2", "rate", "given twice"),
         ("hash=md5", "hash", "expected one of fnv1a"),
-        ("seed=3", "seed", "unknown key; expected rate, hash or config"),
+        ("seed=3", "seed", "unknown key; expected rate, hash, sampler_tags or config"),
+        ("sampler_tags=1", "sampler_tags", "expected true or false, got '1'"),
+        ("sampler_tags=", "sampler_tags", "expected true or false, got ''"),
+        ("sampler_tags=yes,rate=0.1", "sampler_tags", "expected true or false, got 'yes'"),
         ("rate=0.1,config=x.yaml", "config", "expected config=PATH alone"),
         ("config=", "config", "expected config=PATH with a path"),
         ("=0.1", "OTEL_TRACES_SAMPLER_ARG", "expected key=value pairs"),
@@ -81,6 +87,20 @@ def test_factories_build_the_documented_samplers() -> None:
     assert isinstance(wrapped, DSampler)
     assert (wrapped.config.rate, wrapped.config.parent_based) == (0.3, True)
     assert dsampler_sampler(None).config.rate == DEFAULT_RATE
+
+
+def test_sampler_tags_argument_tags_sampled_roots_and_default_adds_none() -> None:
+    """``sampler_tags=true`` reaches the DSampler config: sampled roots carry the Jaeger
+    tags; without it they carry nothing, on both entry points."""
+    trace_id = 0x4BF92F3577B34DA6A3CE929D0E0E4736
+    for factory in (dsampler_sampler, parentbased_dsampler_sampler):
+        tagged = factory("rate=1,sampler_tags=true")
+        assert tagged.config.sampler_tags is True
+        result = tagged.should_sample(None, trace_id, "op")
+        assert dict(result.attributes) == {"sampler.type": "probabilistic", "sampler.param": 1.0}
+        plain = factory("rate=1")
+        assert plain.config.sampler_tags is False
+        assert dict(plain.should_sample(None, trace_id, "op").attributes) == {}
 
 
 def test_config_argument_loads_and_watches_the_file(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from dsampler._entry_points import dsampler_sampler, parentbased_dsampler_sample
 from dsampler.remote._entry import jaeger_remote_sampler, parentbased_jaeger_remote_sampler
 
 PROMISED = {
+    "AdaptiveController",
     "ConfigError",
     "DSampler",
     "SamplingConfig",

@@ -65,19 +65,37 @@ def test_numeric_rates_are_stored_as_floats(rate: Any, stored: float) -> None:
     assert math.copysign(1.0, sampler.rate) == 1.0
 
 
-def test_sampled_root_carries_jaeger_tags_and_dropped_carries_nothing() -> None:
-    """Sampled: sampler.type/sampler.param; dropped: no attributes; roots: no tracestate."""
+def test_sampled_root_carries_no_attributes_by_default_as_otel_samplers() -> None:
+    """By default neither decision adds an attribute (OpenTelemetry's samplers add none);
+    roots carry no tracestate."""
     sampler = RatioSampler(0.25)
     (kept,) = ids_with(sampler, True)
     (dropped,) = ids_with(sampler, False)
     yes = sampler.should_sample(None, kept, "GET /")
     no = sampler.should_sample(None, dropped, "GET /")
     assert yes.decision is Decision.RECORD_AND_SAMPLE
-    assert dict(yes.attributes) == {"sampler.type": "probabilistic", "sampler.param": 0.25}
+    assert dict(yes.attributes) == {}
     assert no.decision is Decision.DROP
     assert dict(no.attributes) == {}
     assert yes.trace_state is None
     assert no.trace_state is None
+
+
+def test_sampler_tags_true_tags_sampled_roots_for_jaeger() -> None:
+    """``sampler_tags=True``: sampled spans carry sampler.type/sampler.param, dropped none."""
+    sampler = RatioSampler(0.25, sampler_tags=True)
+    (kept,) = ids_with(sampler, True)
+    (dropped,) = ids_with(sampler, False)
+    yes = sampler.should_sample(None, kept, "GET /")
+    assert dict(yes.attributes) == {"sampler.type": "probabilistic", "sampler.param": 0.25}
+    assert dict(sampler.should_sample(None, dropped, "GET /").attributes) == {}
+
+
+@pytest.mark.parametrize("bad", [1, "yes", None])
+def test_sampler_tags_must_be_a_bool(bad: Any) -> None:
+    """A non-bool ``sampler_tags`` is refused, naming the field."""
+    with pytest.raises(ConfigError, match=r"^sampler_tags"):
+        RatioSampler(0.5, sampler_tags=bad)
 
 
 def test_results_without_attributes_or_tracestate_are_built_once() -> None:
@@ -89,20 +107,19 @@ def test_results_without_attributes_or_tracestate_are_built_once() -> None:
     assert sampler.should_sample(None, dropped[0], "a") is sampler.should_sample(None, dropped[1], "b")
 
 
-def test_user_attributes_are_kept_and_tagged_when_sampled() -> None:
-    """The SDK records only the result's attributes, so the span's own must be in it."""
-    sampler = RatioSampler(0.5)
-    (kept,) = ids_with(sampler, True)
-    (dropped,) = ids_with(sampler, False)
-    attrs = {"http.method": "GET", "sampler.type": "user"}
-    result = sampler.should_sample(None, kept, "GET /", None, attrs)
-    assert dict(result.attributes) == {
-        "http.method": "GET",
-        "sampler.type": "probabilistic",
-        "sampler.param": 0.5,
-    }
-    assert attrs == {"http.method": "GET", "sampler.type": "user"}  # the caller's dict is untouched
-    assert dict(sampler.should_sample(None, dropped, "GET /", None, attrs).attributes) == {}
+def test_user_attributes_are_kept_and_never_overwritten_by_tags() -> None:
+    """The SDK records only the result's attributes, so the span's own must be in it; a
+    user's own ``sampler.type`` wins over the tag of the same name."""
+    for tags in (False, True):
+        sampler = RatioSampler(0.5, sampler_tags=tags)
+        (kept,) = ids_with(sampler, True)
+        (dropped,) = ids_with(sampler, False)
+        attrs = {"http.method": "GET", "sampler.type": "user"}
+        result = sampler.should_sample(None, kept, "GET /", None, attrs)
+        expected = {"http.method": "GET", "sampler.type": "user"} | ({"sampler.param": 0.5} if tags else {})
+        assert dict(result.attributes) == expected
+        assert attrs == {"http.method": "GET", "sampler.type": "user"}  # the caller's dict is untouched
+        assert dict(sampler.should_sample(None, dropped, "GET /", None, attrs).attributes) == {}
 
 
 @pytest.mark.parametrize("parent_sampled", [True, False])
@@ -189,10 +206,23 @@ def test_real_tracer_provider_samples_near_the_rate(traced: Callable[[Any], Trac
     spans = t.finished()
     sigma = math.sqrt(n * 0.25 * 0.75)
     assert abs(len(spans) - n * 0.25) <= 4 * sigma
-    assert all(s.attributes["sampler.type"] == "probabilistic" for s in spans)
-    assert all(s.attributes["sampler.param"] == 0.25 for s in spans)
-    assert all("i" in s.attributes for s in spans)  # the span's own attributes survive
+    assert all(set(s.attributes) == {"i"} for s in spans)  # the span's own attributes, nothing added
     assert all(fnv1a64(s.context.trace_id) < RatioSampler(0.25).bound for s in spans)
+
+
+def test_sampler_tags_in_a_real_provider_and_the_spans_own_attribute_wins(
+    traced: Callable[[Any], Traced],
+) -> None:
+    """With tags on, the SDK records sampler.type/sampler.param on sampled roots, except a
+    ``sampler.param`` the span was started with, which stays the span's."""
+    t = traced(RatioSampler(1.0, sampler_tags=True))
+    with t.tracer.start_as_current_span("plain"):
+        pass
+    with t.tracer.start_as_current_span("own", attributes={"sampler.param": "mine"}):
+        pass
+    plain, own = t.finished()
+    assert dict(plain.attributes) == {"sampler.type": "probabilistic", "sampler.param": 1.0}
+    assert dict(own.attributes) == {"sampler.type": "probabilistic", "sampler.param": "mine"}
 
 
 def test_tracestate_survives_into_children_in_a_real_provider(traced: Callable[[Any], Traced]) -> None:

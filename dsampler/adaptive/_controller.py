@@ -1,0 +1,279 @@
+"""AdaptiveController: "keep about 50 traces per second" instead of guessing a rate.
+
+The controller counts the root decisions its DSampler makes at the default rate (one
+integer increment per decision, see :mod:`._meter`), takes root-span latencies and
+errors from :meth:`AdaptiveController.observe` or its span processor, and every
+``tick_s`` (a background thread on the system clock; :meth:`~AdaptiveController.tick`
+by hand on an injected one) steps its :class:`~dsampler.adaptive.ControllerCore`.
+Each rate change is published into the DSampler's store as a new configuration
+version, so every decision is made under one whole configuration; a token bucket at
+``hard_cap_factor * target`` (the hard cap) bounds what one tick of a burst can sample
+before the new rate is in force.
+
+The budget is per process: under gunicorn each worker holds its own controller, so
+give each ``service budget / workers`` (docs/adaptive.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import weakref
+from collections import deque
+from typing import TYPE_CHECKING, Any, Final
+
+from dsampler import _fork
+from dsampler._poller import Poller
+from dsampler.adaptive._core import Change, ControllerCore
+from dsampler.adaptive._meter import Meter
+from dsampler.clock import SYSTEM_CLOCK, Clock
+from dsampler.config._adaptive import AdaptiveSettings
+from dsampler.errors import ConfigError
+from dsampler.samplers._bucket import TokenBucket
+
+if TYPE_CHECKING:
+    from dsampler.adaptive._processor import AdaptiveSpanProcessor
+    from dsampler.samplers._dsampler import DSampler
+
+__all__ = ["AdaptiveController", "follow"]
+
+MAX_PENDING: Final = 100_000  # observations held between ticks (1M/s at 100 ms ticks)
+
+
+def _backstop(settings: AdaptiveSettings, clock: Clock) -> TokenBucket | None:
+    cap = settings.hard_cap_per_second
+    if cap is None:
+        return None
+    return TokenBucket(cap, max(1.0, cap * settings.hard_cap_burst_s), clock=clock)
+
+
+class AdaptiveController:
+    """Holds sampled root traces per second near a target while load and latency move.
+
+    Args:
+        target_traces_per_second: the target, or a whole
+            :class:`~dsampler.config.AdaptiveSettings`.
+        sampler: the :class:`~dsampler.DSampler` whose default rate it owns; the
+            settings are published into its configuration (``adaptive:``). Without
+            one, read :attr:`rate` yourself.
+        clock: time source; inject a :class:`~dsampler.ManualClock` to step it with
+            :meth:`tick` deterministically.
+        ticker: run a thread that ticks every ``tick_s`` (default: on the system clock
+            only).
+        **settings: fields of :class:`~dsampler.config.AdaptiveSettings` (``window_s=5``,
+            ``health=None``, ``hard_cap_factor=None`` ...).
+
+    Raises:
+        ConfigError: a setting is invalid, or ``sampler`` is not a DSampler.
+    """
+
+    def __init__(
+        self,
+        target_traces_per_second: float | AdaptiveSettings,
+        *,
+        sampler: DSampler | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+        ticker: bool | None = None,
+        **settings: Any,
+    ) -> None:
+        if isinstance(target_traces_per_second, AdaptiveSettings):
+            chosen = dataclasses.replace(target_traces_per_second, **settings)
+        else:
+            chosen = AdaptiveSettings(target_traces_per_second, **settings)
+        self._setup(chosen, clock, clock is SYSTEM_CLOCK if ticker is None else ticker)
+        if sampler is not None:
+            self._bind(sampler)
+        self.start()
+
+    def _setup(self, settings: AdaptiveSettings, clock: Clock, ticker: bool) -> None:
+        self.settings = settings
+        self._clock = clock
+        self._ticker = ticker
+        self.meter = Meter(_backstop(settings, clock))
+        self._core = ControllerCore(settings, clock.monotonic())
+        self._observed: deque[tuple[float, bool]] = deque(maxlen=MAX_PENDING)
+        self._lock = threading.Lock()
+        self._sampler: weakref.ref[DSampler] | None = None
+        self._poller: Poller | None = None
+        self.rejected = 0  # observations that were not a duration
+        _fork.register(self)
+
+    @classmethod
+    def _for_sampler(cls, sampler: DSampler, settings: AdaptiveSettings, clock: Clock) -> AdaptiveController:
+        """The controller a DSampler creates for its ``adaptive:`` section (not started:
+        the DSampler starts it once it can take publishes)."""
+        controller = cls.__new__(cls)
+        controller._setup(settings, clock, clock is SYSTEM_CLOCK)
+        controller._sampler = weakref.ref(sampler)
+        return controller
+
+    def _bind(self, sampler: DSampler) -> None:
+        from dsampler.samplers._dsampler import DSampler
+
+        if not isinstance(sampler, DSampler):
+            raise ConfigError("sampler", f"expected a DSampler, got {type(sampler).__name__}")
+        previous = sampler._controller
+        if previous is not None and previous is not self:
+            previous._detach()
+        sampler._controller = self
+        self._sampler = weakref.ref(sampler)
+        sampler.update(adaptive=self.settings)
+
+    # -- inputs --------------------------------------------------------------------------
+
+    def observe(self, duration_s: float, error: bool = False) -> None:
+        """One root span (or request) took ``duration_s`` seconds, and failed if
+        ``error``. Cheap and thread-safe (an append); read at the next tick."""
+        self._observed.append((duration_s, error))
+
+    def span_processor(self) -> AdaptiveSpanProcessor:
+        """A SpanProcessor that observes every local root span the SDK records."""
+        from dsampler.adaptive._processor import AdaptiveSpanProcessor
+
+        return AdaptiveSpanProcessor(self)
+
+    def _drain(self) -> tuple[list[float], int]:
+        latencies: list[float] = []
+        errors = 0
+        pop = self._observed.popleft
+        for _ in range(len(self._observed)):
+            duration, error = pop()
+            if type(duration) in (float, int) and duration >= 0.0:  # NaN and junk fail
+                latencies.append(float(duration))
+                errors += bool(error)
+            else:
+                self.rejected += 1
+        return latencies, errors
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def tick(self) -> Change | None:
+        """Read the counters, step the core and publish a change (the ticker thread
+        calls this every ``tick_s``; call it yourself on an injected clock)."""
+        with self._lock:
+            latencies, errors = self._drain()
+            change = self._core.step(self._clock.monotonic(), self.meter.take(), latencies, errors)
+        if change is not None:
+            self._publish()
+        return change
+
+    poll_once = tick  # what the ticker thread calls
+
+    def _publish(self) -> None:
+        sampler = self._sampler() if self._sampler is not None else None
+        if sampler is not None:
+            sampler.update()  # the DSampler puts this controller's rate into the new version
+
+    def start(self) -> None:
+        """Start the ticker thread, if this controller runs one (idempotent; after
+        :meth:`stop`, nothing)."""
+        if self._ticker and (self._poller is None or not self._poller.running):
+            self._poller = Poller(self, self.settings.tick_s, name="dsampler-adaptive")
+            self._poller.start()
+
+    def stop(self) -> None:
+        """Stop the ticker thread for good (idempotent). The rate in force stays;
+        :meth:`tick` still works by hand."""
+        self._ticker = False
+        if self._poller is not None:
+            self._poller.stop()
+
+    close = stop
+
+    def _detach(self) -> None:
+        """No longer the DSampler's (called under its writer lock: no waiting)."""
+        self._sampler = None
+        if self._poller is not None:
+            self._poller.stop(timeout_s=0.0)
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()
+
+    # -- settings ------------------------------------------------------------------------
+
+    def reconfigure(self, **changes: Any) -> AdaptiveSettings:
+        """New settings (fields of AdaptiveSettings); the load estimate carries over. With
+        a sampler they are published into its configuration.
+
+        Raises:
+            ConfigError: an invalid value; the settings in force stay.
+        """
+        settings = dataclasses.replace(self.settings, **changes)
+        sampler = self._sampler() if self._sampler is not None else None
+        if sampler is not None:
+            sampler.update(adaptive=settings)  # comes back through follow() -> _apply()
+        else:
+            self._apply(settings)
+        return self.settings
+
+    def _apply(self, settings: AdaptiveSettings) -> None:
+        with self._lock:
+            old, self.settings = self.settings, settings
+            self._core.reconfigure(settings)
+            cap, bucket = settings.hard_cap_per_second, self.meter.backstop
+            if cap is None or bucket is None:
+                self.meter.backstop = _backstop(settings, self._clock)
+            else:
+                bucket.update(cap, max(1.0, cap * settings.hard_cap_burst_s))
+        if settings.tick_s != old.tick_s and self._poller is not None and self._poller.running:
+            self._poller.stop(timeout_s=0.0)
+            self.start()
+
+    # -- state ---------------------------------------------------------------------------
+
+    @property
+    def rate(self) -> float:
+        """The rate in force (what the DSampler's default rate is)."""
+        return self._core.rate
+
+    @property
+    def window_s(self) -> float:
+        return self._core.window_s
+
+    @property
+    def qps(self) -> float | None:
+        """Offered load: root decisions per second at the default rate, as counted."""
+        return self._core.qps
+
+    @property
+    def episode(self) -> bool:
+        """Root-span P99 is above its target (a latency episode is on)."""
+        return self._core.episode
+
+    @property
+    def core(self) -> ControllerCore:
+        return self._core
+
+    def stats(self) -> dict[str, Any]:
+        """The state in one mapping (for metrics, logs and the CLI)."""
+        core = self._core
+        return {
+            "rate": core.rate,
+            "qps": core.qps,
+            "window_s": core.window_s,
+            "factor": core.law.factor,
+            "episode": core.episode,
+            "multiplier": core.multiplier,
+            "changes": core.changes,
+            "load_changes": core.regimes,
+            "offered": self.meter.total,
+            "observed": core.observed,
+            "errors": core.errors,
+            "rejected_observations": self.rejected,
+        }
+
+
+def follow(
+    sampler: DSampler, controller: AdaptiveController | None, settings: AdaptiveSettings | None, clock: Clock
+) -> AdaptiveController | None:
+    """The DSampler's hook, called for every configuration it publishes: the controller
+    that its ``adaptive`` settings ask for (created, reconfigured, or detached)."""
+    if settings is None:
+        if controller is not None:
+            controller._detach()
+        return None
+    if controller is None:
+        return AdaptiveController._for_sampler(sampler, settings, clock)
+    if controller.settings != settings:
+        controller._apply(settings)
+    return controller

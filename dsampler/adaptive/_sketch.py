@@ -1,0 +1,121 @@
+"""A streaming latency sketch with a stated relative error (DDSketch's idea).
+
+Values fall into logarithmic buckets ``(gamma**(i-1), gamma**i]`` with
+``gamma = (1 + a) / (1 - a)``; a bucket answers with ``2 * gamma**i / (gamma + 1)``, which
+is within a relative ``a`` of every value the bucket holds. So every quantile it reports
+is within ``a`` (default 1%) of the exact one (the value of rank ``floor(q * (n - 1))``
+in sorted order), whatever the distribution, in memory that grows with the logarithm of
+the value range, not with the number of values. A sorted list would be exact but cost
+memory and time per window in proportion to the load.
+
+Values at or below ``min_s`` count as ``min_s``; above ``max_s`` as ``max_s`` (outside
+that range the relative error is not guaranteed).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+__all__ = ["LatencySketch"]
+
+
+class LatencySketch:
+    """Counts of latencies (seconds) in relative-error buckets.
+
+    Args:
+        relative_accuracy: ``a`` in (0, 1): each quantile is within a factor ``1 +- a``.
+        min_s, max_s: the range with a guaranteed error (1 us to 10,000 s).
+    """
+
+    __slots__ = ("_buckets", "_gamma", "_inv_log_gamma", "_low", "_max_index", "count", "max_s", "min_s")
+
+    def __init__(self, relative_accuracy: float = 0.01, *, min_s: float = 1e-6, max_s: float = 1e4) -> None:
+        if not 0.0 < relative_accuracy < 1.0:
+            raise ValueError(f"relative_accuracy: expected a number in (0, 1), got {relative_accuracy!r}")
+        self._gamma = (1.0 + relative_accuracy) / (1.0 - relative_accuracy)
+        self._inv_log_gamma = 1.0 / math.log(self._gamma)
+        self.min_s, self.max_s = min_s, max_s
+        self._low = self._index(min_s) - 1  # values <= min_s; every other index is above it
+        self._max_index = self._index(max_s)
+        self._buckets: dict[int, int] = {}
+        self.count = 0
+
+    @property
+    def relative_accuracy(self) -> float:
+        return (self._gamma - 1.0) / (self._gamma + 1.0)
+
+    def _index(self, value: float) -> int:
+        return math.ceil(math.log(value) * self._inv_log_gamma)
+
+    def add(self, value: float, count: int = 1) -> None:
+        """Count ``value`` (seconds) ``count`` times; NaN is ignored."""
+        if value > self.min_s:
+            i = self._index(value) if value < self.max_s else self._max_index
+        elif value <= self.min_s:
+            i = self._low
+        else:  # NaN
+            return
+        self._buckets[i] = self._buckets.get(i, 0) + count
+        self.count += count
+
+    def add_all(self, values: Iterable[float]) -> None:
+        """Count each of ``values`` once (the per-tick path: one loop, locals only)."""
+        buckets, get, log, ceil = self._buckets, self._buckets.get, math.log, math.ceil
+        low, high, top, inv, lowest = self.min_s, self.max_s, self._max_index, self._inv_log_gamma, self._low
+        added = 0
+        for value in values:
+            if value > low:
+                i = ceil(log(value) * inv) if value < high else top
+            elif value <= low:
+                i = lowest
+            else:  # NaN
+                continue
+            buckets[i] = get(i, 0) + 1
+            added += 1
+        self.count += added
+
+    def merge(self, other: LatencySketch) -> None:
+        """Add ``other``'s counts (it must have the same accuracy and range)."""
+        if (other._gamma, other._low, other._max_index) != (self._gamma, self._low, self._max_index):
+            raise ValueError("cannot merge sketches of different accuracy or range")
+        for i, n in other._buckets.items():
+            self._buckets[i] = self._buckets.get(i, 0) + n
+        self.count += other.count
+
+    def quantile(self, q: float) -> float | None:
+        """The ``q``-quantile (0 <= q <= 1) within the relative accuracy; None if empty."""
+        if self.count == 0:
+            return None
+        rank = max(0.0, min(1.0, q)) * (self.count - 1)
+        seen = 0
+        for i in sorted(self._buckets):
+            seen += self._buckets[i]
+            if seen > rank:
+                return self._value(i)
+        return self._value(max(self._buckets))  # pragma: no cover - seen reaches count
+
+    def _value(self, i: int) -> float:
+        if i == self._low:
+            return self.min_s
+        return 2.0 * self._gamma**i / (self._gamma + 1.0)
+
+    def clear(self) -> None:
+        self._buckets.clear()
+        self.count = 0
+
+    def copy(self) -> LatencySketch:
+        twin = object.__new__(LatencySketch)
+        twin._gamma, twin._inv_log_gamma = self._gamma, self._inv_log_gamma
+        twin.min_s, twin.max_s, twin._low, twin._max_index = (
+            self.min_s,
+            self.max_s,
+            self._low,
+            self._max_index,
+        )
+        twin._buckets, twin.count = dict(self._buckets), self.count
+        return twin
+
+    def __len__(self) -> int:
+        """Buckets in use: the sketch's memory, logarithmic in the value range."""
+        return len(self._buckets)

@@ -1,0 +1,88 @@
+"""``dsampler simulate``: the adaptive controller on a synthetic workload.
+
+    dsampler simulate --scenario NAME|FILE [--seed N] [--plot out.png] [--target N]
+
+NAME is a built-in scenario (steady, spike, ramp, latency, square) or FILE a scenario
+file (YAML or JSON, see docs/adaptive.md). Prints a table; ``--plot`` also writes a PNG
+(needs the ``plot`` extra). Exits 2 on an invalid scenario or argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from typing import Any
+
+from dsampler.errors import ConfigError
+
+__all__ = ["add_parser", "run"]
+
+MAX_SEED = 2**63 - 1
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser("simulate", help="run the adaptive controller on a synthetic workload")
+    parser.add_argument(
+        "--scenario",
+        required=True,
+        metavar="NAME|FILE",
+        help="steady, spike, ramp, latency, square, or a file",
+    )
+    parser.add_argument("--seed", default="0", metavar="N", help="random seed (default 0)")
+    parser.add_argument("--plot", metavar="PNG", help="also write a plot (needs dsampler[plot])")
+    parser.add_argument("--target", metavar="N", help="traces per second to hold (default: the scenario's)")
+
+
+def _seed(text: str) -> int:
+    if not text.isdigit() or len(text) > 19 or int(text) > MAX_SEED:
+        raise ConfigError("--seed", f"expected an integer in [0, {MAX_SEED}], got {text!r}")
+    return int(text)
+
+
+def _target(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError("--target", f"expected traces per second above 0, got {text[:40]!r}") from None
+    if not 0.0 < value <= 1e6:
+        raise ConfigError("--target", f"expected traces per second in (0, 1000000], got {text[:40]!r}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from dsampler.adaptive._report import render
+    from dsampler.adaptive._scenario import load_scenario
+    from dsampler.adaptive._simulation import simulate
+
+    try:
+        seed, target = _seed(args.seed), _target(args.target)
+        if args.plot is not None:
+            from dsampler.adaptive._plot import pyplot
+
+            pyplot()  # fail before the run, not after it
+        scenario = load_scenario(args.scenario)
+        if target is not None:
+            scenario = dataclasses.replace(scenario, target_traces_per_second=target)
+        result = simulate(scenario, seed)
+    except ConfigError as exc:
+        return _refuse(exc, args.scenario)
+    print(render(result))
+    if args.plot is not None:
+        from dsampler.adaptive._plot import plot
+
+        try:
+            plot(result, args.plot)
+        except OSError as exc:
+            return _refuse(ConfigError("--plot", f"cannot write {args.plot!r}: {exc.strerror or exc}"), "")
+        print(f"plot: {args.plot}")
+    return 0
+
+
+def _refuse(exc: ConfigError, name: str) -> int:
+    for problem in exc.errors:
+        own = problem.field == name or problem.field.startswith("--")
+        print(f"{problem.field if own else f'{name}: {problem.field}'}: {problem.problem}", file=sys.stderr)
+    return 2

@@ -1,0 +1,275 @@
+"""The ``adaptive:`` section: settings of the traces-per-second controller.
+
+Frozen, validated values like the rest of the model (a configuration built in code is
+as safe as one read from a file). In the file, durations are written ``10s`` or
+``250ms`` and their keys drop the ``_s`` of the model's field names::
+
+    adaptive:
+      target_traces_per_second: 50
+      window: 10s                 # W0; min_window 3s, max_window 30s
+      p99_target: 200ms
+      health: {error_ratio: 0.05, error_multiplier: 0.5, latency_multiplier: 0.7}
+
+The controller owns the default ``rate`` of a configuration that has this section;
+rules and per-operation strategies still decide the spans they match.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from dsampler._validate import check_number, check_per_second, check_rate, check_seconds, show
+from dsampler.config._shape import Problems, join, mapping, no_unknown_keys, parse_duration
+from dsampler.errors import ConfigError
+
+__all__ = ["AdaptiveSettings", "HealthPolicy", "check_adaptive", "dump_adaptive", "parse_adaptive"]
+
+
+def _positive_per_second(value: object, name: str) -> float:
+    number = check_per_second(value, name)
+    if number <= 0.0:
+        raise ConfigError(name, f"expected a number of traces per second above 0, got {number!r}")
+    return number
+
+
+def _multiplier(value: object, name: str) -> float:
+    return check_number(value, name, 0.0, 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class HealthPolicy:
+    """What the controller does when the service is unwell (seed §4.4): the rate is
+    multiplied while the error ratio is above ``error_ratio`` and while root-span P99
+    is above the target, never below ``floor`` (unless the load law alone asks for less).
+
+    Attributes:
+        error_ratio: error ratio of root spans above which ``error_multiplier`` applies
+            (default 0.05).
+        error_multiplier: rate multiplier while errors are high (default 0.5).
+        latency_multiplier: rate multiplier while P99 is above ``p99_target_s``
+            (default 0.7; 1.0 turns the latency part off).
+        floor: the multipliers never take the rate below this (default 0.001).
+        cooldown_s: a latency episode lasts at least this long once detected (default 10).
+    """
+
+    error_ratio: float = 0.05
+    error_multiplier: float = 0.5
+    latency_multiplier: float = 0.7
+    floor: float = 0.001
+    cooldown_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        for name, check in _HEALTH_CHECKS.items():
+            object.__setattr__(self, name, check(getattr(self, name), name))
+
+
+_HEALTH_CHECKS: Final[dict[str, Callable[[Any, str], float]]] = {
+    "error_ratio": check_rate,
+    "error_multiplier": _multiplier,
+    "latency_multiplier": _multiplier,
+    "floor": check_rate,
+    "cooldown_s": lambda v, n: check_seconds(v, n, 0.0, 3600.0),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AdaptiveSettings:
+    """Settings of :class:`~dsampler.adaptive.AdaptiveController` (all but the target
+    have the seed's defaults).
+
+    Attributes:
+        target_traces_per_second: sampled root traces per second to hold (per process).
+        min_rate, max_rate: the rate stays in ``[min_rate, max_rate]`` (1e-6, 1.0).
+        alpha, beta: weights of the window law ``f = max(alpha*QPS/QPS_baseline,
+            beta*P99/P99_target)`` (0.8, 1.2).
+        window_s, min_window_s, max_window_s: W0 and the range of ``W0/f`` (10, 3, 30 s).
+        hysteresis: a shortened window relaxes back to W0 once ``f < 1 - hysteresis``.
+        p99_target_s: root-span P99 target (0.2 s): the latency factor's reference and
+            the health policy's threshold.
+        health: the :class:`HealthPolicy`, or None for none.
+        hard_cap_factor: a token bucket admits at most ``factor * target`` sampled
+            traces per second whatever the rate (2.0); None for no cap.
+        hard_cap_burst_s: that bucket holds ``burst_s`` seconds of its rate (0.1 s),
+            so no one-second bin exceeds ``(factor + factor*burst_s) * target``.
+        tick_s: how often the controller reads its counters (0.1 s).
+
+    Raises:
+        ConfigError: a value out of range, or ranges that contradict each other.
+    """
+
+    target_traces_per_second: float
+    min_rate: float = 1e-6
+    max_rate: float = 1.0
+    alpha: float = 0.8
+    beta: float = 1.2
+    window_s: float = 10.0
+    min_window_s: float = 3.0
+    max_window_s: float = 30.0
+    hysteresis: float = 0.1
+    p99_target_s: float = 0.2
+    health: HealthPolicy | None = field(default_factory=HealthPolicy)
+    hard_cap_factor: float | None = 2.0
+    hard_cap_burst_s: float = 0.1
+    tick_s: float = 0.1
+
+    def __post_init__(self) -> None:
+        for name, check in _CHECKS.items():
+            object.__setattr__(self, name, check(getattr(self, name), name))
+        _check_together(self)
+
+    @property
+    def hard_cap_per_second(self) -> float | None:
+        """The backstop's rate, None without one."""
+        factor = self.hard_cap_factor
+        return None if factor is None else factor * self.target_traces_per_second
+
+
+def _health(value: object, name: str) -> HealthPolicy | None:
+    if value is not None and not isinstance(value, HealthPolicy):
+        raise ConfigError(name, f"expected a HealthPolicy or None, got {show(value)}")
+    return value
+
+
+def _cap_factor(value: object, name: str) -> float | None:
+    return None if value is None else check_number(value, name, 1.0, 1000.0)
+
+
+_CHECKS: Final[dict[str, Callable[[Any, str], Any]]] = {
+    "target_traces_per_second": _positive_per_second,
+    "min_rate": check_rate,
+    "max_rate": check_rate,
+    "alpha": lambda v, n: check_number(v, n, 0.0, 100.0),
+    "beta": lambda v, n: check_number(v, n, 0.0, 100.0),
+    "window_s": lambda v, n: check_seconds(v, n, 0.1, 3600.0),
+    "min_window_s": lambda v, n: check_seconds(v, n, 0.1, 3600.0),
+    "max_window_s": lambda v, n: check_seconds(v, n, 0.1, 3600.0),
+    "hysteresis": lambda v, n: check_number(v, n, 0.0, 0.9),
+    "p99_target_s": lambda v, n: check_seconds(v, n, 1e-6, 3600.0),
+    "health": _health,
+    "hard_cap_factor": _cap_factor,
+    "hard_cap_burst_s": lambda v, n: check_seconds(v, n, 0.0, 10.0),
+    "tick_s": lambda v, n: check_seconds(v, n, 0.001, 10.0),
+}
+
+
+def _check_together(s: AdaptiveSettings) -> None:
+    if s.max_rate <= 0.0:
+        raise ConfigError("max_rate", "expected a rate above 0 (a controller that may never sample)")
+    if s.min_rate > s.max_rate:
+        raise ConfigError(
+            "min_rate", f"expected at most the maximum rate ({s.max_rate!r}), got {s.min_rate!r}"
+        )
+    if not s.min_window_s <= s.window_s <= s.max_window_s:
+        bounds = f"[{s.min_window_s!r}s, {s.max_window_s!r}s]"
+        raise ConfigError(
+            "window_s", f"expected within the minimum and maximum window {bounds}, got {s.window_s!r}s"
+        )
+    if s.tick_s > s.min_window_s:
+        problem = f"expected at most the minimum window ({s.min_window_s!r}s), got {s.tick_s!r}s"
+        raise ConfigError("tick_s", problem)
+
+
+def check_adaptive(value: object) -> AdaptiveSettings | None:
+    """The model's check of ``SamplingConfig.adaptive``."""
+    if value is not None and not isinstance(value, AdaptiveSettings):
+        raise ConfigError("adaptive", f"expected AdaptiveSettings or None, got {show(value)}")
+    return value
+
+
+# -- file form -------------------------------------------------------------------------
+
+#: Model field -> its key in the file (durations lose their ``_s``).
+_FILE_KEYS: Final = {
+    name: name.removesuffix("_s") if name.endswith("_s") else name
+    for name in (f.name for f in dataclasses.fields(AdaptiveSettings))
+}
+_HEALTH_FILE_KEYS: Final = {
+    name: name.removesuffix("_s") for name in (f.name for f in dataclasses.fields(HealthPolicy))
+}
+_DURATIONS: Final = frozenset(n for n in (*_FILE_KEYS, *_HEALTH_FILE_KEYS) if n.endswith("_s"))
+
+
+def _parse_fields(
+    data: Mapping[str, Any], keys: Mapping[str, str], path: str, nested: Callable[[str, Any, str], Any]
+) -> dict[str, Any]:
+    """File keys -> model field values; durations parsed, the rest checked by the model."""
+    no_unknown_keys(data, keys.values(), path)
+    by_key = {key: name for name, key in keys.items()}
+    problems = Problems()
+    values: dict[str, Any] = {}
+    for key, raw in data.items():
+        name, where = by_key[key], join(path, key)
+        if name in _DURATIONS:
+            values[name] = problems.run(parse_duration, raw, where)
+        else:
+            values[name] = problems.run(nested, name, raw, where)
+    problems.raise_if_any()
+    return values
+
+
+def _build(cls: Callable[..., Any], values: dict[str, Any], keys: Mapping[str, str], path: str) -> Any:
+    try:
+        return cls(**values)
+    except ConfigError as exc:  # the model names its fields; the file names its keys
+        renamed = [ConfigError(f"{path}.{keys.get(e.field, e.field)}", e.problem) for e in exc.errors]
+        raise ConfigError.of(renamed) from None
+
+
+def _parse_health(value: object, path: str) -> HealthPolicy | None:
+    if value is None or value is False:
+        return None
+    if value is True:
+        return HealthPolicy()
+    data = mapping(value, path)
+    values = _parse_fields(data, _HEALTH_FILE_KEYS, path, lambda n, v, w: _HEALTH_CHECKS[n](v, w))
+    result: HealthPolicy = _build(HealthPolicy, values, _HEALTH_FILE_KEYS, path)
+    return result
+
+
+def _nested(name: str, value: object, where: str) -> Any:
+    if name == "health":
+        return _parse_health(value, where)
+    return _CHECKS[name](value, where)
+
+
+def parse_adaptive(value: object, path: str = "adaptive") -> AdaptiveSettings | None:
+    """The file form of ``adaptive:`` (a mapping, or null for none; settings already
+    built pass as they are) -> settings.
+
+    Raises:
+        ConfigError: every problem, each named by its path (``adaptive.min_window``).
+    """
+    if value is None or isinstance(value, AdaptiveSettings):
+        return value
+    data = mapping(value, path)
+    if "target_traces_per_second" not in data:
+        raise ConfigError(f"{path}.target_traces_per_second", "missing; expected traces per second above 0")
+    values = _parse_fields(data, _FILE_KEYS, path, _nested)
+    settings: AdaptiveSettings = _build(AdaptiveSettings, values, _FILE_KEYS, path)
+    return settings
+
+
+def _dump(name: str, value: object) -> object:
+    return f"{value!r}s" if name.endswith("_s") else value
+
+
+def dump_adaptive(settings: AdaptiveSettings | None) -> dict[str, Any] | None:
+    """The canonical file form (``parse_adaptive(dump_adaptive(s)) == s``)."""
+    if settings is None:
+        return None
+    out: dict[str, Any] = {}
+    for name, key in _FILE_KEYS.items():
+        value = getattr(settings, name)
+        if name == "health":
+            health = (
+                None
+                if value is None
+                else {k: _dump(n, getattr(value, n)) for n, k in _HEALTH_FILE_KEYS.items()}
+            )
+            out[key] = False if health is None else health
+        else:
+            out[key] = _dump(name, value)
+    return out

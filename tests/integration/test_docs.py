@@ -1,0 +1,266 @@
+"""Every code block of README.md and docs/*.md runs as written.
+
+- ```python blocks run as a program in a fresh directory holding ``sampling.yaml`` (the
+  README's configuration), ``app.py`` (a minimal application) and ``examples/`` (the
+  repository's); exit 0 or the test fails.
+- ```sh blocks run in bash (``set -euo pipefail``) in the same kind of directory, with
+  the virtualenv's ``dsampler``, ``python`` and ``opentelemetry-instrument`` first on
+  PATH and no exporter (``OTEL_*_EXPORTER=none``). ``pip install ARGS`` runs as
+  ``pip install --dry-run ARGS`` from the repository root: it resolves the extras and
+  paths as written without changing the environment.
+- ```text blocks run their ``$ command`` lines from the repository root and compare
+  what follows, exactly, with what the command prints (stdout, then stderr).
+- ```yaml blocks pass ``dsampler check``; ```json blocks parse.
+- A block marked ``<!-- file: PATH -->`` on the line before it shows that repository
+  file, exactly (another test runs the file: ``examples/prefork/`` under real servers).
+- Any other language fails, as does a block with no way to run it: a block that truly
+  cannot run here is marked ``<!-- not-run: why -->`` on the line before it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from dsampler.cli._main import main
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
+NOT_RUN = re.compile(r"^<!-- not-run: (\S.*?) -->$")
+SHOWS_FILE = re.compile(r"^<!-- file: (\S+) -->$")
+SHELLS = {"sh", "bash", "shell", "console"}
+BIN = Path(sys.executable).parent
+
+APP = '''"""A minimal application for the docs' commands: one span, then what sampled it."""
+from opentelemetry import trace
+
+with trace.get_tracer("docs").start_as_current_span("GET /checkout"):
+    pass
+print("SAMPLER=" + trace.get_tracer_provider().sampler.get_description())
+'''
+
+SHELL_PRELUDE = f"""set -euo pipefail
+export PATH={BIN}:$PATH
+pip() {{
+    if [ "$1" != install ]; then echo "docs test: only pip install is supported" >&2; return 2; fi
+    shift
+    (cd {REPO} && {sys.executable} -m pip install --dry-run --ignore-installed --quiet \\
+        --disable-pip-version-check "$@")
+}}
+"""
+
+
+@dataclass(frozen=True)
+class Block:
+    doc: Path
+    line: int  # of the opening fence, 1-based
+    language: str
+    code: str
+    not_run: str | None  # the reason given by a not-run marker
+    shows: str | None  # the repository file a file marker names
+
+    @property
+    def id(self) -> str:
+        return f"{self.doc.relative_to(REPO)}:{self.line}:{self.language or 'plain'}"
+
+
+def blocks_of(doc: Path) -> list[Block]:
+    lines = doc.read_text(encoding="utf-8").splitlines()
+    found: list[Block] = []
+    i = 0
+    while i < len(lines):
+        opening = FENCE.match(lines[i])
+        if opening is None:
+            i += 1
+            continue
+        indent, language = opening.groups()
+        end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == "```")
+        body = [line.removeprefix(indent) for line in lines[i + 1 : end]]
+        before = next((lines[j].strip() for j in range(i - 1, -1, -1) if lines[j].strip()), "")
+        marker, shows = NOT_RUN.match(before), SHOWS_FILE.match(before)
+        code = "\n".join(body) + "\n"
+        found.append(Block(doc, i + 1, language, code, marker and marker[1], shows and shows[1]))
+        i = end + 1
+    return found
+
+
+BLOCKS = [block for doc in DOCS for block in blocks_of(doc)]
+RUNNABLE = [b for b in BLOCKS if b.not_run is None]
+
+
+def readme_config() -> str:
+    (config,) = [b.code for b in blocks_of(REPO / "README.md") if b.code.startswith("# sampling.yaml")]
+    return config
+
+
+def workdir(tmp_path: Path) -> Path:
+    (tmp_path / "sampling.yaml").write_text(readme_config(), encoding="utf-8")
+    (tmp_path / "app.py").write_text(APP, encoding="utf-8")
+    (tmp_path / "examples").symlink_to(REPO / "examples")  # paths as from the repository root
+    return tmp_path
+
+
+def environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env.update(OTEL_TRACES_EXPORTER="none", OTEL_METRICS_EXPORTER="none", OTEL_LOGS_EXPORTER="none")
+    return env
+
+
+def run_python(block: Block, cwd: Path) -> None:
+    (cwd / "block.py").write_text(block.code, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "block.py"],
+        cwd=cwd,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert proc.returncode == 0, f"{block.id} failed:\n{block.code}\n{proc.stdout}\n{proc.stderr}"
+
+
+def run_shell(block: Block, cwd: Path) -> None:
+    proc = subprocess.run(
+        ["bash", "-c", SHELL_PRELUDE + block.code],
+        cwd=cwd,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"{block.id} failed:\n{block.code}\n{output}"
+    assert "does not provide the extra" not in output, f"{block.id}: an extra that does not exist\n{output}"
+    assert "Traceback" not in output, f"{block.id}:\n{output}"
+    assert "Couldn't recognize sampler" not in output, f"{block.id}:\n{output}"
+    launches = sum("opentelemetry-instrument python app.py" in line for line in block.code.splitlines())
+    samplers = [line for line in proc.stdout.splitlines() if line.startswith("SAMPLER=")]
+    assert len(samplers) == launches, f"{block.id}: app.py did not run\n{output}"
+    assert not [line for line in samplers if "AlwaysOn" in line], f"{block.id}: the SDK's fallback\n{output}"
+
+
+def transcript(code: str) -> list[tuple[str, list[str]]]:
+    """``$ command`` lines (with ``\\`` continuations) and the lines shown after each."""
+    pairs: list[tuple[str, list[str]]] = []
+    lines = code.splitlines()
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("$ "):
+            if not pairs:
+                return []  # an output sample, not a transcript
+            pairs[-1][1].append(lines[i])
+            i += 1
+            continue
+        command = lines[i][2:]
+        while command.endswith("\\") and i + 1 < len(lines):
+            i += 1
+            command = command[:-1] + " " + lines[i].strip()
+        pairs.append((command, []))
+        i += 1
+    return pairs
+
+
+def run_transcript(block: Block) -> bool:
+    pairs = transcript(block.code)
+    for command, shown in pairs:
+        proc = subprocess.run(
+            ["bash", "-c", f"export PATH={BIN}:$PATH; {command}"],
+            cwd=REPO,
+            env=environment(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        printed = (proc.stdout + proc.stderr).splitlines()
+        assert printed == [line for line in shown if line], f"{block.id}: `{command}` printed:\n{printed}"
+    return bool(pairs)
+
+
+def check_yaml(block: Block, cwd: Path) -> None:
+    path = cwd / "block.yaml"
+    path.write_text(block.code, encoding="utf-8")
+    assert main(["check", str(path)]) == 0, f"{block.id} is not a valid configuration:\n{block.code}"
+
+
+@pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.id)
+def test_code_block_runs_as_written(block: Block, tmp_path: Path) -> None:
+    """The block runs (or validates) exactly as a reader would copy it."""
+    cwd = workdir(tmp_path)
+    if block.shows is not None:
+        shown = (REPO / block.shows).read_text(encoding="utf-8")
+        assert block.code == shown, f"{block.id} differs from {block.shows}"
+    if block.language == "python":
+        run_python(block, cwd)
+    elif block.language in SHELLS:
+        run_shell(block, cwd)
+    elif block.language == "yaml":
+        check_yaml(block, cwd)
+    elif block.language == "json":
+        json.loads(block.code)
+    elif block.shows is not None:
+        pass  # shown as is; the file itself is run elsewhere
+    elif block.language in {"text", ""}:
+        run_transcript(block)  # an output sample without `$ ` lines has nothing to run
+    else:
+        pytest.fail(f"{block.id}: no runner for ```{block.language}; add one or mark the block not-run")
+
+
+def test_the_docs_have_blocks_of_every_runnable_kind() -> None:
+    """The collector sees the docs' blocks (a broken fence pattern would pass vacuously)."""
+    languages = {b.language for b in RUNNABLE}
+    assert {"python", "sh", "yaml", "text"} <= languages
+    assert sum(b.language == "python" for b in RUNNABLE) >= 8
+    assert any(transcript(b.code) for b in RUNNABLE if b.language == "text")
+
+
+def test_not_run_markers_are_few_and_explained() -> None:
+    """Every block skipped says why, and bare markers (which would not skip) are absent."""
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        bare = [line for line in text.splitlines() if "not-run" in line and not NOT_RUN.match(line.strip())]
+        assert not [line for line in bare if line.strip().startswith("<!--")], f"{doc}: {bare}"
+    assert len(BLOCKS) - len(RUNNABLE) <= 6
+
+
+def test_transcripts_compare_every_line(tmp_path: Path) -> None:
+    """A transcript whose shown output differs from what the command prints fails."""
+    block = Block(
+        REPO / "README.md", 1, "text", "$ dsampler check examples/configs/minimal.json\nwrong\n", None, None
+    )
+    with pytest.raises(AssertionError):
+        run_transcript(block)
+
+
+def test_the_shell_runner_fails_on_an_extra_that_does_not_exist(tmp_path: Path) -> None:
+    """`pip install '.[yamll]'` is caught: pip only warns about unknown extras."""
+    if shutil.which("bash") is None:
+        pytest.skip("bash is needed")
+    block = Block(REPO / "README.md", 1, "sh", "pip install -e '.[yamll]'\n", None, None)
+    with pytest.raises(AssertionError, match="does not provide the extra"):
+        run_shell(block, workdir(tmp_path))
+
+
+def test_the_logger_table_lists_the_loggers_the_code_uses() -> None:
+    """docs/user-guide.md's logger table names exactly the loggers dsampler creates."""
+    used = set()
+    for path in (REPO / "dsampler").rglob("*.py"):
+        used |= set(re.findall(r'getLogger\("(dsampler[\w.]*)"\)', path.read_text(encoding="utf-8")))
+    guide = (REPO / "docs" / "user-guide.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## Logging") :]
+    documented = set(re.findall(r"^\| `(dsampler[\w.]*)` \|", section, flags=re.M))
+    assert used
+    assert documented == used

@@ -1,0 +1,122 @@
+"""``dsampler simulate``: table, plot, scenario files, and refusals with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsampler.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def test_built_in_scenario_prints_phases_edges_and_a_summary(capsys: Any) -> None:
+    """The spike: one row per phase, one line per edge with its settle time, a summary;
+    the same seed prints the same table."""
+    assert main(["simulate", "--scenario", "spike", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("scenario spike (1k -> 10k -> 1k rps): seed 4, target 50/s, 360 s")
+    assert "at 120 s, 1000 -> 10000 rps: within +-10% of target after" in out
+    assert "at 240 s, 10000 -> 1000 rps: within +-10% of target after" in out
+    assert "rate changes" in out
+    assert "offered load estimated from the sampled traces" in out
+    assert main(["simulate", "--scenario", "spike", "--seed", "4"]) == 0
+    assert capsys.readouterr().out == out
+
+
+def test_plot_writes_a_png_of_a_scenario_file(tmp_path: Path, capsys: Any) -> None:
+    """A user's scenario file runs, and --plot writes a PNG; --target overrides."""
+    scenario = tmp_path / "mine.json"
+    scenario.write_text(
+        json.dumps({"phases": [{"duration": "20s", "qps": 300}, {"duration": "20s", "qps": 3000}]})
+    )
+    png = tmp_path / "out.png"
+    assert main(["simulate", "--scenario", str(scenario), "--plot", str(png), "--target", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "scenario mine: seed 0, target 20/s" in out
+    assert f"plot: {png}" in out
+    assert png.read_bytes().startswith(PNG)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--scenario", "spiky"],
+            "--scenario: expected one of steady, spike, ramp, latency, square or a file",
+        ),
+        (["--scenario", "spike", "--seed", "-1"], "--seed: expected an integer"),
+        (["--scenario", "spike", "--seed", "9" * 40], "--seed: expected an integer"),
+        (["--scenario", "spike", "--target", "0"], "--target: expected traces per second"),
+        (["--scenario", "spike", "--target", "many"], "--target: expected traces per second"),
+    ],
+)
+def test_bad_arguments_exit_2_naming_the_option(args: list[str], message: str, capsys: Any) -> None:
+    """A bad option value: exit 2, one line naming the option, nothing on stdout."""
+    assert main(["simulate", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(message)
+    assert captured.out == ""
+
+
+def test_a_broken_scenario_file_exits_2_naming_the_field(tmp_path: Path, capsys: Any) -> None:
+    """The file's problem is named by file and field path."""
+    scenario = tmp_path / "bad.json"
+    scenario.write_text(json.dumps({"phases": [{"duration": "10s", "qps": -5}]}))
+    assert main(["simulate", "--scenario", str(scenario)]) == 2
+    assert capsys.readouterr().err.startswith(f"{scenario}: phases[0].qps: expected a number in [0, 1e+07]")
+
+
+def test_an_unwritable_plot_path_exits_2(tmp_path: Path, capsys: Any) -> None:
+    """--plot into a directory that does not exist: the table, then a clear refusal."""
+    assert main(["simulate", "--scenario", "latency", "--plot", str(tmp_path / "no" / "p.png")]) == 2
+    assert "--plot: cannot write" in capsys.readouterr().err
+
+
+def test_missing_matplotlib_is_said_before_running(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """Without the plot extra, --plot fails at once with how to install it."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert main(["simulate", "--scenario", "spike", "--plot", "x.png"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == "--plot: needs matplotlib: pip install 'dsampler[plot]'\n"
+    assert captured.out == ""
+
+
+def test_the_installed_command_runs_a_scenario() -> None:
+    """``python -m dsampler simulate`` in a fresh process."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "dsampler", "simulate", "--scenario", "latency", "--seed", "1"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "latency episodes 1" in proc.stdout
+
+
+def test_docs_show_every_built_in_scenarios_plot_and_valid_config(tmp_path: Path) -> None:
+    """docs/adaptive.md shows the committed PNG of each built-in scenario, and its YAML
+    configuration passes dsampler check."""
+    from dsampler.adaptive import BUILTIN_SCENARIOS
+
+    doc = (REPO / "docs" / "adaptive.md").read_text(encoding="utf-8")
+    for name in BUILTIN_SCENARIOS:
+        assert f"(img/adaptive-{name}.png)" in doc
+        assert (REPO / "docs" / "img" / f"adaptive-{name}.png").read_bytes().startswith(PNG)
+    blocks = re.findall(r"```yaml\n(.*?)```", doc, flags=re.S)
+    assert blocks
+    paths = []
+    for i, block in enumerate(blocks):
+        path = tmp_path / f"adaptive-{i}.yaml"
+        path.write_text(block, encoding="utf-8")
+        paths.append(str(path))
+    assert main(["check", *paths]) == 0
