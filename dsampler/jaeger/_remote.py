@@ -246,10 +246,12 @@ class RemoteControlledSampler(Sampler):
 
     @property
     def polls(self) -> int:
+        """Polls so far, failed ones included (the poller's count, thread and poll_once alike)."""
         return self._poller.polls
 
     @property
     def failures(self) -> int:
+        """Polls that kept the strategy in force: fetch, parse or apply failed."""
         return self._poller.failures
 
     def close(self) -> None:
