@@ -24,6 +24,7 @@ from dsampler.config._watch import FileWatcher
 from dsampler.errors import ConfigError
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64
+from dsampler.hashing._schemes import MASK128
 from dsampler.samplers._compile import compile_snapshot
 from dsampler.samplers._otel import (
     DEFAULT_TRACE_STATE,
@@ -35,6 +36,7 @@ from dsampler.samplers._otel import (
     Follower,
     Results,
     current_context,
+    integer_value,
 )
 from dsampler.samplers._runtime import Runtime
 from dsampler.samplers._snapshot import Snapshot
@@ -274,14 +276,36 @@ class DSampler(FaultCountingSampler):
             offered = snap.offered
             if offered is not None:  # the adaptive controller counts: one add, no lock
                 next(offered)
-            if d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) >= d.bound or (
+            of_bytes = d.scheme.of_bytes  # xxh3's C entry over the 16 bytes, else None
+            if (
+                of_bytes((trace_id & MASK128).to_bytes(16, "big"))
+                if of_bytes is not None
+                else d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
+            ) >= d.bound or (
                 offered is not None and snap.backstop is not None and not snap.backstop.try_acquire()
             ):  # not sampled by the rate, or refused by the controller's hard cap
                 return DROPPED if ts is None else Results.drop(ts)
             return d.results.sampled if not attributes and ts is None else d.results.sample(attributes, ts)
         except Exception:
-            self._fault_log.record()
-            return snap.default.on_trace_id(trace_id)  # the last good decision rule
+            return self._fallback(snap, parent_context, trace_id, name, kind, attributes, links)
+
+    def _fallback(
+        self,
+        snap: Snapshot,
+        parent_context: Context | None,
+        trace_id: object,
+        name: str,
+        kind: SpanKind | None,
+        attributes: Attributes,
+        links: Sequence[Link] | None,
+    ) -> SamplingResult:
+        """After an exception: numpy's integers are decided as the int they are, on every
+        path; anything else is a fault, decided by the last good rule on the ID alone."""
+        as_int = integer_value(trace_id)
+        if as_int is not None:
+            return self.should_sample(parent_context, as_int, name, kind, attributes, links)
+        self._fault_log.record()
+        return snap.default.on_trace_id(trace_id)
 
     def explain(
         self, trace_id: int, name: str, kind: SpanKind | None = None, attributes: Attributes = None

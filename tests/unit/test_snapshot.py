@@ -142,3 +142,34 @@ def test_a_snapshot_is_never_changed_by_decisions() -> None:
         sampler.should_sample(None, TID, f"n{i}")
     assert list(snap.operations) == ["a"]
     assert sampler._store.current is snap
+
+
+def test_numpy_trace_ids_are_decided_by_value_before_and_after_the_kernels() -> None:
+    """A numpy uint64 trace ID gets the decision of its int value, without a fault,
+    under the inline path and the compiled-snapshot path alike."""
+    import numpy as np
+
+    for sampler in (
+        DSampler(rate=0.5, parent_based=False),
+        DSampler(rate=0.5, parent_based=False, operations={"op": 0.5}),
+        DSampler(rate=0.5, hash="xxh3", parent_based=False),
+    ):
+        for i in range(200):
+            tid = (TID + 7919 * i) & ((1 << 64) - 1)
+            ours = sampler.should_sample(None, np.uint64(tid), "op").decision
+            assert ours == sampler.should_sample(None, tid, "op").decision
+        assert sampler.faults == 0
+
+
+def test_the_xxh3_inline_path_decides_as_the_scheme() -> None:
+    """DSampler's inline path under xxh3 (the C entry over 16 bytes) makes exactly the
+    decisions of the scheme's pure-Python reference."""
+    from dsampler.hashing._schemes import SCHEMES
+
+    scheme = SCHEMES["xxh3"]
+    sampler = DSampler(rate=0.3, hash="xxh3", parent_based=False)
+    bound = scheme.bound(0.3)
+    for i in range(2000):
+        tid = (TID * (i + 1)) & ((1 << 128) - 1)
+        expected = scheme.reference(tid >> 64, tid & ((1 << 64) - 1)) < bound
+        assert sampler.should_sample(None, tid, "x").decision.is_sampled() == expected
