@@ -20,6 +20,17 @@ Behaviour = Callable[["RawServer", socket.socket, bytes], None]
 
 DATA = Path(__file__).resolve().parent / "data" / "jaeger"
 
+#: Strategies files the jaeger-client interop and drop-in tests serve, in this order.
+PROBABILISTIC_FILE = {"default_strategy": {"type": "probabilistic", "param": 0.5}}
+RATE_LIMITING_FILE = {"default_strategy": {"type": "ratelimiting", "param": 7}}
+PER_OPERATION_FILE = {
+    "default_strategy": {
+        "type": "probabilistic",
+        "param": 0.25,
+        "operation_strategies": [{"operation": "checkout", "type": "probabilistic", "param": 1.0}],
+    }
+}
+
 
 def fixture_bytes(name: str) -> bytes:
     """A file of tests/data/jaeger."""

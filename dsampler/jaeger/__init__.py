@@ -24,9 +24,15 @@ migration guide is docs/jaeger-migration.md. Differences, each deliberate:
   ``rate_limiter.check_credit(1.0)`` works, other item costs are refused.
 * ``AdaptiveSampler.update`` drops operations absent from the new strategies (the fix
   jaeger-client-go#412 made; jaeger-client-python kept them at their old rates).
-* ``RemoteControlledSampler`` needs no tornado and has none of its IOLoop hooks: it takes
-  its strategies from an in-process ``strategy_source`` (or ``update(response)``); it
-  records the agent's ``endpoint`` but does not poll it over HTTP.
+* ``RemoteControlledSampler`` needs no tornado and has none of its IOLoop hooks: it polls
+  the agent (``sampling_host``/``sampling_port``, jaeger-client's channel, or any
+  ``endpoint``) over HTTP with :mod:`dsampler.remote`'s client, from a daemon thread that
+  starts at the first decision and restarts after ``os.fork()``, and decides over a
+  :class:`~dsampler.DSampler` without a lock. Responses are read as the wire's proto3
+  (``"probabilisticSampling": {}`` is rate 0), dispatched by the objects present; a raw
+  dict passed in code (``update(response)``, ``strategy_source``, ``AdaptiveSampler``)
+  keeps jaeger-client's defaults. A trace it does not sample carries no tags, and its
+  ``sampler`` attribute describes the strategy in force rather than deciding.
 * ``ConstSampler`` stores its decision as a bool; in a config, ``const`` with param 1.0
   is on (jaeger-client-python read it as off).
 

@@ -1,5 +1,7 @@
 """jaeger-client's per-operation ``AdaptiveSampler``: guaranteed-throughput samplers per
-operation, from a Jaeger ``operationSampling`` strategy.
+operation, from a Jaeger per-operation strategy (a ``PerOperationStrategy`` of
+:mod:`dsampler.remote`, or the ``operationSampling`` dict jaeger-client took, read by
+the same parser).
 
 The request path never waits. A tracked operation costs one dictionary lookup. The first
 sight of an operation is the one slow path, and it stays bounded: only a string of at most
@@ -26,17 +28,24 @@ from dsampler.jaeger._constants import DEFAULT_MAX_OPERATIONS
 from dsampler.jaeger._samplers import (
     GuaranteedThroughputProbabilisticSampler,
     ProbabilisticSampler,
+    RateLimitingSampler,
     Sampler,
     Tags,
 )
-from dsampler.jaeger._strategies import PerOperation, parse_operation_sampling
+from dsampler.jaeger._strategies import per_operation_of
+from dsampler.remote._strategy import (
+    PerOperationStrategy,
+    ProbabilisticStrategy,
+    RateLimitingStrategy,
+    Strategy,
+)
 
-__all__ = ["AdaptiveSampler"]
+__all__ = ["AdaptiveSampler", "name_of", "sampler_of"]
 
 _Operation = GuaranteedThroughputProbabilisticSampler
 
 
-def _name(operation: object) -> str | None:
+def name_of(operation: object) -> str | None:
     """The text under which an operation may be tracked, or None (not a string, or longer
     than MAX_TEXT). Neither ``type()`` nor ``str.__str__`` runs code of the object's class."""
     kind = type(operation)  # not isinstance(): it reads __class__, which a class can override
@@ -50,8 +59,9 @@ def _name(operation: object) -> str | None:
 
 
 class AdaptiveSampler(Sampler):
-    """Per-operation guaranteed-throughput samplers, from a Jaeger ``operationSampling``
-    strategy (a mapping, or one already parsed); operations first seen at run time are
+    """Per-operation guaranteed-throughput samplers, from a Jaeger per-operation strategy
+    (a ``PerOperationStrategy``, or an ``operationSampling`` mapping read with
+    jaeger-client's defaults); operations first seen at run time are
     added up to ``max_operations`` (default 2000; ``None`` means the default, 0 tracks
     only the strategy's operations), beyond which the default probabilistic sampler decides.
 
@@ -61,7 +71,7 @@ class AdaptiveSampler(Sampler):
 
     def __init__(
         self,
-        strategies: Mapping[str, Any] | PerOperation,
+        strategies: Mapping[str, Any] | PerOperationStrategy,
         max_operations: int | None = DEFAULT_MAX_OPERATIONS,
         *,
         hash: str = "jaeger",
@@ -74,11 +84,13 @@ class AdaptiveSampler(Sampler):
         self._hash, self._clock, self._rng = hash, clock, rng
         self._lock = threading.Lock()
         _fork.register(self)
-        plan = strategies if isinstance(strategies, PerOperation) else parse_operation_sampling(strategies)
-        self.default_sampling_probability = plan.default_probability
-        self.default_sampler = ProbabilisticSampler(plan.default_probability, hash=hash)
-        self.lower_bound = plan.lower_bound
-        self.samplers: dict[str, _Operation] = {op: self._new(op, rate) for op, rate in plan.rates}
+        plan = per_operation_of(strategies)
+        self.default_sampling_probability = plan.default_rate
+        self.default_sampler = ProbabilisticSampler(plan.default_rate, hash=hash)
+        self.lower_bound = plan.default_lower_bound_per_second
+        self.samplers: dict[str, _Operation] = {
+            o.operation: self._new(o.operation, o.rate) for o in plan.operations
+        }
         self._tags = {}
 
     def _new(self, operation: str, rate: float) -> _Operation:
@@ -100,7 +112,7 @@ class AdaptiveSampler(Sampler):
     def _first_sight(self, operation: object) -> _Operation | None:
         """The sampler of an operation not found at once: tracked now if it is a name,
         there is room and no writer holds the lock; None lets the default decide."""
-        name = _name(operation)
+        name = name_of(operation)
         if name is None:
             return None
         samplers = self.samplers
@@ -122,28 +134,26 @@ class AdaptiveSampler(Sampler):
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()
 
-    def update(self, strategies: Mapping[str, Any]) -> None:
-        """Apply a new ``operationSampling``: existing operations keep their limiter
+    def update(self, strategies: Mapping[str, Any] | PerOperationStrategy) -> None:
+        """Apply a new per-operation strategy: existing operations keep their limiter
         balances, new ones are added, absent ones are dropped.
 
         Raises:
             ConfigError: the strategies are invalid; nothing changes.
         """
-        self.apply(parse_operation_sampling(strategies))
-
-    def apply(self, plan: PerOperation) -> None:
-        """Apply a parsed (so valid) per-operation strategy, as :meth:`update`."""
+        plan = per_operation_of(strategies)
+        lower = plan.default_lower_bound_per_second
         with self._lock:
             current = self.samplers
-            self.lower_bound = plan.lower_bound
+            self.lower_bound = lower
             updated = {}
-            for op, rate in plan.rates:
-                sampler = current.get(op) or self._new(op, rate)
-                sampler.update(plan.lower_bound, rate)
-                updated[op] = sampler
-            if plan.default_probability != self.default_sampling_probability:
-                self.default_sampler = ProbabilisticSampler(plan.default_probability, hash=self._hash)
-                self.default_sampling_probability = plan.default_probability
+            for op in plan.operations:
+                sampler = current.get(op.operation) or self._new(op.operation, op.rate)
+                sampler.update(lower, op.rate)
+                updated[op.operation] = sampler
+            if plan.default_rate != self.default_sampling_probability:
+                self.default_sampler = ProbabilisticSampler(plan.default_rate, hash=self._hash)
+                self.default_sampling_probability = plan.default_rate
             self.samplers = updated
 
     def close(self) -> None:
@@ -159,3 +169,23 @@ class AdaptiveSampler(Sampler):
             f"AdaptiveSampler({self.default_sampling_probability:f}, {self.lower_bound:f}, "
             f"{self.max_operations})"
         )
+
+
+def sampler_of(
+    strategy: Strategy,
+    max_operations: int = DEFAULT_MAX_OPERATIONS,
+    *,
+    hash: str = "jaeger",
+    clock: Clock = SYSTEM_CLOCK,
+    rng: random.Random | None = None,
+) -> Sampler:
+    """The jaeger-client sampler of a typed strategy, as jaeger-client's
+    ``RemoteControlledSampler`` built it from a response."""
+    match strategy:
+        case ProbabilisticStrategy(rate=rate):
+            return ProbabilisticSampler(rate, hash=hash)
+        case RateLimitingStrategy(traces_per_second=limit):
+            return RateLimitingSampler(limit, clock=clock, rng=rng)
+        case PerOperationStrategy():
+            return AdaptiveSampler(strategy, max_operations, hash=hash, clock=clock, rng=rng)
+    raise TypeError(f"not a Strategy: {strategy!r}")  # pragma: no cover - the union is closed

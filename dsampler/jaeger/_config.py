@@ -26,11 +26,17 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, Final, cast
 
-from dsampler._validate import check_int, check_per_second, check_rate, check_text, show, typed
+from dsampler._validate import check_per_second, check_rate, show, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.errors import ConfigError
 from dsampler.jaeger._constants import DEFAULT_SAMPLING_PROBABILITY, default_logger
-from dsampler.jaeger._remote import RemoteControlledSampler, max_operations_or_default, refresh_interval
+from dsampler.jaeger._polling import (
+    DEFAULT_SAMPLING_PORT,
+    agent_url,
+    max_operations_or_default,
+    refresh_interval,
+)
+from dsampler.jaeger._remote import RemoteControlledSampler
 from dsampler.jaeger._samplers import (
     ConstSampler,
     ProbabilisticSampler,
@@ -53,7 +59,6 @@ _SECTION_ONLY: Final = ("type", "param", "sampling_host", "sampling_port")  # ne
 _TYPES: Final = ("const", "probabilistic", "ratelimiting", "rate_limiting", "remote")
 _TRUE: Final = frozenset({"true", "1"})
 _FALSE: Final = frozenset({"false", "0", "none"})
-DEFAULT_SAMPLING_PORT: Final = 5778
 _WARNED: Final[set[str]] = set()  # what was logged once already (bounded below)
 _MAX_WARNED: Final = 256
 
@@ -174,8 +179,6 @@ def _endpoint(section: Mapping[str, Any], agent: Mapping[str, Any]) -> str:
         host, host_field = agent["reporting_host"], "local_agent.reporting_host"
     else:
         host, host_field = os.environ.get("JAEGER_AGENT_HOST", "localhost"), "JAEGER_AGENT_HOST"
-    if not check_text(host, host_field, 255):
-        raise ConfigError(host_field, "expected a host name, got ''")
     port: object = DEFAULT_SAMPLING_PORT
     port_field = ""
     if "sampling_port" in section:
@@ -185,7 +188,7 @@ def _endpoint(section: Mapping[str, Any], agent: Mapping[str, Any]) -> str:
     port = _parsed(port, port_field)  # jaeger-client int()s it: "5778" and 5778.0 are ports
     if isinstance(port, float) and port.is_integer():
         port = int(port)
-    return f"http://{host}:{check_int(port, port_field, 1, 65535)}/sampling"
+    return agent_url(host, port, host_field, port_field)
 
 
 def _remote(

@@ -1,11 +1,13 @@
-"""jaeger-client's ``RemoteControlledSampler``: follows a Jaeger sampling strategy.
+"""jaeger-client's ``RemoteControlledSampler``, on dsampler's remote-sampling client.
 
-Applying a strategy is separate from fetching it: :meth:`RemoteControlledSampler.update`
-takes one decoded response, :func:`~dsampler.jaeger._strategies.parse_response` validates
-it whole, and the sampler changes in place where the strategy type is unchanged (limiter
-balances survive identical polls). Responses come from a ``strategy_source`` callable,
-polled by a background thread every ``sampling_refresh_interval``; it does not speak HTTP
-to the agent's ``endpoint`` itself.
+It is :class:`~dsampler.remote.JaegerRemoteSampler`'s machinery under jaeger-client's
+constructor: :class:`~dsampler.remote.HttpFetcher` polls the agent (or collector, or
+``dsampler serve``) over HTTP, :class:`~dsampler.remote.StrategyPoller` runs the
+fetch -> parse -> apply cycle in one daemon thread, and each strategy is published into
+one :class:`~dsampler.DSampler` (``decide = DSampler.should_sample``, read as jaeger's
+``(bool, tags)``). So decisions take no lock, identical responses change nothing,
+limiter balances survive updates, operations absent from a new strategy are dropped,
+and per-operation sampling is the very decider the OpenTelemetry samplers use.
 """
 
 from __future__ import annotations
@@ -13,117 +15,72 @@ from __future__ import annotations
 import logging
 import random
 import threading
+import weakref
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from dsampler import _fork
-from dsampler._poller import Poller
-from dsampler._validate import check_max_operations, check_seconds, typed
+from dsampler._validate import check_seconds, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.errors import ConfigError
-from dsampler.jaeger._adaptive import AdaptiveSampler
-from dsampler.jaeger._constants import (
-    DEFAULT_MAX_OPERATIONS,
-    DEFAULT_SAMPLING_INTERVAL,
-    DEFAULT_SAMPLING_PROBABILITY,
-    MAX_REFRESH_INTERVAL_S,
-    MIN_REFRESH_INTERVAL_S,
-    default_logger,
+from dsampler.jaeger._adaptive import sampler_of
+from dsampler.jaeger._constants import DEFAULT_SAMPLING_PROBABILITY, default_logger
+from dsampler.jaeger._decisions import Decision, following, guarded
+from dsampler.jaeger._polling import (
+    Reporter,
+    SamplerMetrics,
+    SourceFetcher,
+    agent_endpoint,
+    checked_init_sampler,
+    factory_of,
+    max_operations_or_default,
+    refresh_interval,
 )
-from dsampler.jaeger._samplers import ProbabilisticSampler, RateLimitingSampler, Sampler, Tags
-from dsampler.jaeger._strategies import PerOperation, Probabilistic, RateLimiting, Strategy, parse_response
+from dsampler.jaeger._samplers import ProbabilisticSampler, Sampler
+from dsampler.jaeger._strategies import JAEGER_CLIENT, checked, strategy_of
+from dsampler.remote._fetch import Fetcher, HttpFetcher
+from dsampler.remote._parse import parse_response
+from dsampler.remote._poll import PollOutcome, StrategyPoller
+from dsampler.remote._sampler import publish_strategy
+from dsampler.remote._strategy import Strategy
+from dsampler.samplers._dsampler import DSampler
 
 __all__ = ["RemoteControlledSampler", "SamplerMetrics", "max_operations_or_default", "refresh_interval"]
 
-
-def refresh_interval(value: object, field: str = "sampling_refresh_interval") -> float:
-    """Seconds between polls: None or 0 mean jaeger-client's default (60), else [1, 86400]."""
-    if value is None or (type(value) in (int, float) and value == 0):
-        return DEFAULT_SAMPLING_INTERVAL
-    return check_seconds(value, field, MIN_REFRESH_INTERVAL_S, MAX_REFRESH_INTERVAL_S)
-
-
-def max_operations_or_default(value: object, field: str = "max_operations") -> int:
-    """None or 0 mean jaeger-client's default (2000), as its ``max_operations or DEFAULT``."""
-    if value is None or (type(value) is int and value == 0):
-        return DEFAULT_MAX_OPERATIONS
-    return check_max_operations(value, field)
-
-
-def _ignore(value: float) -> None:
-    """A counter nobody reads."""
-
-
-class _NoMetrics:
-    @staticmethod
-    def create_counter(name: str, tags: Mapping[str, str] | None = None) -> Callable[[float], None]:
-        return _ignore
-
-
-class SamplerMetrics:
-    """jaeger-client's sampler counters (``jaeger:sampler_queries`` and
-    ``jaeger:sampler_updates``, tagged ``result`` ok or err), made by any factory with
-    jaeger-client's ``create_counter(name, tags)`` (its ``MetricsFactory``,
-    ``LegacyMetricsFactory`` or Prometheus factory)."""
-
-    def __init__(self, metrics_factory: Any) -> None:
-        counter = metrics_factory.create_counter
-        self.sampler_retrieved = counter(name="jaeger:sampler_queries", tags={"result": "ok"})
-        self.sampler_query_failure = counter(name="jaeger:sampler_queries", tags={"result": "err"})
-        self.sampler_updated = counter(name="jaeger:sampler_updates", tags={"result": "ok"})
-        self.sampler_update_failure = counter(name="jaeger:sampler_updates", tags={"result": "err"})
-
-
-def _factory(metrics_factory: Any, metrics: Any) -> Any:
-    """jaeger-client's precedence: the factory, else the deprecated ``Metrics`` object."""
-    if metrics_factory is not None:
-        return metrics_factory
-    if metrics is not None:
-        from jaeger_client.metrics.metrics import LegacyMetricsFactory  # it came from jaeger-client
-
-        return LegacyMetricsFactory(metrics)
-    return _NoMetrics()
-
-
-def _checked(init_sampler: Any) -> Sampler:
-    """The init sampler, asked once as jaeger-client does, so a broken one fails here."""
-    decide = getattr(init_sampler, "is_sampled", None)
-    if not callable(decide):
-        raise ConfigError("init_sampler", f"expected a sampler with is_sampled(), got {typed(init_sampler)}")
-    try:
-        decide(0)
-    except Exception as exc:
-        raise ConfigError("init_sampler", f"is_sampled(0) raised {_describe(exc)}") from exc
-    return init_sampler  # type: ignore[no-any-return]
-
-
-def _describe(exc: BaseException) -> str:
-    try:
-        text = str(exc)
-    except Exception:  # a hostile __str__ must not turn a report into a crash
-        text = ""
-    text = text if len(text) <= 300 else text[:300] + "..."
-    return text if isinstance(exc, ConfigError) else f"{type(exc).__name__}: {text}"
+REQUEST_TIMEOUT_S: Final = 15.0  # jaeger-client's
 
 
 class RemoteControlledSampler(Sampler):
-    """Follows a Jaeger sampling strategy: probabilistic, rate limiting or per-operation,
-    updated in place so limiter balances survive identical polls.
+    """Follows the Jaeger sampling strategy served for ``service_name``: probabilistic,
+    rate limiting or per-operation, polled over HTTP every ``sampling_refresh_interval``
+    from the jaeger-agent (``http://localhost:5778/sampling``), a collector, the
+    OpenTelemetry Collector's ``jaegerremotesampling`` extension or ``dsampler serve``.
+
+    The poller thread starts at the first decision (a sampler built and never used opens
+    no socket), waits a random part of the interval first (jaeger-client's spread of a
+    fleet's polls), restarts in the child after ``os.fork()`` and never keeps the
+    interpreter alive. Until the first strategy the init sampler decides.
 
     Args:
-        channel: accepted for jaeger-client's signature and ignored.
-        service_name: this service.
-        init_sampler: decides until the first strategy arrives (default
+        channel: jaeger-client's ``LocalAgentSender``; its agent host and sampling port
+            are polled when ``sampling_host``/``sampling_port``/``endpoint`` are not given.
+        service_name: this service, sent as ``?service=``.
+        init_sampler: decides until the first strategy (default
             ``ProbabilisticSampler(0.001)``); asked ``is_sampled(0)`` once, as jaeger-client.
         sampling_refresh_interval: seconds between polls, in [1, 86400]; None or 0 mean 60.
-        max_operations: for the per-operation sampler; None or 0 mean 2000.
-        strategy_source: returns the current strategy response as a mapping; called by
-            :meth:`poll_once` and, every refresh interval, by a background thread.
-        logger, metrics_factory, metrics, error_reporter: as jaeger-client's; failures go
-            to ``error_reporter.error()`` when given, else to the logger (once per
-            distinct problem).
-        hash, clock, rng: as for the other samplers.
-        endpoint: the agent's sampling URL, recorded (not polled).
+        max_operations: operations tracked per-operation; None or 0 mean 2000.
+        sampling_host, sampling_port: the agent (default localhost, 5778).
+        endpoint: a full sampling URL instead (a collector's ``.../api/sampling``).
+        request_timeout_s: the whole request (default 15 s, jaeger-client's).
+        strategy_source: in process, instead of HTTP: returns the strategy response (a
+            decoded mapping, read with jaeger-client's defaults, or a typed strategy).
+        logger, metrics_factory, metrics, error_reporter: as jaeger-client's.
+        hash: decision rule (default ``jaeger``: jaeger-client-python's decisions).
+        clock, rng: time source of the limiters; randomness of the first delay, of
+            jitter and of new limiters' balances (``random() * max_balance``).
+
+    Raises:
+        ConfigError: an invalid argument, naming it.
     """
 
     def __init__(
@@ -134,11 +91,14 @@ class RemoteControlledSampler(Sampler):
         init_sampler: Sampler | None = None,
         sampling_refresh_interval: float | None = None,
         max_operations: int | None = None,
-        strategy_source: Callable[[], Mapping[str, Any]] | None = None,
+        sampling_host: str | None = None,
+        sampling_port: int | None = None,
+        endpoint: str | None = None,
+        request_timeout_s: float = REQUEST_TIMEOUT_S,
+        strategy_source: Callable[[], object] | None = None,
         hash: str = "jaeger",
         clock: Clock = SYSTEM_CLOCK,
         rng: random.Random | None = None,
-        endpoint: str | None = None,
         logger: logging.Logger | None = None,
         metrics_factory: Any = None,
         metrics: Any = None,
@@ -150,119 +110,158 @@ class RemoteControlledSampler(Sampler):
         self.service_name = service_name
         self.sampling_refresh_interval = refresh_interval(sampling_refresh_interval)
         self.max_operations = max_operations_or_default(max_operations)
-        self.endpoint = endpoint
         self.logger = logger or default_logger
-        self.metrics = SamplerMetrics(_factory(metrics_factory, metrics))
+        self.metrics = SamplerMetrics(factory_of(metrics_factory, metrics))
         self.error_reporter = error_reporter
-        self._hash, self._clock, self._rng = hash, clock, rng
-        self._source = strategy_source
-        self.sampler: Sampler = (
+        self._reporter = Reporter(self.metrics, error_reporter, service_name)
+        self._hash, self._clock, self._rng = hash, clock, rng or random.Random()
+        self._init: Sampler = (
             ProbabilisticSampler(DEFAULT_SAMPLING_PROBABILITY, hash=hash)
             if init_sampler is None
-            else _checked(init_sampler)
+            else checked_init_sampler(init_sampler)
         )
+        self.dsampler = DSampler(
+            hash=hash,
+            sampler_tags=True,
+            parent_based=False,
+            max_operations=self.max_operations,
+            resource={},
+            clock=clock,
+            initial_fill=self._rng.random,
+        )
+        self.endpoint = (
+            endpoint
+            if endpoint is not None or strategy_source
+            else agent_endpoint(channel, sampling_host, sampling_port)
+        )
+        self._poller = self._new_poller(strategy_source, request_timeout_s)
         self._lock = threading.Lock()
         _fork.register(self)
-        self._tags = {}
-        self._closed = False
-        self._last_problem: str | None = None
-        self.polls = self.failures = 0
+        self._strategy: Strategy | None = None
+        self._view: tuple[Strategy, Sampler] | None = None
+        self._follow = following(self.dsampler)
+        self._current: Decision = guarded(self._init)
+        self._started = self._closed = False
         if ignored:
             self.logger.debug("dsampler: RemoteControlledSampler ignores %s", sorted(ignored))
-        first = (rng or random).random() * self.sampling_refresh_interval  # spread a fleet's first polls
-        self._poller = Poller(
-            self, self.sampling_refresh_interval, name="dsampler-jaeger-poll", first_delay_s=first
+
+    def _new_poller(self, source: Callable[[], object] | None, timeout_s: float) -> StrategyPoller:
+        fetcher: Fetcher
+        if source is not None:
+            fetcher, parse = SourceFetcher(source), lambda body: parse_response(body, JAEGER_CLIENT)
+        else:
+            fetcher = HttpFetcher(
+                self.endpoint or "", timeout_s=check_seconds(timeout_s, "request_timeout_s", 0.001, 600.0)
+            )
+            parse = parse_response
+            self.endpoint = fetcher.endpoint
+        interval = self.sampling_refresh_interval
+        return StrategyPoller(
+            self._reporter.fetcher(fetcher),
+            self.service_name,
+            _weakly(self._apply),
+            interval_s=interval,
+            first_delay_s=self._rng.random() * interval,  # spread a fleet's first polls
+            rng=self._rng,
+            name="dsampler-jaeger-poll",
+            parse=self._reporter.parser(parse),
+            logger=self.logger,
         )
-        if strategy_source is not None:
-            self._poller.start()
+
+    # Decisions. `is_sampled` is the class's only until the first call has started the
+    # poller; then the instance attribute is the decision itself, with nothing between.
+
+    def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Mapping[str, Any]]:
+        """jaeger-client's decision; tags only on sampled roots (see ``_decisions``)."""
+        self._start()
+        return self._current(trace_id, operation)
+
+    def _start(self) -> None:
+        with self._lock:
+            if not self._started and not self._closed:
+                self._started = True
+                self._poller.start()
+            self.is_sampled = self._current  # type: ignore[method-assign]
+
+    def _apply(self, strategy: Strategy) -> bool:
+        """The poller's callback (and :meth:`update`'s): publish, then follow."""
+        try:
+            changed = publish_strategy(self.dsampler, checked(strategy), self.service_name, self.logger)
+        except ConfigError as exc:
+            self._reporter.failed("applying", exc)
+            raise
+        with self._lock:
+            first = self._current is not self._follow
+            self._strategy, self._current = strategy, self._follow
+            if self._started or self._closed:
+                self.is_sampled = self._follow  # type: ignore[method-assign]
+        if changed or first:
+            self.metrics.sampler_updated(1)
+        return changed or first
+
+    def poll_once(self) -> bool:
+        """Fetch and apply the strategy now, in this thread; False on failure (counted,
+        reported, the strategy in force kept) or once closed."""
+        if self._closed:
+            return False
+        return self._poller.poll_once() is not PollOutcome.FAILED
+
+    def update(self, response: object) -> None:
+        """Apply one strategy: a typed strategy, a raw response dict (jaeger-client's
+        reading) or a body; nothing changes when it is the one in force.
+
+        Raises:
+            ConfigError: not a usable strategy; nothing changes.
+        """
+        self._poller.apply(strategy_of(response))
+
+    @property
+    def strategy(self) -> Strategy | None:
+        """The strategy in force (None until the first)."""
+        return self._strategy
+
+    @property
+    def sampler(self) -> Sampler:
+        """jaeger-client's attribute: the init sampler until the first strategy, then a
+        ``ProbabilisticSampler``, ``RateLimitingSampler`` or ``AdaptiveSampler`` equal to
+        the strategy in force, for inspection (built when first read, the same object
+        until the strategy changes; the init sampler itself while it equals it, as
+        jaeger-client kept it). Decisions are this sampler's own, over
+        :attr:`dsampler`, where the limiters' balances live."""
+        strategy, view = self._strategy, self._view
+        if strategy is None:
+            return self._init
+        if view is None or view[0] is not strategy:
+            described = sampler_of(
+                strategy, self.max_operations, hash=self._hash, clock=self._clock, rng=self._rng
+            )
+            view = self._view = (strategy, self._init if described == self._init else described)
+        return view[1]
 
     @property
     def running(self) -> bool:
-        """jaeger-client's flag: True from construction until :meth:`close`."""
-        return not self._closed
+        """jaeger-client's flag: True until :meth:`close` while the poller runs (or is
+        to start at the first decision)."""
+        return not self._closed and (not self._started or self._poller.running)
 
-    def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
-        try:
-            return self.sampler.is_sampled(trace_id, operation)  # one read: the swap is atomic
-        except Exception:  # only an application's own init sampler can raise
-            return False, self._tags
+    @property
+    def polls(self) -> int:
+        """Polls so far, failed ones included (the poller's count, thread and poll_once alike)."""
+        return self._poller.polls
 
-    def poll_once(self) -> bool:
-        """Fetch the strategy from ``strategy_source`` and apply it; False on failure
-        (reported, counted, the current sampler kept) or once closed."""
-        if self._source is None or self._closed:
-            return False
-        self.polls += 1
-        try:
-            response = self._source()
-        except Exception as exc:  # a broken source must not take the sampler down
-            self.metrics.sampler_query_failure(1)
-            self._failed("fetching", exc)
-            return False
-        self.metrics.sampler_retrieved(1)
-        return self._apply(response)
-
-    def update(self, response: Mapping[str, Any]) -> None:
-        """Apply one strategy response, in place where the type is unchanged.
-
-        Raises:
-            ConfigError: the response is not a usable strategy; nothing changes.
-        """
-        self._update(parse_response(response))
-
-    def _apply(self, response: object) -> bool:
-        """:meth:`update` that never raises: a failure is reported and counted."""
-        try:
-            changed = self._update(parse_response(response))
-        except Exception as exc:
-            self.metrics.sampler_update_failure(1)
-            self._failed("applying", exc)
-            return False
-        if changed:
-            self.metrics.sampler_updated(1)
-        self._last_problem = None
-        return True
-
-    def _update(self, strategy: Strategy) -> bool:
-        """Swap in (or update in place) the sampler for ``strategy``; True if it changed
-        (jaeger-client counts every per-operation update as a change)."""
-        with self._lock:
-            current = self.sampler
-            match strategy:
-                case PerOperation():
-                    if isinstance(current, AdaptiveSampler):
-                        current.apply(strategy)
-                    else:
-                        self.sampler = AdaptiveSampler(
-                            strategy, self.max_operations, hash=self._hash, clock=self._clock, rng=self._rng
-                        )
-                    return True
-                case Probabilistic(rate=rate):
-                    sampler = ProbabilisticSampler(rate, hash=self._hash)
-                    if sampler == current:
-                        return False
-                    self.sampler = sampler
-                    return True
-                case RateLimiting(max_traces_per_second=limit):
-                    if isinstance(current, RateLimitingSampler):
-                        return current.update(limit)
-                    self.sampler = RateLimitingSampler(limit, clock=self._clock, rng=self._rng)
-                    return True
-
-    def _failed(self, stage: str, exc: Exception) -> None:
-        self.failures += 1
-        problem = f"{stage} the Jaeger strategy for {self.service_name[:100]!r} failed: {_describe(exc)}"
-        if self.error_reporter is not None:
-            self.error_reporter.error("dsampler: %s", problem)
-        elif problem != self._last_problem:  # once per distinct problem, not every poll
-            self.logger.warning(
-                "dsampler: %s; keeping %s", problem, self.sampler, exc_info=not isinstance(exc, ConfigError)
-            )
-        self._last_problem = problem
+    @property
+    def failures(self) -> int:
+        """Polls that kept the strategy in force: fetch, parse or apply failed."""
+        return self._poller.failures
 
     def close(self) -> None:
-        self._closed = True
-        self._poller.stop()
+        """Stop polling, aborting a request in flight (idempotent; returns within the
+        request timeout). Decisions go on with the strategy in force."""
+        with self._lock:
+            self._closed = True
+            self.is_sampled = self._current  # type: ignore[method-assign]
+        self._poller.close()
+        self.dsampler.close()
 
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()
@@ -272,3 +271,15 @@ class RemoteControlledSampler(Sampler):
 
     def __str__(self) -> str:
         return f"RemoteControlledSampler({self.service_name}, {self.sampler})"
+
+
+def _weakly(apply: Callable[[Strategy], bool]) -> Callable[[Strategy], bool]:
+    """The poller's callback without a strong reference to the sampler: a sampler
+    nobody keeps is freed, and its poller thread ends at its next wake-up."""
+    ref = weakref.WeakMethod(apply)
+
+    def call(strategy: Strategy) -> bool:
+        method = ref()
+        return False if method is None else method(strategy)
+
+    return call

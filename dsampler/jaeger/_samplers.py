@@ -11,6 +11,7 @@ subclass its ``Sampler``, so ``jaeger_client.Config({"sampler": instance})`` acc
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from dsampler._validate import check_per_second, check_rate, typed
@@ -28,6 +29,7 @@ from dsampler.jaeger._constants import (
     SAMPLER_TYPE_TAG_KEY,
 )
 from dsampler.samplers._bucket import TokenBucket
+from dsampler.samplers._deciders import BY_RATIO, DROP_IT, guaranteed
 
 
 def _jaeger_base() -> type:
@@ -48,6 +50,7 @@ __all__ = [
     "RateLimitingSampler",
     "Sampler",
     "Tags",
+    "int_value",
     "is_sampler",
 ]
 
@@ -62,7 +65,7 @@ class Sampler(_Base):  # type: ignore[misc]
     def __init__(self, tags: Tags | None = None) -> None:
         self._tags = tags or {}
 
-    def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
+    def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Mapping[str, Any]]:
         """(sampled?, tags to put on the root span when sampled)."""
         raise NotImplementedError
 
@@ -80,6 +83,15 @@ class Sampler(_Base):  # type: ignore[misc]
 
     def _key(self) -> tuple[Any, ...]:
         return (self._tags.get(SAMPLER_TYPE_TAG_KEY), self._tags.get(SAMPLER_PARAM_TAG_KEY))
+
+
+def int_value(trace_id: object) -> int | None:
+    """The integer value of a trace ID, None if it is not an int: ``int.__int__`` copies
+    an int subclass without running any of its methods, and plain ints never raise."""
+    try:
+        return int.__int__(trace_id)  # type: ignore[arg-type]
+    except TypeError:
+        return None
 
 
 def is_sampler(value: object) -> bool:
@@ -135,12 +147,10 @@ class ProbabilisticSampler(Sampler):
             return self._on_value(trace_id), self._tags
 
     def _on_value(self, trace_id: object) -> bool:
-        """Decide on the integer value itself: ``int.__int__`` copies an int subclass
-        without running any of its methods, and plain ints never raise. Anything that is
-        not an int (None, a string, a numpy integer) is not sampled."""
-        try:
-            value = int.__int__(trace_id)  # type: ignore[arg-type]
-        except TypeError:
+        """Decide on the integer value itself (:func:`int_value`); anything that is not
+        an int (None, a string, a numpy integer) is not sampled."""
+        value = int_value(trace_id)
+        if value is None:
             return False
         if self._mask:
             return (value & self._mask) < self._bound
@@ -221,7 +231,9 @@ class RateLimitingSampler(Sampler):
 class GuaranteedThroughputProbabilisticSampler(Sampler):
     """One operation's probabilistic sampler with a guaranteed lower bound: sampled if
     the probability samples (a lower-bound credit is spent anyway), else if the
-    lower-bound limiter has a credit (then tagged ``sampler.type=lowerbound``)."""
+    lower-bound limiter has a credit (then tagged ``sampler.type=lowerbound``). The rule
+    is :func:`dsampler.samplers._deciders.guaranteed`, the one every per-operation
+    sampler of dsampler decides by."""
 
     def __init__(
         self,
@@ -243,10 +255,8 @@ class GuaranteedThroughputProbabilisticSampler(Sampler):
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
         sampled, tags = self.probabilistic_sampler.is_sampled(trace_id, operation)
-        if sampled:
-            self.lower_bound_sampler.rate_limiter.try_acquire()
-            return True, tags
-        return self.lower_bound_sampler.rate_limiter.try_acquire(), self._tags
+        outcome = guaranteed(sampled, self.lower_bound_sampler.rate_limiter)  # the OTel side's rule
+        return outcome != DROP_IT, tags if outcome == BY_RATIO else self._tags
 
     def close(self) -> None:
         self.probabilistic_sampler.close()

@@ -18,6 +18,11 @@ Hostile input is bounded: the body size, the number of operations, name lengths;
 problem raises :class:`~dsampler.errors.ConfigError` naming the wire field
 (``operationSampling.perOperationStrategies[3].probabilisticSampling.samplingRate``), and
 the caller keeps its current strategy.
+
+An already decoded response (a mapping) is read by :func:`parse_mapping` under the same
+rules; a :class:`Reading` other than proto3's changes only what an absent number stands
+for and the words of the errors (``dsampler.jaeger`` reads jaeger-client's raw dicts
+with jaeger-client's defaults through it, so there is one parser for both layers).
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Final
 
 from dsampler._validate import MAX_TEXT, check_per_second, check_rate, check_text, show, typed
@@ -41,7 +48,16 @@ from dsampler.remote._strategy import (
     StrategyType,
 )
 
-__all__ = ["MAX_OPERATIONS", "MAX_RESPONSE_BYTES", "parse_response", "parse_strategy"]
+__all__ = [
+    "MAX_OPERATIONS",
+    "MAX_RESPONSE_BYTES",
+    "PROTO3",
+    "Reading",
+    "parse_mapping",
+    "parse_operation_sampling",
+    "parse_response",
+    "parse_strategy",
+]
 
 MAX_RESPONSE_BYTES: Final = 4 << 20  # 4 MiB, OpenTelemetry Java's cap; a 2,000-operation answer is ~150 KB
 MAX_OPERATIONS: Final = 100_000  # per response; the sampler then keeps its max_operations of them
@@ -56,6 +72,22 @@ _ENUMS: Final[dict[object, StrategyType]] = {
 _NUMBER_TEXT: Final = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|NaN|-?Infinity")
 
 
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How a decoded response is read: the number an absent (or null) member stands
+    for, by member name (any other: 0, proto3's zero value; an absent
+    ``probabilisticSampling`` of an operation is one whose ``samplingRate`` is absent),
+    and the words errors use for objects and arrays."""
+
+    absent: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    mapping: str = "a JSON object"
+    sequence: str = "a JSON array"
+
+
+#: The wire's reading: every absent number is 0.
+PROTO3: Final = Reading()
+
+
 def parse_strategy(body: bytes | str) -> Strategy:
     """The strategy a client acts on, from a response body.
 
@@ -65,22 +97,32 @@ def parse_strategy(body: bytes | str) -> Strategy:
     return parse_response(body).strategy
 
 
-def parse_response(body: bytes | str) -> StrategyResponse:
+def parse_response(body: bytes | str, reading: Reading = PROTO3) -> StrategyResponse:
     """A whole ``SamplingStrategyResponse`` from a body in any dialect.
 
     Raises:
         ConfigError: oversized, not JSON, not an object, or a member is invalid.
     """
-    data = _json_object(body)
+    return parse_mapping(_json_object(body), reading)
+
+
+def parse_mapping(data: object, reading: Reading = PROTO3) -> StrategyResponse:
+    """A whole response already decoded (what ``json.loads`` gives for a body).
+
+    Raises:
+        ConfigError: not a mapping, or a member is invalid; the field is named.
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError("response", f"expected {reading.mapping}, got {typed(data)}")
     kind = _strategy_type(data.get("strategyType"))
-    prob = _section(data, "probabilisticSampling", "probabilisticSampling")
-    limit = _section(data, "rateLimitingSampling", "rateLimitingSampling")
-    ops = _section(data, "operationSampling", "operationSampling")
+    prob = _section(data, "probabilisticSampling", "probabilisticSampling", reading)
+    limit = _section(data, "rateLimitingSampling", "rateLimitingSampling", reading)
+    ops = data.get("operationSampling")
     return StrategyResponse(
         kind or PROBABILISTIC,  # absent is proto3's 0 (the OTel Collector omits it)
-        probabilistic=None if prob is None else _probabilistic(prob, "probabilisticSampling"),
-        rate_limiting=None if limit is None else _rate_limiting(limit),
-        per_operation=None if ops is None else _per_operation(ops),
+        probabilistic=None if prob is None else _probabilistic(prob, "probabilisticSampling", reading),
+        rate_limiting=None if limit is None else _rate_limiting(limit, reading),
+        per_operation=None if ops is None else parse_operation_sampling(ops, reading),
     )
 
 
@@ -116,21 +158,21 @@ def _strategy_type(value: object) -> StrategyType | None:
     return found
 
 
-def _section(data: Mapping[str, Any], key: str, path: str) -> Mapping[str, Any] | None:
+def _section(data: Mapping[str, Any], key: str, path: str, reading: Reading) -> Mapping[str, Any] | None:
     """A member that holds an object; absent and null are unset."""
     value = data.get(key)
     if value is None:
         return None
-    if not isinstance(value, dict):
-        raise ConfigError(path, f"expected a JSON object, got {typed(value)}")
+    if not isinstance(value, Mapping):
+        raise ConfigError(path, f"expected {reading.mapping}, got {typed(value)}")
     return value
 
 
-def _number(data: Mapping[str, Any], key: str, path: str) -> object:
-    """A number member: absent/null is 0, a numeric JSON string is its number."""
+def _number(data: Mapping[str, Any], key: str, path: str, reading: Reading) -> object:
+    """A number member: absent/null is the reading's (0), a numeric JSON string is its number."""
     value = data.get(key)
     if value is None:
-        return 0.0
+        return reading.absent.get(key, 0.0)
     if isinstance(value, str):
         if len(value) > 64 or not _NUMBER_TEXT.fullmatch(value):
             raise ConfigError(path, f"expected a number, got {typed(value)}")
@@ -138,43 +180,51 @@ def _number(data: Mapping[str, Any], key: str, path: str) -> object:
     return value  # the range check refuses bools, lists and objects by name
 
 
-def _probabilistic(data: Mapping[str, Any], path: str) -> ProbabilisticStrategy:
+def _probabilistic(data: Mapping[str, Any], path: str, reading: Reading) -> ProbabilisticStrategy:
     rate_path = f"{path}.samplingRate"
-    return ProbabilisticStrategy(check_rate(_number(data, "samplingRate", rate_path), rate_path))
+    return ProbabilisticStrategy(check_rate(_number(data, "samplingRate", rate_path, reading), rate_path))
 
 
-def _rate_limiting(data: Mapping[str, Any]) -> RateLimitingStrategy:
+def _rate_limiting(data: Mapping[str, Any], reading: Reading) -> RateLimitingStrategy:
     path = "rateLimitingSampling.maxTracesPerSecond"
-    return RateLimitingStrategy(check_per_second(_number(data, "maxTracesPerSecond", path), path))
+    limit = _number(data, "maxTracesPerSecond", path, reading)
+    return RateLimitingStrategy(check_per_second(limit, path))
 
 
-def _per_operation(data: Mapping[str, Any]) -> PerOperationStrategy:
+def parse_operation_sampling(data: object, reading: Reading = PROTO3) -> PerOperationStrategy:
+    """An ``operationSampling`` member (jaeger-client's ``AdaptiveSampler`` argument).
+
+    Raises:
+        ConfigError: not a mapping, or a member is invalid; the field is named.
+    """
     path = "operationSampling"
+    if not isinstance(data, Mapping):
+        raise ConfigError(path, f"expected {reading.mapping}, got {typed(data)}")
     rate_path = f"{path}.defaultSamplingProbability"
-    rate = check_rate(_number(data, "defaultSamplingProbability", rate_path), rate_path)
+    rate = check_rate(_number(data, "defaultSamplingProbability", rate_path, reading), rate_path)
     bound_path = f"{path}.defaultLowerBoundTracesPerSecond"
-    bound = check_per_second(_number(data, "defaultLowerBoundTracesPerSecond", bound_path), bound_path)
+    bound = _number(data, "defaultLowerBoundTracesPerSecond", bound_path, reading)
+    bound = check_per_second(bound, bound_path)
     entries = data.get("perOperationStrategies")
     list_path = f"{path}.perOperationStrategies"
     if entries is None:
         entries = []
     if not isinstance(entries, list):
-        raise ConfigError(list_path, f"expected a JSON array, got {typed(entries)}")
+        raise ConfigError(list_path, f"expected {reading.sequence}, got {typed(entries)}")
     if len(entries) > MAX_OPERATIONS:
         raise ConfigError(list_path, f"expected at most {MAX_OPERATIONS} operations, got {len(entries)}")
-    ops = tuple(_operation(entry, f"{list_path}[{i}]") for i, entry in enumerate(entries))
+    ops = tuple(_operation(entry, f"{list_path}[{i}]", reading) for i, entry in enumerate(entries))
     return PerOperationStrategy(rate, bound, ops)
 
 
-def _operation(entry: object, path: str) -> OperationRate:
-    if not isinstance(entry, dict):
-        raise ConfigError(path, f"expected a JSON object, got {typed(entry)}")
+def _operation(entry: object, path: str, reading: Reading) -> OperationRate:
+    if not isinstance(entry, Mapping):
+        raise ConfigError(path, f"expected {reading.mapping}, got {typed(entry)}")
     name = entry.get("operation")
-    name = check_text("" if name is None else name, f"{path}.operation", MAX_TEXT)
-    prob = _section(entry, "probabilisticSampling", f"{path}.probabilisticSampling")
-    if prob is None:  # absent message: proto3's zero value, rate 0
-        return OperationRate(name, 0.0)
+    # A plain copy of the text: a str subclass's own __hash__/__eq__ never run later.
+    name = str.__str__(check_text("" if name is None else name, f"{path}.operation", MAX_TEXT))
+    prob = _section(entry, "probabilisticSampling", f"{path}.probabilisticSampling", reading)
     try:
-        return OperationRate(name, _probabilistic(prob, f"{path}.probabilisticSampling").rate)
+        return OperationRate(name, _probabilistic(prob or {}, f"{path}.probabilisticSampling", reading).rate)
     except ConfigError as exc:
         raise ConfigError(exc.field, f"{exc.problem} (operation {show(name, 40)})") from None

@@ -18,8 +18,12 @@ Timing:
 
 The poller is reusable beyond :class:`~dsampler.remote.JaegerRemoteSampler`: it needs a
 :class:`~dsampler.remote.Fetcher`, a service name and an ``apply(strategy) -> bool``
-callback (True when the strategy changed something). After ``os.fork()`` the child's
-thread restarts (see :mod:`dsampler._poller`) and its first poll is due at once.
+callback (True when the strategy changed something); ``parse`` and ``logger`` let an
+owner read another source's bodies and log where its users look (``dsampler.jaeger``'s
+``RemoteControlledSampler`` does both), and :meth:`StrategyPoller.apply` takes a
+strategy obtained elsewhere under the same rules as a polled one. After ``os.fork()``
+the child's thread restarts (see :mod:`dsampler._poller`) and its first poll is due at
+once.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from dsampler._validate import check_seconds, check_text
 from dsampler.errors import ConfigError, FetchError
 from dsampler.remote._fetch import Fetcher
 from dsampler.remote._parse import parse_response
-from dsampler.remote._strategy import Strategy
+from dsampler.remote._strategy import Strategy, StrategyResponse
 
 __all__ = ["PollOutcome", "StrategyPoller"]
 
@@ -66,6 +70,8 @@ class StrategyPoller:
         first_delay_s: wait before the first poll (default 0: at once).
         rng: randomness for jitter and backoff (tests pass a seeded one).
         name: the thread's name.
+        parse: body -> response (default :func:`~dsampler.remote.parse_response`).
+        logger: where failures are logged (default ``dsampler.remote``).
     """
 
     def __init__(
@@ -79,6 +85,8 @@ class StrategyPoller:
         first_delay_s: float = 0.0,
         rng: random.Random | None = None,
         name: str = "dsampler-remote-poll",
+        parse: Callable[[bytes], StrategyResponse] = parse_response,
+        logger: logging.Logger = _log,
     ) -> None:
         self.service = check_text(service, "service_name")
         self.interval_s = check_seconds(interval_s, "polling_interval_s", 0.01, 7 * 86400.0)
@@ -86,6 +94,8 @@ class StrategyPoller:
         first = check_seconds(first_delay_s, "first_delay_s", 0.0, 7 * 86400.0)
         self.fetcher = fetcher
         self._apply = apply
+        self._parse = parse
+        self._log = logger
         self._rng = rng or random.Random()
         self._lock = threading.Lock()
         self.strategy: Strategy | None = None  # the last strategy applied
@@ -99,18 +109,17 @@ class StrategyPoller:
         with self._lock:
             self.polls += 1
             try:
-                response = parse_response(self.fetcher.fetch(self.service))
+                response = self._parse(self.fetcher.fetch(self.service))
                 strategy = response.strategy
                 if response.rate_limiting is not None and response.per_operation is not None:
-                    _log.debug(
+                    self._log.debug(
                         "dsampler: %s: per-operation strategy used; its rate limit is ignored", self.service
                     )
-                changed = strategy != self.strategy and self._apply(strategy)
+                changed = self._take(strategy)
             except (FetchError, ConfigError) as exc:
                 return self._failed(exc)
-            self.strategy = strategy
             if self.consecutive_failures:
-                _log.info(
+                self._log.info(
                     "dsampler: %s: strategy fetched again after %d failures",
                     self.service,
                     self.consecutive_failures,
@@ -118,12 +127,29 @@ class StrategyPoller:
             self.consecutive_failures, self.last_error = 0, None
             return PollOutcome.APPLIED if changed else PollOutcome.UNCHANGED
 
+    def apply(self, strategy: Strategy) -> bool:
+        """Apply a strategy obtained elsewhere (given in code, from an in-process
+        source) as a polled one is: nothing happens when it is the one in force, and the
+        next poll compares with it. True when it changed something.
+
+        Raises:
+            ConfigError: ``apply`` refused it; the strategy in force stays.
+        """
+        with self._lock:
+            return self._take(strategy)
+
+    def _take(self, strategy: Strategy) -> bool:
+        """Apply ``strategy`` unless it is the one in force, then record it (lock held)."""
+        changed = strategy != self.strategy and self._apply(strategy)
+        self.strategy = strategy
+        return changed
+
     def _failed(self, exc: Exception) -> PollOutcome:
         text = str(exc)
         self.failures += 1
         self.consecutive_failures += 1
         level = logging.DEBUG if text == self.last_error else logging.WARNING
-        _log.log(level, "dsampler: %s: keeping the current sampling strategy: %s", self.service, text)
+        self._log.log(level, "dsampler: %s: keeping the current sampling strategy: %s", self.service, text)
         self.last_error = text
         return PollOutcome.FAILED
 

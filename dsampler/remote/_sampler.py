@@ -33,7 +33,7 @@ from dsampler.samplers._runtime import resource_attributes
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
 
-__all__ = ["JaegerRemoteSampler", "resolve_service_name"]
+__all__ = ["JaegerRemoteSampler", "publish_strategy", "resolve_service_name"]
 
 _log = logging.getLogger("dsampler.remote")
 _STRATEGIES: Final = (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)
@@ -144,19 +144,9 @@ class JaegerRemoteSampler(Sampler):
 
     def _apply(self, strategy: Strategy) -> bool:
         """Publish what ``strategy`` changes; leave the initial sampler on first success."""
-        changes, dropped = config_changes(strategy, self.dsampler.config)
-        if dropped:
-            _log.warning(
-                "dsampler: %s: the strategy lists %d operations more than max_operations (%d); "
-                "they are decided at the default rate",
-                self.service_name,
-                dropped,
-                self.dsampler.config.max_operations,
-            )
-        if changes:
-            self.dsampler.update(**changes)
+        changed = publish_strategy(self.dsampler, strategy, self.service_name)
         if self._initial is None:
-            return bool(changes)
+            return changed
         self._initial, self._current = None, self.dsampler
         self.should_sample = self.dsampler.should_sample  # type: ignore[method-assign]
         return True
@@ -206,6 +196,32 @@ class JaegerRemoteSampler(Sampler):
             f"polling_interval_s={self.poller.interval_s:g},hash={self.dsampler.config.hash},"
             f"parent_based={self.dsampler.config.parent_based}}}"
         )
+
+
+def publish_strategy(
+    sampler: DSampler, strategy: Strategy, service_name: str, logger: logging.Logger = _log
+) -> bool:
+    """Make ``sampler`` follow ``strategy``: publish the changes it needs (none when it
+    already follows it, so an identical strategy publishes no version and touches no
+    bucket); True when it published. Operations beyond ``max_operations`` are logged,
+    and decided at the default rate. Every remote-controlled sampler applies strategies
+    through this, the OpenTelemetry and the jaeger-client one alike.
+
+    Raises:
+        ConfigError: the changes are refused; the configuration in force stays.
+    """
+    changes, dropped = config_changes(strategy, sampler.config)
+    if dropped:
+        logger.warning(
+            "dsampler: %s: the strategy lists %d operations more than max_operations (%d); "
+            "they are decided at the default rate",
+            service_name,
+            dropped,
+            sampler.config.max_operations,
+        )
+    if changes:
+        sampler.update(**changes)
+    return bool(changes)
 
 
 def resolve_service_name(explicit: object, attributes: Mapping[str, Any]) -> str:

@@ -116,9 +116,9 @@ class _Build:
         )
 
     def _bucket(self, found: TokenBucket | None, per_second: float) -> TokenBucket:
-        """``found`` (its rate changed once the build succeeds), or a new full bucket."""
+        """``found`` (its rate changed once the build succeeds), or a new bucket."""
         if found is None:
-            return TokenBucket(per_second, clock=self.runtime.clock)
+            return self.runtime.new_bucket(per_second)
         if found.credits_per_second != per_second:
             self.rates.append((found, per_second))
         return found

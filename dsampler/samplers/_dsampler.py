@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.context import Context
@@ -68,6 +68,9 @@ class DSampler(FaultCountingSampler):
             default ``Resource.create()``, which reads ``OTEL_RESOURCE_ATTRIBUTES``.
         clock: time source for rate limits and rollouts.
         history: how many published configurations to keep for :meth:`rollback`.
+        initial_fill: the fraction of its maximum a new token bucket starts with
+            (default None: full); ``dsampler.jaeger`` passes ``random``, as
+            jaeger-client-python started its limiters.
         **settings: configuration fields that override ``config`` (``rate=0.1``,
             ``rules=[...]``), in the file format.
 
@@ -82,12 +85,13 @@ class DSampler(FaultCountingSampler):
         resource: Resource | Mapping[str, Any] | None = None,
         clock: Clock = SYSTEM_CLOCK,
         history: int = DEFAULT_HISTORY,
+        initial_fill: Callable[[], float] | None = None,
         **settings: Any,
     ) -> None:
         base = _as_config(config)
         if settings:
             base = parse_config(settings, base=base)
-        self._runtime = Runtime(clock, resource_attributes(resource))
+        self._runtime = Runtime(clock, resource_attributes(resource), initial_fill)
         self._owners = Owners(clock)
         self._store: ConfigStore[Snapshot] = ConfigStore(self._compile, base, history=history)
         self._follower = Follower()

@@ -10,7 +10,7 @@ added without any lock, so a decision never waits for a writer.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Container, Mapping
+from collections.abc import Callable, Container, Mapping
 from typing import TYPE_CHECKING, Any
 
 from dsampler._validate import MAX_TEXT, typed
@@ -37,10 +37,10 @@ class TrackedOperations:
     can hold is bounded: ``room * MAX_TEXT`` characters at most.
     """
 
-    __slots__ = ("_clock", "_room", "_tickets", "by_name", "per_second")
+    __slots__ = ("_new_bucket", "_room", "_tickets", "by_name", "per_second")
 
-    def __init__(self, clock: Clock) -> None:
-        self._clock = clock
+    def __init__(self, new_bucket: Callable[[float], TokenBucket]) -> None:
+        self._new_bucket = new_bucket
         self.by_name: dict[str, TokenBucket] = {}
         self.per_second = 0.0
         self._room = 0
@@ -55,7 +55,7 @@ class TrackedOperations:
             return found
         if next(self._tickets) >= self._room:
             return None
-        return by_name.setdefault(name, TokenBucket(self.per_second, clock=self._clock))
+        return by_name.setdefault(name, self._new_bucket(self.per_second))
 
     def fit(self, per_second: float, room: int, configured: Container[str]) -> None:
         """Writers only: keep at most ``room`` tracked names (configured operations
@@ -96,19 +96,34 @@ def _fitted(
 
 
 class Runtime:
-    """The fixed environment and the mutable state beside one DSampler's snapshots."""
+    """The fixed environment and the mutable state beside one DSampler's snapshots.
 
-    __slots__ = ("clock", "meter", "resource", "tracked")
+    ``initial_fill`` (None: full) gives the fraction of its maximum a new token bucket
+    starts with: jaeger-client-python started each at ``random()`` of it.
+    """
 
-    def __init__(self, clock: Clock, resource: Mapping[str, Any]) -> None:
+    __slots__ = ("clock", "meter", "new_bucket", "resource", "tracked")
+
+    def __init__(
+        self, clock: Clock, resource: Mapping[str, Any], initial_fill: Callable[[], float] | None = None
+    ) -> None:
         self.clock = clock
         self.resource = resource
-        self.tracked = TrackedOperations(clock)
+        self.new_bucket = _bucket_maker(clock, initial_fill)  # a token bucket for a new limit
+        self.tracked = TrackedOperations(self.new_bucket)
         self.meter: Meter | None = None  # the adaptive controller's (hook: dsampler.adaptive)
 
     def to_monotonic(self, wall: float) -> float:
         """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""
         return self.clock.monotonic() + (wall - self.clock.time())
+
+
+def _bucket_maker(clock: Clock, fill: Callable[[], float] | None) -> Callable[[float], TokenBucket]:
+    def new_bucket(per_second: float) -> TokenBucket:
+        start = None if fill is None else fill() * max(per_second, 1.0)
+        return TokenBucket(per_second, initial_balance=start, clock=clock)
+
+    return new_bucket
 
 
 def resource_attributes(resource: Resource | Mapping[str, Any] | None) -> Mapping[str, Any]:

@@ -5,41 +5,29 @@ limiting and per-operation, changed while it polls."""
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from jaeger_client import Config, Tracer
 from jaeger_client import sampler as jc
 
 from dsampler.remote import StrategiesFile, StrategiesServer
-from tests.remote_servers import free_port
+from tests.fakes import sampler_tags, until
+from tests.remote_servers import (
+    PER_OPERATION_FILE as PER_OPERATION,
+)
+from tests.remote_servers import (
+    PROBABILISTIC_FILE as PROBABILISTIC,
+)
+from tests.remote_servers import (
+    RATE_LIMITING_FILE as RATE_LIMITING,
+)
+from tests.remote_servers import (
+    free_port,
+)
 
 pytestmark = pytest.mark.slow
-
-PROBABILISTIC = {"default_strategy": {"type": "probabilistic", "param": 0.5}}
-RATE_LIMITING = {"default_strategy": {"type": "ratelimiting", "param": 7}}
-PER_OPERATION = {
-    "default_strategy": {
-        "type": "probabilistic",
-        "param": 0.25,
-        "operation_strategies": [{"operation": "checkout", "type": "probabilistic", "param": 1.0}],
-    }
-}
-
-
-def _tags(span: Any) -> dict[str, Any]:
-    value = lambda t: (t.vStr, t.vDouble, t.vBool, t.vLong)[t.vType]  # noqa: E731
-    return {t.key: value(t) for t in span.tags if t.key.startswith("sampler.")}
-
-
-def _until(check: Callable[[], bool], seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "jaeger-client did not pick up the strategy"
-        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -69,27 +57,27 @@ def test_jaeger_clients_remote_sampler_follows_dsampler_serve(
     remote = tracer.sampler
     try:
         assert isinstance(remote, jc.RemoteControlledSampler)
-        _until(lambda: isinstance(remote.sampler, jc.ProbabilisticSampler) and remote.sampler.rate == 0.5)
+        until(lambda: isinstance(remote.sampler, jc.ProbabilisticSampler) and remote.sampler.rate == 0.5)
         kept = [s for s in (tracer.start_span("op") for _ in range(400)) if s.is_sampled()]
         assert 120 < len(kept) < 280  # 0.5 of 400, well beyond 4 sigma
-        assert _tags(kept[0]) == {"sampler.type": "probabilistic", "sampler.param": 0.5}
+        assert sampler_tags(kept[0]) == {"sampler.type": "probabilistic", "sampler.param": 0.5}
 
         Path(source.path or "").write_text(json.dumps(RATE_LIMITING))
         assert source.poll_once()
-        _until(lambda: isinstance(remote.sampler, jc.RateLimitingSampler))
+        until(lambda: isinstance(remote.sampler, jc.RateLimitingSampler))
         assert remote.sampler.traces_per_second == 7
         started = [tracer.start_span("op") for _ in range(200)]
-        _until(lambda: started.append(tracer.start_span("op")) or started[-1].is_sampled(), 5)
+        until(lambda: started.append(tracer.start_span("op")) or started[-1].is_sampled(), 5)
         limited = [s for s in started if s.is_sampled()]
         assert 1 <= len(limited) <= 9  # the bucket holds 7, plus what accrues meanwhile
-        assert all(_tags(s) == {"sampler.type": "ratelimiting", "sampler.param": 7.0} for s in limited)
+        assert all(sampler_tags(s) == {"sampler.type": "ratelimiting", "sampler.param": 7.0} for s in limited)
 
         Path(source.path or "").write_text(json.dumps(PER_OPERATION))
         assert source.poll_once()
-        _until(lambda: isinstance(remote.sampler, jc.AdaptiveSampler))
+        until(lambda: isinstance(remote.sampler, jc.AdaptiveSampler))
         assert remote.sampler.default_sampling_probability == 0.25
         always = [tracer.start_span("checkout") for _ in range(50)]
         assert all(s.is_sampled() for s in always)
-        assert _tags(always[0]) == {"sampler.type": "probabilistic", "sampler.param": 1.0}
+        assert sampler_tags(always[0]) == {"sampler.type": "probabilistic", "sampler.param": 1.0}
     finally:
         tracer.close()

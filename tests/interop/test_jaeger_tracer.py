@@ -15,17 +15,9 @@ from jaeger_client.reporter import InMemoryReporter
 
 from dsampler import ManualClock
 from dsampler import jaeger as ds
+from tests.fakes import Fixed, sampler_tags
 
 OPERATIONS = ["GET /a", "GET /b", "POST /c", "GET /rare"]
-
-
-class Fixed(random.Random):
-    def __init__(self, value: float) -> None:
-        super().__init__()
-        self.value = value
-
-    def random(self) -> float:
-        return self.value
 
 
 def run(
@@ -43,14 +35,8 @@ def run(
     kept = []
     for span in reporter.get_spans():
         if span.is_sampled():
-            tags = {t.key: _value(t) for t in span.tags if t.key.startswith("sampler.")}
-            kept.append((span.trace_id, span.operation_name, tags))
+            kept.append((span.trace_id, span.operation_name, sampler_tags(span)))
     return kept
-
-
-def _value(tag: Any) -> Any:
-    """The value of a jaeger Thrift Tag, by its type (string, double, bool, long)."""
-    return (tag.vStr, tag.vDouble, tag.vBool, tag.vLong)[tag.vType]
 
 
 @pytest.fixture

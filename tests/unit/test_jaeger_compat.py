@@ -19,20 +19,10 @@ from dsampler.jaeger import (
     RemoteControlledSampler,
     Sampler,
 )
+from tests.fakes import Fixed
 
 _RNG = random.Random(9)
 IDS = [_RNG.getrandbits(64) for _ in range(2000)]
-
-
-class Fixed(random.Random):
-    """A random source whose random() is one value: equal initial balances on both sides."""
-
-    def __init__(self, value: float) -> None:
-        super().__init__()
-        self.value = value
-
-    def random(self) -> float:
-        return self.value
 
 
 def test_samplers_are_jaeger_client_samplers() -> None:

@@ -4,6 +4,7 @@ decisions that never raise."""
 from __future__ import annotations
 
 import logging
+import random
 from collections import Counter
 from inspect import ismodule
 from typing import Any
@@ -23,6 +24,7 @@ from dsampler.jaeger import (
     RemoteControlledSampler,
     Sampler,
 )
+from tests.fakes import HostileId
 
 OURS_ONLY = {"sampler_from_config"}
 
@@ -206,28 +208,13 @@ def test_remote_reports_to_jaeger_clients_metrics_and_error_reporter() -> None:
     sampler.close()
 
 
-class HostileId(int):
-    """A trace-ID int subclass whose operators all raise."""
-
-    def __and__(self, other: object) -> int:
-        raise ValueError("and")
-
-    def __rshift__(self, other: object) -> int:
-        raise ValueError("rshift")
-
-    def __lt__(self, other: object) -> bool:
-        raise ValueError("lt")
-
-    def __index__(self) -> int:
-        raise ValueError("index")
-
-    def __int__(self) -> int:
-        raise ValueError("int")
-
-
 def _samplers() -> list[Sampler]:
     clock = ManualClock()
-    remote = RemoteControlledSampler(None, "svc", init_sampler=ProbabilisticSampler(0.5))
+    # A first poll hours away (this list lives for the whole session): no HTTP to an agent.
+    quiet: dict[str, Any] = {"sampling_refresh_interval": 86400, "rng": random.Random(1)}
+    remote = RemoteControlledSampler(None, "svc", init_sampler=ProbabilisticSampler(0.5), **quiet)
+    following = RemoteControlledSampler(None, "svc", **quiet)
+    following.update({"operationSampling": {"defaultSamplingProbability": 0.5, "perOperationStrategies": []}})
     return [
         ConstSampler(True),
         *[ProbabilisticSampler(0.5, hash=h) for h in ("jaeger", "otel", "jaeger-go", "fnv1a", "fnv1a-mix")],
@@ -236,6 +223,7 @@ def _samplers() -> list[Sampler]:
         GuaranteedThroughputProbabilisticSampler("op", 0, 0.5, clock=clock),
         AdaptiveSampler({"defaultSamplingProbability": 0.5, "defaultLowerBoundTracesPerSecond": 0}),
         remote,
+        following,
     ]
 
 

@@ -1,0 +1,245 @@
+"""What ``RemoteControlledSampler`` polls through, under jaeger-client's names: its
+argument defaults, the agent's URL, its ``jaeger:sampler_*`` counters and error
+reporter around :mod:`dsampler.remote`'s fetcher and parser, and the in-process
+``strategy_source`` as a fetcher.
+
+The counters are kept where each stage happens (the fetch, the parse, the apply), so
+they count the same whether a poll is the background thread's or a ``poll_once()``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from dsampler._validate import check_int, check_max_operations, check_seconds, check_text, typed
+from dsampler.errors import ConfigError, FetchError
+from dsampler.jaeger._constants import (
+    DEFAULT_MAX_OPERATIONS,
+    DEFAULT_SAMPLING_INTERVAL,
+    MAX_REFRESH_INTERVAL_S,
+    MIN_REFRESH_INTERVAL_S,
+)
+from dsampler.remote._fetch import Fetcher
+from dsampler.remote._render import render
+from dsampler.remote._strategy import (
+    PerOperationStrategy,
+    ProbabilisticStrategy,
+    RateLimitingStrategy,
+    StrategyResponse,
+)
+
+__all__ = [
+    "DEFAULT_SAMPLING_PORT",
+    "Reporter",
+    "SamplerMetrics",
+    "SourceFetcher",
+    "agent_endpoint",
+    "agent_url",
+    "checked_init_sampler",
+    "describe",
+    "factory_of",
+    "max_operations_or_default",
+    "refresh_interval",
+]
+
+DEFAULT_SAMPLING_PORT = 5778  # jaeger-agent's sampling port
+_SOURCE_TIMEOUT_S = 5.0  # how long close() waits for a strategy_source call in flight
+
+
+def refresh_interval(value: object, field: str = "sampling_refresh_interval") -> float:
+    """Seconds between polls: None or 0 mean jaeger-client's default (60), else [1, 86400]."""
+    if value is None or (type(value) in (int, float) and value == 0):
+        return DEFAULT_SAMPLING_INTERVAL
+    return check_seconds(value, field, MIN_REFRESH_INTERVAL_S, MAX_REFRESH_INTERVAL_S)
+
+
+def max_operations_or_default(value: object, field: str = "max_operations") -> int:
+    """None or 0 mean jaeger-client's default (2000), as its ``max_operations or DEFAULT``."""
+    if value is None or (type(value) is int and value == 0):
+        return DEFAULT_MAX_OPERATIONS
+    return check_max_operations(value, field)
+
+
+def agent_url(
+    host: object, port: object, host_field: str = "sampling_host", port_field: str = "sampling_port"
+) -> str:
+    """The jaeger-agent's sampling URL, ``http://host:port/sampling`` (as jaeger-client's
+    ``LocalAgentHTTP`` builds it; an IPv6 address is bracketed).
+
+    Raises:
+        ConfigError: an empty or overlong host, a port outside 1..65535.
+    """
+    name = check_text(host, host_field, 255).strip()
+    if not name:
+        raise ConfigError(host_field, "expected a host name, got ''")
+    number = check_int(port, port_field, 1, 65535)
+    if ":" in name and not name.startswith("["):
+        name = f"[{name}]"
+    return f"http://{name}:{number}/sampling"
+
+
+def agent_endpoint(channel: object, host: object, port: object) -> str:
+    """The agent URL of ``RemoteControlledSampler``'s arguments: ``host`` and ``port``
+    where given, else those of jaeger-client's ``LocalAgentSender`` ``channel``, else
+    jaeger-client's localhost:5778."""
+    http = getattr(channel, "local_agent_http", None)
+    found_host, found_port = getattr(http, "agent_http_host", None), getattr(http, "agent_http_port", None)
+    known = isinstance(found_host, str) and type(found_port) is int  # not a test's MagicMock
+    default_host = found_host if known else "localhost"
+    default_port = found_port if known else DEFAULT_SAMPLING_PORT
+    return agent_url(default_host if host is None else host, default_port if port is None else port)
+
+
+def checked_init_sampler(init_sampler: Any) -> Any:
+    """The init sampler, asked ``is_sampled(0)`` once as jaeger-client does, so a broken
+    one fails at construction.
+
+    Raises:
+        ConfigError: it has no ``is_sampled``, or that raised.
+    """
+    decide = getattr(init_sampler, "is_sampled", None)
+    if not callable(decide):
+        raise ConfigError("init_sampler", f"expected a sampler with is_sampled(), got {typed(init_sampler)}")
+    try:
+        decide(0)
+    except Exception as exc:
+        raise ConfigError("init_sampler", f"is_sampled(0) raised {describe(exc)}") from exc
+    return init_sampler
+
+
+def describe(exc: BaseException) -> str:
+    """A failure in one line, bounded; a hostile ``__str__`` cannot turn it into a crash."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    text = text if len(text) <= 300 else text[:300] + "..."
+    return text if isinstance(exc, (ConfigError, FetchError)) else f"{type(exc).__name__}: {text}"
+
+
+def _ignore(value: float) -> None:
+    """A counter nobody reads."""
+
+
+class _NoMetrics:
+    @staticmethod
+    def create_counter(name: str, tags: Mapping[str, str] | None = None) -> Callable[[float], None]:
+        return _ignore
+
+
+class SamplerMetrics:
+    """jaeger-client's sampler counters (``jaeger:sampler_queries`` and
+    ``jaeger:sampler_updates``, tagged ``result`` ok or err), made by any factory with
+    jaeger-client's ``create_counter(name, tags)`` (its ``MetricsFactory``,
+    ``LegacyMetricsFactory`` or Prometheus factory)."""
+
+    def __init__(self, metrics_factory: Any) -> None:
+        counter = metrics_factory.create_counter
+        self.sampler_retrieved = counter(name="jaeger:sampler_queries", tags={"result": "ok"})
+        self.sampler_query_failure = counter(name="jaeger:sampler_queries", tags={"result": "err"})
+        self.sampler_updated = counter(name="jaeger:sampler_updates", tags={"result": "ok"})
+        self.sampler_update_failure = counter(name="jaeger:sampler_updates", tags={"result": "err"})
+
+
+def factory_of(factory: Any, metrics: Any) -> Any:
+    """jaeger-client's precedence: the factory, else the deprecated ``Metrics`` object."""
+    if factory is not None:
+        return factory
+    if metrics is not None:
+        from jaeger_client.metrics.metrics import LegacyMetricsFactory  # it came from jaeger-client
+
+        return LegacyMetricsFactory(metrics)
+    return _NoMetrics()
+
+
+class Reporter:
+    """Counts each stage's outcome on jaeger-client's counters and hands each failure to
+    jaeger-client's ``error_reporter`` when one is given (the poller logs it anyway)."""
+
+    def __init__(self, metrics: SamplerMetrics, error_reporter: Any, service_name: str) -> None:
+        self.metrics = metrics
+        self.error_reporter = error_reporter
+        self.service_name = service_name
+
+    def failed(self, stage: str, exc: BaseException) -> None:
+        counter = (
+            self.metrics.sampler_query_failure if stage == "fetching" else self.metrics.sampler_update_failure
+        )
+        counter(1)
+        if self.error_reporter is not None:
+            where = self.service_name[:100]
+            self.error_reporter.error(
+                "dsampler: %s the Jaeger strategy for %r failed: %s", stage, where, describe(exc)
+            )
+
+    def fetcher(self, fetcher: Fetcher) -> Fetcher:
+        """``fetcher``, counted."""
+        return _Counted(fetcher, self)
+
+    def parser(self, parse: Callable[[bytes], StrategyResponse]) -> Callable[[bytes], StrategyResponse]:
+        """``parse``, with its failures counted and reported."""
+
+        def counted(body: bytes) -> StrategyResponse:
+            try:
+                return parse(body)
+            except ConfigError as exc:
+                self.failed("reading", exc)
+                raise
+
+        return counted
+
+
+class _Counted:
+    """A fetcher whose successes and failures are counted (its bounds are the inner one's)."""
+
+    def __init__(self, inner: Fetcher, reporter: Reporter) -> None:
+        self.inner = inner
+        self.reporter = reporter
+        self.timeout_s: float = getattr(inner, "timeout_s", _SOURCE_TIMEOUT_S)
+
+    def fetch(self, service: str) -> bytes:
+        try:
+            body = self.inner.fetch(service)
+        except FetchError as exc:
+            self.reporter.failed("fetching", exc)
+            raise
+        self.reporter.metrics.sampler_retrieved(1)
+        return body
+
+    def close(self) -> None:
+        closer = getattr(self.inner, "close", None)
+        if closer is not None:
+            closer()
+
+
+class SourceFetcher:
+    """An in-process ``strategy_source`` as a fetcher: each call's result, a decoded
+    response (what ``json.loads`` gives for a body) or a typed strategy, as a body for
+    the parser. A source that raises is a failed fetch, as an unreachable agent is."""
+
+    timeout_s = _SOURCE_TIMEOUT_S
+
+    def __init__(self, source: Callable[[], object]) -> None:
+        if not callable(source):
+            raise ConfigError("strategy_source", f"expected a callable, got {typed(source)}")
+        self.source = source
+
+    def fetch(self, service: str) -> bytes:
+        try:
+            response = self.source()
+            if isinstance(response, (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)):
+                response = StrategyResponse.of(response)
+            if isinstance(response, StrategyResponse):
+                return render(response)
+            return json.dumps(response, default=_plain).encode()
+        except Exception as exc:  # whatever the application's source does, the poller goes on
+            raise FetchError(f"strategy_source: {describe(exc)}") from exc
+
+
+def _plain(value: object) -> object:
+    """A mapping that is not a dict, as one (json writes only dicts)."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"not JSON: {typed(value)}")
