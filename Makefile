@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: quickstart test lint bench clean
+.PHONY: demo quickstart test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,15 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[yaml]'
 	touch $@
 
-## The README's first command: install (with the yaml extra the README's examples use) and run the quick start.
+$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[yaml,plot]'
+	touch $@
+
+## The README's first command: install (with the plot extra) and run the demo (45 s), writing demo.png.
+demo: $(VENV)/.installed-demo
+	$(BIN)/dsampler demo --plot demo.png
+
+## Install (with the yaml extra the README's examples use) and run the quick start.
 quickstart: $(VENV)/.installed
 	$(BIN)/python examples/quickstart.py
 
@@ -35,4 +43,4 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-columns=median,iqr,ops --benchmark-sort=name
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .benchmarks
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .benchmarks demo.png

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dsampler import __version__
 from dsampler.cli import _bench as bench
 from dsampler.cli import _check as check
+from dsampler.cli import _demo as demo
 from dsampler.cli import _explain as explain
 from dsampler.cli import _serve as serve
 from dsampler.cli import _simulate as simulate
@@ -21,7 +22,14 @@ from dsampler.cli._output import discard
 
 __all__ = ["main"]
 
-COMMANDS = {"bench": bench, "check": check, "explain": explain, "serve": serve, "simulate": simulate}
+COMMANDS = {
+    "bench": bench,
+    "check": check,
+    "demo": demo,
+    "explain": explain,
+    "serve": serve,
+    "simulate": simulate,
+}
 
 
 def build_parser() -> argparse.ArgumentParser:

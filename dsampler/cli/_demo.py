@@ -1,0 +1,200 @@
+"""``dsampler demo``: the whole product in under a minute (the README's first command).
+
+    dsampler demo [--duration S] [--plot PATH] [--seed N]
+
+Starts ``dsampler serve`` in this process on a free loopback port, and two instrumented
+services beside it: checkout follows the server's strategies, search holds 50 traces/s
+with the adaptive controller. A seeded synthetic workload of real spans runs for
+``--duration`` seconds (default 45) with a 10x load spike and a latency episode; halfway
+the strategies file is rewritten and checkout follows it live. A table shows each second
+(redrawn in place on a terminal, appended lines otherwise); the run ends with a
+paragraph of what it measured and, with ``--plot``, a PNG timeline. Without matplotlib
+the demo says so and runs without the PNG. Ctrl-C ends it early, with the summary.
+Exit 0; 2 on a bad option (named); 1 when the demo cannot start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import textwrap
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Final
+
+from dsampler._validate import check_int, check_seconds, show
+from dsampler.cli._output import say
+from dsampler.errors import ConfigError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from dsampler._demo._services import Demo
+    from dsampler._demo._timeline import Timeline
+    from dsampler._demo._workload import Record
+
+__all__ = ["add_parser", "run"]
+
+DURATION_S: Final = 45.0
+MIN_DURATION_S, MAX_DURATION_S = 5.0, 600.0
+MAX_SEED: Final = 2**63 - 1
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "demo",
+        help="see it work: dsampler serve, a remote and an adaptive service, a spike, a hot update",
+        description="An embedded strategies server, two instrumented synthetic services, a load spike, "
+        "a latency episode and a live hot update; a live table, a summary and a PNG timeline.",
+    )
+    parser.add_argument(
+        "--duration",
+        metavar="S",
+        help=f"seconds to run, {MIN_DURATION_S:g} to {MAX_DURATION_S:g} (default {DURATION_S:g})",
+    )
+    parser.add_argument("--plot", metavar="PATH", help="write the timeline as a PNG (needs matplotlib)")
+    parser.add_argument("--seed", metavar="N", help="seed of the synthetic workload (default 0)")
+
+
+@dataclass(frozen=True)
+class Settings:
+    duration_s: float
+    seed: int
+    plot: Path | None
+    plot_missing: str | None  # why the asked-for plot cannot be drawn (matplotlib is missing)
+
+
+def _duration(text: str | None) -> float:
+    if text is None:
+        return DURATION_S
+    expected = f"expected seconds in [{MIN_DURATION_S:g}, {MAX_DURATION_S:g}]"
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError("--duration", f"{expected}, got {show(text)}") from None
+    return check_seconds(value, "--duration", MIN_DURATION_S, MAX_DURATION_S)
+
+
+def _seed(text: str | None) -> int:
+    if text is None:
+        return 0
+    try:
+        value = int(text.strip(), 10)
+    except ValueError:
+        raise ConfigError("--seed", f"expected an integer in [0, {MAX_SEED}], got {show(text)}") from None
+    return check_int(value, "--seed", 0, MAX_SEED)
+
+
+def _plot(text: str | None) -> tuple[Path | None, str | None]:
+    """The PNG to write, or why not: a bad path is refused; missing matplotlib is not (the
+    demo is worth running without its picture)."""
+    if text is None:
+        return None, None
+    from dsampler._plotting import MISSING, plot_path
+
+    try:
+        return plot_path(text), None
+    except ConfigError as exc:
+        if exc.problem != MISSING:
+            raise
+        return None, MISSING
+
+
+def settings_of(args: argparse.Namespace) -> Settings:
+    """The validated options; ConfigError names the first bad one."""
+    duration, seed = _duration(args.duration), _seed(args.seed)
+    plot, missing = _plot(args.plot)
+    return Settings(duration, seed, plot, missing)
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _sigterm_ends_the_run() -> Iterator[None]:
+    """SIGTERM ends the run as Ctrl-C does (with the summary), where signals can be set."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _intro(demo: Demo, timeline: Timeline) -> str:
+    from dsampler._demo._services import POLL_INTERVAL_S
+    from dsampler._demo._timeline import SEARCH_TARGET
+
+    t = timeline
+    return textwrap.fill(
+        f"dsampler demo: {t.duration_s:g} s. dsampler serve listens on {demo.url}, serving "
+        f"{demo.strategies}; checkout polls it every {POLL_INTERVAL_S:g} s, search holds "
+        f"{SEARCH_TARGET:g} traces/s with the adaptive controller. Load x10 at {t.spike[0]:g}-"
+        f"{t.spike[1]:g} s, the strategies file rewritten at {t.update_at_s:g} s, latency x3 at "
+        f"{t.latency[0]:g}-{t.latency[1]:g} s.",
+        96,
+        break_long_words=False,  # the URL and the path stay whole, for copying
+        break_on_hyphens=False,
+    )
+
+
+def _run(settings: Settings) -> Record:
+    from dsampler._demo import _table, _workload
+    from dsampler._demo._services import Demo
+    from dsampler._demo._timeline import Timeline
+
+    timeline = Timeline.for_duration(settings.duration_s)
+    with _sigterm_ends_the_run(), Demo(settings.seed) as demo:
+        say(_intro(demo, timeline))
+        table = _table.table_for(sys.stdout)
+        record = _workload.run(demo, timeline, table.show)
+        table.close(record)
+    return record  # everything is stopped here: server, poller, controller
+
+
+def run(args: argparse.Namespace) -> int:
+    from dsampler._demo._summary import summary
+
+    try:
+        settings = settings_of(args)
+    except ConfigError as exc:
+        for problem in exc.errors:
+            say(f"{problem.field}: {problem.problem}", err=True)
+        return 2
+    if settings.plot_missing:
+        say(f"dsampler demo: --plot {settings.plot_missing}; the demo runs without its PNG", err=True)
+    try:
+        record = _run(settings)
+    except (OSError, RuntimeError) as exc:
+        say(f"dsampler demo: cannot start: {exc}", err=True)
+        return 1
+    except KeyboardInterrupt:
+        say("dsampler demo: interrupted while starting", err=True)
+        return 130
+    say("")
+    say(summary(record))
+    return _picture(settings, record)
+
+
+def _picture(settings: Settings, record: Record) -> int:
+    if settings.plot_missing:
+        say(f"No PNG written: --plot {settings.plot_missing}.")
+        return 0
+    if settings.plot is None:
+        return 0
+    from dsampler._demo._plot import plot
+
+    try:
+        plot(record, settings.plot)
+    except OSError as exc:
+        say(f"--plot: cannot write {show(str(settings.plot))}: {exc.strerror or exc}", err=True)
+        return 2
+    say(f"Timeline: {settings.plot}")
+    return 0
