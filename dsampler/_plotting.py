@@ -1,0 +1,53 @@
+"""matplotlib for every ``--plot`` (bench, simulate, demo): optional (the ``plot``
+extra), imported only when a plot is asked for, on the file-only Agg backend, and
+checked before any long run so a missing library or an unwritable path fails at once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Final
+
+from dsampler._validate import show
+from dsampler.errors import ConfigError
+
+__all__ = ["MISSING", "plot_path", "pyplot"]
+
+MISSING: Final = (
+    "needs matplotlib, which is not installed: install dsampler's plot extra (pip install matplotlib)"
+)
+
+
+def pyplot(option: str = "--plot") -> Any:
+    """matplotlib.pyplot on the Agg backend.
+
+    Raises:
+        ConfigError: matplotlib is not installed (the field is ``option``).
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ConfigError(option, MISSING) from None
+    return plt
+
+
+def plot_path(text: str, option: str = "--plot") -> Path:
+    """A PNG path that can be written, with matplotlib there to write it.
+
+    Raises:
+        ConfigError: the path is empty, a directory, in a missing or read-only
+            directory, or matplotlib is missing; the field is ``option``.
+    """
+    path = Path(text)
+    if not text or path.is_dir():
+        raise ConfigError(option, f"expected the path of a PNG file to write, got {show(text)}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise ConfigError(option, f"no such directory: {show(str(folder))}")
+    if not os.access(folder, os.W_OK):
+        raise ConfigError(option, f"cannot write in the directory {show(str(folder))}")
+    pyplot(option)
+    return path
