@@ -13,11 +13,11 @@ minute per run; needs ``valgrind``.
 from __future__ import annotations
 
 import argparse
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from callgrind import instructions
 
 WORKLOAD = """
 import random, sys
@@ -39,16 +39,11 @@ for _ in range(n // 1000):
 """
 
 
-def instructions(script: Path, *args: str) -> int:
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "callgrind.out"
-        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, str(script)]
-        env = {"DSAMPLER_JIT": "0", "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"}
-        proc = subprocess.run([*cmd, *args], capture_output=True, text=True, check=True, env=env)
-    found = re.search(r"Collected : (\d+)", proc.stderr)
-    if found is None:
-        raise RuntimeError(f"no instruction count in callgrind's output:\n{proc.stderr[-2000:]}")
-    return int(found.group(1))
+_ENV = {"DSAMPLER_JIT": "0", "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"}
+
+
+def _count(script: Path, *args: str) -> int:
+    return instructions([str(script), *args], _ENV)
 
 
 def main() -> int:
@@ -59,14 +54,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "workload.py"
         script.write_text(WORKLOAD)
-        instructions(script, "root", "on", "1000")  # writes the .pyc files, once, outside the figures
+        _count(script, "root", "on", "1000")  # writes the .pyc files, once, outside the figures
         print("| case | instructions per decision, off | on | cost of counting |")
         print("|---|---:|---:|---:|")
         for case in ("root", "child", "rules"):
             per = {}
             for mode in ("off", "on"):
-                base = instructions(script, case, mode, "0")
-                per[mode] = (instructions(script, case, mode, str(n)) - base) / n
+                base = _count(script, case, mode, "0")
+                per[mode] = (_count(script, case, mode, str(n)) - base) / n
             extra = per["on"] / per["off"] - 1
             print(f"| {case} | {per['off']:,.0f} | {per['on']:,.0f} | {extra:+.1%} |", flush=True)
     return 0

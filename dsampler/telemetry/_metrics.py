@@ -57,8 +57,9 @@ def instrument(meter_provider: MeterProvider | None, *, automatic: bool = False)
     meter.create_observable_counter("dsampler.drift.alerts", [_drifts], "{alert}", "Versions that drifted")
     meter.create_observable_counter("dsampler.faults", [_faults], "{fault}", "Decisions after a fault")
     meter.create_observable_counter("dsampler.remote.fetches", [_fetches], "{fetch}", "Strategy fetches")
-    meter.create_observable_gauge("dsampler.controller.window", [_window], "s", "Adaptive window length")
-    meter.create_observable_gauge("dsampler.controller.rate", [_controller_rate], "1", "Adaptive rate")
+    window, rate = _of_controller("window_s"), _of_controller("rate")
+    meter.create_observable_gauge("dsampler.controller.window", [window], "s", "Adaptive window length")
+    meter.create_observable_gauge("dsampler.controller.rate", [rate], "1", "Adaptive rate")
 
 
 def _observation(value: float, **attributes: Any) -> Observation:
@@ -134,19 +135,15 @@ def _fetches(options: CallbackOptions) -> Iterable[Observation]:
     return [_observation(n, result=result, service=service) for (result, service), n in totals.items()]
 
 
-def _window(options: CallbackOptions) -> Iterable[Observation]:
-    out = []
-    for sampler in _registry.samplers():
-        controller = sampler._owners.controller
-        if controller is not None:
-            out.append(_observation(controller.window_s, **_id(sampler._telemetry_id)))
-    return out
+def _of_controller(attribute: str) -> Any:
+    """A callback observing one attribute of each adaptive controller."""
 
+    def observe(options: CallbackOptions) -> Iterable[Observation]:
+        out = []
+        for sampler in _registry.samplers():
+            controller = sampler._owners.controller
+            if controller is not None:
+                out.append(_observation(getattr(controller, attribute), **_id(sampler._telemetry_id)))
+        return out
 
-def _controller_rate(options: CallbackOptions) -> Iterable[Observation]:
-    out = []
-    for sampler in _registry.samplers():
-        controller = sampler._owners.controller
-        if controller is not None:
-            out.append(_observation(controller.rate, **_id(sampler._telemetry_id)))
-    return out
+    return observe

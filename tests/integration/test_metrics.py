@@ -54,14 +54,16 @@ remote = JaegerRemoteSampler(endpoint="http://127.0.0.1:9/sampling", service_nam
                              start=False, resource={}, request_timeout_s=0.5)
 remote.poll_once()
 remote.poll_once()
+adaptive = DSampler(adaptive={"target_traces_per_second": 50}, resource={})
 out = {}
 for metric in reader.get_metrics_data().resource_metrics[0].scope_metrics[0].metrics:
     for point in metric.data.data_points:
         attrs = dict(point.attributes)
-        if attrs.pop("dsampler.sampler", s._telemetry_id) != s._telemetry_id:
+        who = attrs.pop("dsampler.sampler", s._telemetry_id)
+        if who not in (s._telemetry_id, adaptive._telemetry_id):
             continue
-        key = metric.name + json.dumps(attrs, sort_keys=True)
-        out[key] = point.value
+        prefix = "adaptive:" if who == adaptive._telemetry_id else ""
+        out[prefix + metric.name + json.dumps(attrs, sort_keys=True)] = point.value
 print(json.dumps(out))
 """
 
@@ -85,6 +87,9 @@ def test_the_instruments_report_a_known_sequence() -> None:
     assert got["dsampler.faults{}"] == 1
     assert got['dsampler.remote.fetches{"result": "failed", "service": "svc"}'] == 2
     assert "dsampler.rate.effective{}" not in got  # version 2 has decided nothing yet
+    assert "dsampler.controller.window{}" not in got  # no controller on this sampler
+    assert got["adaptive:dsampler.controller.window{}"] == 10.0  # W0: nothing happened yet
+    assert 0.0 < got["adaptive:dsampler.controller.rate{}"] <= 1.0
 
 
 PROMETHEUS = """
