@@ -14,13 +14,11 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler import _fork
-from dsampler._validate import typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import SamplingConfig
-from dsampler.config._parse import parse_config, parse_fields
+from dsampler.config._parse import as_config, parse_config, parse_fields
 from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
 from dsampler.config._watch import FileWatcher, read_at_start
-from dsampler.errors import ConfigError
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import MASK128
@@ -89,7 +87,7 @@ class DSampler(FaultCountingSampler):
         initial_fill: Callable[[], float] | None = None,
         **settings: Any,
     ) -> None:
-        base = _as_config(config)
+        base = as_config(config)
         if settings:
             base = parse_config(settings, base=base)
         self._runtime = Runtime(clock, resource_attributes(resource), initial_fill)
@@ -205,7 +203,7 @@ class DSampler(FaultCountingSampler):
 
     def publish(self, config: SamplingConfig | Mapping[str, Any]) -> SamplingConfig:
         """Replace the whole configuration (a mapping is parsed as a file would be)."""
-        return self._store.publish(_as_config(config)).config
+        return self._store.publish(as_config(config)).config
 
     def rollback(self, version: int) -> SamplingConfig:
         """Publish the content of an earlier version again, as a new version.
@@ -309,13 +307,3 @@ class DSampler(FaultCountingSampler):
             f"DSampler{{version={c.version},rate={c.rate},hash={c.hash},parent_based={c.parent_based},"
             f"rules={len(c.rules)},operations={len(c.operations)}}}"
         )
-
-
-def _as_config(config: SamplingConfig | Mapping[str, Any] | None) -> SamplingConfig:
-    if config is None:
-        return SamplingConfig()
-    if isinstance(config, SamplingConfig):
-        return config
-    if isinstance(config, Mapping):
-        return parse_config(config)
-    raise ConfigError("config", f"expected a SamplingConfig, a mapping or None, got {typed(config)}")
