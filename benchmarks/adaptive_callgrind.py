@@ -14,11 +14,11 @@ test suite once first).
 from __future__ import annotations
 
 import argparse
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from callgrind import instructions
 
 WORKLOAD = """
 import random, sys
@@ -37,15 +37,8 @@ for _ in range(n // 1000):
 """
 
 
-def instructions(script: Path, mode: str, n: int, rate: float) -> int:
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "callgrind.out"
-        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, str(script)]
-        proc = subprocess.run([*cmd, mode, str(n), str(rate)], capture_output=True, text=True, check=True)
-    found = re.search(r"Collected : (\d+)", proc.stderr)
-    if found is None:
-        raise RuntimeError(f"no instruction count in callgrind's output:\n{proc.stderr[-2000:]}")
-    return int(found.group(1))
+def _count(script: Path, mode: str, n: int, rate: float) -> int:
+    return instructions([str(script), mode, str(n), str(rate)])
 
 
 def main() -> int:
@@ -58,8 +51,8 @@ def main() -> int:
         script.write_text(WORKLOAD)
         per = {}
         for mode in ("off", "on"):
-            base = instructions(script, mode, 0, args.rate)
-            total = instructions(script, mode, args.decisions, args.rate)
+            base = _count(script, mode, 0, args.rate)
+            total = _count(script, mode, args.decisions, args.rate)
             per[mode] = (total - base) / args.decisions
             print(f"controller {mode}: {per[mode]:.0f} instructions per decision")
     print(f"on / off: {per['on'] / per['off']:.3f} (issue 10: <= 1.10)")

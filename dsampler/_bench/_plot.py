@@ -5,29 +5,18 @@ figures as vertical lines. matplotlib is the ``plot`` extra, imported only here.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from dsampler._bench._report import Report
+from dsampler._plotting import pyplot
 
-__all__ = ["MISSING", "load_pyplot", "plot"]
+__all__ = ["plot"]
 
-MISSING = "needs matplotlib, which is not installed: pip install 'dsampler[plot]'"
 _COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
-
-
-def load_pyplot() -> Any:
-    """matplotlib's pyplot on the file-only Agg backend; ImportError when it is missing."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def plot(report: Report, path: Path) -> None:
     """Write the chart as a PNG to ``path``."""
-    plt = load_pyplot()
+    plt = pyplot()
     found, meta = report.results, report.meta
     rows = list(reversed(found))  # the first row at the top
     groups = list(dict.fromkeys(r.row.group for r in found))

@@ -9,29 +9,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from dsampler._plotting import pyplot
 from dsampler.adaptive import _analysis as analysis
 from dsampler.adaptive._simulation import Run
-from dsampler.errors import ConfigError
 
-__all__ = ["MISSING", "plot", "pyplot"]
-
-MISSING = "--plot needs matplotlib: pip install 'dsampler[plot]'"
-
-
-def pyplot() -> Any:
-    """matplotlib.pyplot on the Agg backend.
-
-    Raises:
-        ConfigError: matplotlib is not installed (the field is ``--plot``).
-    """
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ConfigError("--plot", MISSING.removeprefix("--plot ")) from None
-    return plt
+__all__ = ["plot"]
 
 
 def plot(run: Run, path: str | os.PathLike[str]) -> None:

@@ -23,6 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dsampler._plotting import plot_path
 from dsampler._validate import check_int, check_seconds, show
 from dsampler.errors import ConfigError
 
@@ -95,25 +96,6 @@ def _seconds(text: str | None, quick: bool) -> float:
     return check_seconds(value, "--seconds", MIN_SECONDS, MAX_SECONDS)
 
 
-def _plot_path(text: str) -> Path:
-    """A PNG path we can write, and matplotlib to write it: checked before minutes of timing."""
-    from dsampler._bench._plot import MISSING, load_pyplot
-
-    path = Path(text)
-    if not text or path.is_dir():
-        raise ConfigError("--plot", f"expected the path of a PNG file to write, got {show(text)}")
-    folder = path.parent
-    if not folder.is_dir():
-        raise ConfigError("--plot", f"no such directory: {show(str(folder))}")
-    if not os.access(folder, os.W_OK):
-        raise ConfigError("--plot", f"cannot write in the directory {show(str(folder))}")
-    try:
-        load_pyplot()
-    except ImportError:
-        raise ConfigError("--plot", MISSING) from None
-    return path
-
-
 def settings_of(args: argparse.Namespace) -> Settings:
     """The validated options; ConfigError names the first bad one."""
     return Settings(
@@ -121,7 +103,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
         seconds=_seconds(args.seconds, args.quick),
         quick=args.quick,
         json=args.json,
-        plot=None if args.plot is None else _plot_path(args.plot),
+        plot=None if args.plot is None else plot_path(args.plot),
     )
 
 

@@ -1,6 +1,8 @@
-"""``dsampler simulate``: the adaptive controller on a synthetic workload.
+"""``dsampler simulate``: the adaptive controller on a synthetic workload, or the
+accuracy of each hash scheme on each family of trace IDs.
 
     dsampler simulate --scenario NAME|FILE [--seed N] [--plot out.png] [--target N]
+    dsampler simulate --accuracy [--ids N] [--seed N] [--plot heatmap.png]
 
 NAME is a built-in scenario (steady, spike, ramp, latency, square) or FILE a scenario
 file (YAML or JSON, see docs/adaptive.md). Prints a table; ``--plot`` also writes a PNG
@@ -14,6 +16,7 @@ import dataclasses
 import sys
 from typing import Any
 
+from dsampler._plotting import plot_path
 from dsampler.errors import ConfigError
 
 __all__ = ["add_parser", "run"]
@@ -22,13 +25,21 @@ MAX_SEED = 2**63 - 1
 
 
 def add_parser(commands: Any) -> None:
-    parser = commands.add_parser("simulate", help="run the adaptive controller on a synthetic workload")
-    parser.add_argument(
+    parser = commands.add_parser(
+        "simulate", help="run the adaptive controller on a synthetic workload, or measure accuracy"
+    )
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument(
         "--scenario",
-        required=True,
         metavar="NAME|FILE",
         help="steady, spike, ramp, latency, square, or a file",
     )
+    what.add_argument(
+        "--accuracy",
+        action="store_true",
+        help="effective vs configured rate per hash scheme and trace-ID family (the seed's MAE)",
+    )
+    parser.add_argument("--ids", default="1000000", metavar="N", help="trace IDs per cell (--accuracy)")
     parser.add_argument("--seed", default="0", metavar="N", help="random seed (default 0)")
     parser.add_argument("--plot", metavar="PNG", help="also write a plot (needs dsampler[plot])")
     parser.add_argument("--target", metavar="N", help="traces per second to hold (default: the scenario's)")
@@ -52,7 +63,32 @@ def _target(text: str | None) -> float | None:
     return value
 
 
+def _ids(text: str) -> int:
+    if not text.isdigit() or not 1000 <= int(text) <= 10**8:
+        raise ConfigError("--ids", f"expected an integer in [1000, 100000000], got {text[:40]!r}")
+    return int(text)
+
+
+def _accuracy(args: argparse.Namespace) -> int:
+    from dsampler.hashing import _accuracy
+
+    try:
+        seed, ids = _seed(args.seed), _ids(args.ids)
+        if args.plot is not None:
+            plot_path(args.plot)
+    except ConfigError as exc:
+        return _refuse(exc, "")
+    cells = _accuracy.study(n=ids, seed=seed)
+    print(_accuracy.render(cells))
+    if args.plot is not None:
+        _accuracy.heatmap(cells, args.plot)
+        print(f"plot: {args.plot}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.accuracy:
+        return _accuracy(args)
     from dsampler.adaptive._report import render
     from dsampler.adaptive._scenario import load_scenario
     from dsampler.adaptive._simulation import simulate
@@ -60,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         seed, target = _seed(args.seed), _target(args.target)
         if args.plot is not None:
-            from dsampler.adaptive._plot import pyplot
+            from dsampler._plotting import pyplot
 
             pyplot()  # fail before the run, not after it
         scenario = load_scenario(args.scenario)

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from dsampler._validate import check_per_second, check_rate, check_text, show
+from dsampler._validate import check_per_second, check_rate, check_text, show, typed
 from dsampler.config._adaptive import parse_adaptive
 from dsampler.config._model import FIELD_CHECKS, OperationStrategy, SamplingConfig
 from dsampler.config._parse_rules import parse_rules
@@ -19,7 +19,7 @@ from dsampler.config._remote import parse_remote
 from dsampler.config._shape import MAX_ITEMS, Problems, build, join, mapping, no_unknown_keys, render_path
 from dsampler.errors import ConfigError
 
-__all__ = ["FIELDS", "parse_config", "parse_fields", "render_path"]
+__all__ = ["FIELDS", "as_config", "parse_config", "parse_fields", "render_path"]
 
 
 def _operation(value: object, path: str) -> OperationStrategy:
@@ -90,3 +90,19 @@ def parse_config(data: Mapping[str, Any], base: SamplingConfig | None = None) ->
     values = parse_fields(data)
     config: SamplingConfig = build("", dataclasses.replace, base or SamplingConfig(), **values)
     return config
+
+
+def as_config(config: SamplingConfig | Mapping[str, Any] | None) -> SamplingConfig:
+    """What a sampler takes as its configuration: a :class:`SamplingConfig`, a mapping
+    in the file format, or None for the defaults.
+
+    Raises:
+        ConfigError: anything else, or a mapping with problems (every one named).
+    """
+    if config is None:
+        return SamplingConfig()
+    if isinstance(config, SamplingConfig):
+        return config
+    if isinstance(config, Mapping):
+        return parse_config(config)
+    raise ConfigError("config", f"expected a SamplingConfig, a mapping or None, got {typed(config)}")

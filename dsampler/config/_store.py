@@ -86,6 +86,13 @@ class ConfigStore(Generic[S]):
             config = self.current.config.evolve(**changes, version=self._version + 1)
             return self._publish_locked(config, stamped=True)
 
+    def refresh(self) -> S:
+        """Compile the current configuration again, as the same version: what the
+        compiled snapshot holds changed (telemetry began counting), not the configuration."""
+        with self._lock:
+            self.current = self._compile(self.current.config)
+            return self.current
+
     def rollback(self, version: int) -> S:
         """Publish the content of an earlier ``version`` again, as a new version.
 

@@ -100,12 +100,21 @@ class StrategyPoller:
         self._lock = threading.Lock()
         self.strategy: Strategy | None = None  # the last strategy applied
         self.polls = self.failures = self.consecutive_failures = 0
+        self.outcomes = dict.fromkeys(PollOutcome, 0)
         self.last_error: str | None = None
         self._thread = Poller(self, self.interval_s, name=name, first_delay_s=first)
         _fork.register(self)
+        from dsampler.telemetry._registry import register_poller
+
+        register_poller(self)
 
     def poll_once(self) -> PollOutcome:
         """Fetch, parse and apply once, now (tests and callers drive this directly)."""
+        outcome = self._poll()
+        self.outcomes[outcome] += 1  # read by dsampler.telemetry (dsampler.remote.fetches)
+        return outcome
+
+    def _poll(self) -> PollOutcome:
         with self._lock:
             self.polls += 1
             try:

@@ -21,6 +21,7 @@ from dsampler.config._model import SamplingConfig
 from dsampler.config._rule import Action, Drop, Match, RateLimit, Rollout, Rule, Sample
 from dsampler.hashing._schemes import get_scheme
 from dsampler.samplers._bucket import TokenBucket
+from dsampler.samplers._counts import DecisionCounts
 from dsampler.samplers._deciders import (
     Decider,
     DropDecider,
@@ -52,6 +53,8 @@ def compile_snapshot(config: SamplingConfig, previous: Snapshot | None, runtime:
     ):
         room = max(0, config.max_operations - len(config.operations)) if lower > 0 else 0
         runtime.tracked.fit(lower, room, config.operations)
+    if snapshot.counts is not None and runtime.stats is not None:
+        runtime.stats.started(snapshot.counts)
     return snapshot
 
 
@@ -113,6 +116,7 @@ class _Build:
             cap,
             self.runtime.tracked,
             self.runtime.meter,
+            None if self.runtime.stats is None else DecisionCounts(config.version, config.rate, config.hash),
         )
 
     def _bucket(self, found: TokenBucket | None, per_second: float) -> TokenBucket:

@@ -14,17 +14,16 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler import _fork
-from dsampler._validate import typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import SamplingConfig
-from dsampler.config._parse import parse_config, parse_fields
+from dsampler.config._parse import as_config, parse_config, parse_fields
 from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
 from dsampler.config._watch import FileWatcher, read_at_start
-from dsampler.errors import ConfigError
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import MASK128
 from dsampler.samplers._compile import compile_snapshot
+from dsampler.samplers._counts import Stats
 from dsampler.samplers._otel import (
     DEFAULT_TRACE_STATE,
     DROPPED,
@@ -88,7 +87,7 @@ class DSampler(FaultCountingSampler):
         initial_fill: Callable[[], float] | None = None,
         **settings: Any,
     ) -> None:
-        base = _as_config(config)
+        base = as_config(config)
         if settings:
             base = parse_config(settings, base=base)
         self._runtime = Runtime(clock, resource_attributes(resource), initial_fill)
@@ -97,9 +96,13 @@ class DSampler(FaultCountingSampler):
         self._follower = Follower()
         self._fault_log = FaultLog("DSampler")
         self._watcher: FileWatcher | None = None
+        self._telemetry_id = ""  # its number in telemetry's registry (dsampler.sampler)
         _fork.register(self)
         LOADER.ensure_started()
         self._owners.start()
+        from dsampler.telemetry._registry import register  # counts once metrics are collected
+
+        register(self)
 
     @classmethod
     def from_file(
@@ -149,6 +152,13 @@ class DSampler(FaultCountingSampler):
         config = self._owners.apply(self, config, started=previous is not None)
         return compile_snapshot(config, previous, self._runtime)
 
+    def _count_decisions(self) -> None:
+        """Begin counting decisions (telemetry is on): the current configuration is
+        compiled again with counts, as the same version. Idempotent."""
+        if self._runtime.stats is None:
+            self._runtime.stats = Stats()
+            self._store.refresh()
+
     def _reset_after_fork(self) -> None:
         """In a child of ``os.fork()``: every limit is exactly its configuration's, even
         if the fork interrupted a publish between changing a bucket's rate and
@@ -193,7 +203,7 @@ class DSampler(FaultCountingSampler):
 
     def publish(self, config: SamplingConfig | Mapping[str, Any]) -> SamplingConfig:
         """Replace the whole configuration (a mapping is parsed as a file would be)."""
-        return self._store.publish(_as_config(config)).config
+        return self._store.publish(as_config(config)).config
 
     def rollback(self, version: int) -> SamplingConfig:
         """Publish the content of an earlier version again, as a new version.
@@ -231,6 +241,9 @@ class DSampler(FaultCountingSampler):
                 if sc.is_valid:
                     if snap.parent_based:
                         case: int = 2 * sc.is_remote + (sc.trace_flags & 1)
+                        tally = snap.parent_tally
+                        if tally is not None:  # telemetry on (samplers/_counts.py)
+                            tally[case & 1] += 1
                         if not attributes and sc.trace_state is DEFAULT_TRACE_STATE:
                             return FOLLOW[case]
                         return self._follower.follow(case, FOLLOW[case].decision, attributes, sc.trace_state)
@@ -242,12 +255,19 @@ class DSampler(FaultCountingSampler):
             if offered is not None:  # the adaptive controller counts: one add, no lock
                 next(offered)
             of_bytes = d.scheme.of_bytes  # xxh3's C entry over the 16 bytes, else None
-            if (
+            sampled = (
                 of_bytes((trace_id & MASK128).to_bytes(16, "big"))
                 if of_bytes is not None
                 else d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
-            ) >= d.bound or (
-                offered is not None and snap.backstop is not None and not snap.backstop.try_acquire()
+            ) < d.bound
+            tally = snap.default_tally
+            if tally is not None:  # telemetry on (samplers/_counts.py); constant indexes are fastest
+                if sampled:
+                    tally[1] += 1
+                else:
+                    tally[0] += 1
+            if not sampled or (
+                offered is not None and snap.backstop is not None and not snap.backstop_admits()
             ):  # not sampled by the rate, or refused by the controller's hard cap
                 return DROPPED if ts is None else Results.drop(ts)
             return d.results.sampled if not attributes and ts is None else d.results.sample(attributes, ts)
@@ -287,13 +307,3 @@ class DSampler(FaultCountingSampler):
             f"DSampler{{version={c.version},rate={c.rate},hash={c.hash},parent_based={c.parent_based},"
             f"rules={len(c.rules)},operations={len(c.operations)}}}"
         )
-
-
-def _as_config(config: SamplingConfig | Mapping[str, Any] | None) -> SamplingConfig:
-    if config is None:
-        return SamplingConfig()
-    if isinstance(config, SamplingConfig):
-        return config
-    if isinstance(config, Mapping):
-        return parse_config(config)
-    raise ConfigError("config", f"expected a SamplingConfig, a mapping or None, got {typed(config)}")

@@ -17,6 +17,7 @@ from dsampler._validate import MAX_TEXT, typed
 from dsampler.clock import Clock
 from dsampler.errors import ConfigError
 from dsampler.samplers._bucket import TokenBucket
+from dsampler.samplers._counts import Stats
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
@@ -102,7 +103,7 @@ class Runtime:
     starts with: jaeger-client-python started each at ``random()`` of it.
     """
 
-    __slots__ = ("clock", "meter", "new_bucket", "resource", "tracked")
+    __slots__ = ("clock", "meter", "new_bucket", "resource", "stats", "tracked")
 
     def __init__(
         self, clock: Clock, resource: Mapping[str, Any], initial_fill: Callable[[], float] | None = None
@@ -112,6 +113,7 @@ class Runtime:
         self.new_bucket = _bucket_maker(clock, initial_fill)  # a token bucket for a new limit
         self.tracked = TrackedOperations(self.new_bucket)
         self.meter: Meter | None = None  # the adaptive controller's (hook: dsampler.adaptive)
+        self.stats: Stats | None = None  # decisions are counted while set (telemetry)
 
     def to_monotonic(self, wall: float) -> float:
         """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""

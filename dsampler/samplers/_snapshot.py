@@ -21,6 +21,7 @@ from dsampler.config._model import SamplingConfig
 from dsampler.config._rule import Rollout
 from dsampler.hashing._reference import MASK64
 from dsampler.samplers._bucket import TokenBucket
+from dsampler.samplers._counts import CAPPED, DEFAULT, DROPPED, KEPT, OPERATION, PARENT, RULE, DecisionCounts
 from dsampler.samplers._deciders import (
     BY_LOWER_BOUND,
     BY_RATIO,
@@ -51,16 +52,20 @@ class Snapshot:
         "backstop",
         "cap",
         "config",
+        "counts",
         "default",
+        "default_tally",
         "lower_bound",
         "lower_results",
         "offered",
         "operations",
         "parent_based",
+        "parent_tally",
         "rule_buckets",
         "rules",
         "simple",
         "tagger",
+        "tally",
         "tracked",
     )
 
@@ -76,6 +81,7 @@ class Snapshot:
         cap: TokenBucket | None,
         tracked: TrackedOperations,
         meter: Meter | None = None,
+        counts: DecisionCounts | None = None,
     ) -> None:
         self.config = config
         self.tagger = tagger
@@ -94,6 +100,10 @@ class Snapshot:
         # rate makes (one add, no lock) and its hard cap on what they sample.
         self.offered = None if meter is None else meter.offered
         self.backstop = None if meter is None else meter.backstop
+        self.counts = counts  # decisions counted when telemetry is on (samplers/_counts.py)
+        self.tally = None if counts is None else counts.tally
+        self.parent_tally = None if counts is None else counts.tally[PARENT]
+        self.default_tally = None if counts is None else counts.tally[DEFAULT]
 
     def route(self, name: str, kind: SpanKind | None, attributes: Attributes) -> Decider:
         """The decider for a root span, without creating any state (for ``explain``)."""
@@ -116,34 +126,49 @@ class Snapshot:
         attributes: Attributes,
         trace_state: TraceState | None,
     ) -> SamplingResult:
-        """Decide a span without a parent to follow; the global cap has the last word."""
+        """Decide a span without a parent to follow; the caps have the last word."""
+        by_default = False  # decided at the default rate: what the adaptive controller owns
         for predicate, decider in self.rules:
             if predicate(name, kind, attributes):
-                result = decider.decide(trace_id, attributes, trace_state)
+                result, strategy = decider.decide(trace_id, attributes, trace_state), RULE
                 break
         else:
             found = self.operations.get(name)
             if found is not None:
-                result = found.decide(trace_id, attributes, trace_state)
+                result, strategy = found.decide(trace_id, attributes, trace_state), OPERATION
+            elif self.lower_bound > 0:  # with a lower bound of its own: a tracked operation
+                result, strategy = self._decide_tracked(trace_id, name, attributes, trace_state), OPERATION
+                by_default = True
             else:
-                if self.lower_bound > 0:
-                    result = self._decide_tracked(trace_id, name, attributes, trace_state)
-                else:
-                    result = self.default.decide(trace_id, attributes, trace_state)
-                if self.offered is not None:
-                    result = self._metered(result, trace_state)
-        if self.cap is not None and result.decision is RECORD_AND_SAMPLE and not self.cap.try_acquire():
-            return Results.drop(trace_state)
+                result, strategy = self.default.decide(trace_id, attributes, trace_state), DEFAULT
+                by_default = True
+        sampled = result.decision is RECORD_AND_SAMPLE
+        tally = self.tally
+        if tally is not None:  # telemetry on (samplers/_counts.py)
+            tally[strategy][KEPT if sampled else DROPPED] += 1
+        if by_default and self.offered is not None:
+            next(self.offered)  # the adaptive controller counts it: one add, no lock
+            if sampled and self.backstop is not None and not self.backstop.try_acquire():
+                return self._capped(strategy, trace_state)
+        if sampled and self.cap is not None and not self.cap.try_acquire():
+            return self._capped(strategy, trace_state)
         return result
 
-    def _metered(self, result: SamplingResult, trace_state: TraceState | None) -> SamplingResult:
-        """A decision of the default rate: the adaptive controller counts it, and its
-        hard cap may refuse what it sampled."""
-        next(self.offered)  # type: ignore[arg-type]  # set whenever this is called
-        backstop = self.backstop
-        if backstop is not None and result.decision is RECORD_AND_SAMPLE and not backstop.try_acquire():
-            return Results.drop(trace_state)
-        return result
+    def backstop_admits(self) -> bool:
+        """The adaptive controller's hard cap admits a default-rate decision the rate
+        sampled (a refusal is counted as capped)."""
+        if self.backstop is not None and not self.backstop.try_acquire():
+            if self.tally is not None:
+                self.tally[DEFAULT][CAPPED] += 1
+            return False
+        return True
+
+    def _capped(self, strategy: int, trace_state: TraceState | None) -> SamplingResult:
+        """Kept by its strategy, refused by a cap (the global one, or the adaptive
+        controller's hard cap)."""
+        if self.tally is not None:
+            self.tally[strategy][CAPPED] += 1
+        return Results.drop(trace_state)
 
     def _decide_tracked(
         self, trace_id: int, name: str, attributes: Attributes, trace_state: TraceState | None

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from dsampler._bench import _suite
+from dsampler._plotting import MISSING
 from dsampler.cli._main import main
 from tests.conftest import REPO
 
@@ -146,10 +147,7 @@ def test_plot_without_matplotlib_exits_2_before_timing(tmp_path: Path) -> None:
     """Without the plot extra: exit 2, a message naming --plot and the extra, no report."""
     proc = run(*SHORT, "--plot", str(tmp_path / "x.png"), hide="matplotlib")
     assert proc.returncode == 2
-    assert (
-        proc.stderr.strip()
-        == "--plot: needs matplotlib, which is not installed: pip install 'dsampler[plot]'"
-    )
+    assert proc.stderr.strip() == "--plot: " + MISSING
     assert proc.stdout == ""
     assert not (tmp_path / "x.png").exists()
 

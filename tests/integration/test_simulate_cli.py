@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from dsampler._plotting import MISSING
 from dsampler.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -85,7 +86,7 @@ def test_missing_matplotlib_is_said_before_running(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     assert main(["simulate", "--scenario", "spike", "--plot", "x.png"]) == 2
     captured = capsys.readouterr()
-    assert captured.err == "--plot: needs matplotlib: pip install 'dsampler[plot]'\n"
+    assert captured.err == "--plot: " + MISSING + "\n"
     assert captured.out == ""
 
 

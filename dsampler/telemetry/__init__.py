@@ -1,0 +1,29 @@
+"""Telemetry: what the samplers are doing, through the OpenTelemetry metrics API, and
+the drift audit that warns when the effective rate leaves the configured one.
+
+Nothing is counted, and nothing costs, until the figures are wanted: when a
+MeterProvider with a reader first collects dsampler's instruments (registered on the
+global provider by the first DSampler), or when :func:`enable` is called. See
+``docs/metrics.md`` for the instruments, their units and attributes.
+"""
+
+from __future__ import annotations
+
+import typing
+
+from dsampler._lazy import attach as _attach
+
+__all__ = ["Drift", "audit", "enable"]
+
+if typing.TYPE_CHECKING:
+    from dsampler.telemetry._drift import Drift, audit
+    from dsampler.telemetry._enable import enable
+
+__getattr__, __dir__ = _attach(
+    __name__,
+    {
+        "Drift": "dsampler.telemetry._drift",
+        "audit": "dsampler.telemetry._drift",
+        "enable": "dsampler.telemetry._enable",
+    },
+)

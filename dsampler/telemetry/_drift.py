@@ -1,0 +1,117 @@
+"""The drift audit: per configuration version, the rate the default rate actually kept
+against the rate configured, with a binomial bound (seed §2.3, §3.3).
+
+A hash scheme is only as good as the trace IDs it sees: raw FNV-1a keeps 0% of
+sequential IDs at rate 0.1, the low-bits schemes keep all or nothing of them. The audit
+notices: for each recent version with enough decisions, ``z = (kept - n r) /
+sqrt(n r (1 - r))``; beyond ``sigmas`` (4 by default: one false alarm in ~16,000
+audits of an honest sampler) it is a drift, warned about once per version and at most
+once a minute per sampler, naming the likely cause. It runs off the request path: at
+every metrics collection, every ``audit_interval_s`` once telemetry is enabled, or when
+called.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from dsampler.samplers._counts import DEFAULT, KEPT, DecisionCounts
+
+if TYPE_CHECKING:
+    from dsampler.samplers._dsampler import DSampler
+
+__all__ = ["MIN_DECISIONS", "SIGMAS", "Drift", "audit"]
+
+SIGMAS: Final = 4.0
+MIN_DECISIONS: Final = 1000
+_WARN_EVERY_S: Final = 60.0
+_log = logging.getLogger("dsampler.telemetry")
+
+_CAUSES: Final = {
+    "fnv1a": "raw FNV-1a is badly biased on low-entropy trace IDs (sequential, counter or "
+    "time-prefixed); use hash: fnv1a-mix or xxh3",
+    "otel": "this scheme uses the trace ID's low 64 bits unhashed, so non-random trace IDs "
+    "bias it; use hash: fnv1a-mix or xxh3",
+}
+_CAUSES["jaeger"] = _CAUSES["jaeger-go"] = _CAUSES["otel"]
+_UNEXPECTED: Final = "unexpected for this scheme: check how the trace IDs are generated"
+
+
+@dataclass(frozen=True, slots=True)
+class Drift:
+    """One version whose default rate kept a fraction beyond the binomial bound."""
+
+    version: int
+    scheme: str
+    configured: float
+    effective: float
+    decisions: int
+    sigmas: float
+
+    def message(self) -> str:
+        cause = _CAUSES.get(self.scheme, _UNEXPECTED)
+        return (
+            f"dsampler: the default rate kept {self.effective:.4%} of {self.decisions} traces "
+            f"where {self.configured:.4%} is configured (config version {self.version}, hash "
+            f"{self.scheme}, {self.sigmas:+.1f} sigma): {cause}"
+        )
+
+
+class _Memory:
+    __slots__ = ("alerted", "alerts", "last_warning")
+
+    def __init__(self) -> None:
+        self.alerted: set[int] = set()
+        self.alerts = 0
+        self.last_warning = -math.inf
+
+
+_memory: weakref.WeakKeyDictionary[DSampler, _Memory] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def alerts(sampler: DSampler) -> int:
+    """How many versions of ``sampler`` have drifted so far (a metric)."""
+    found = _memory.get(sampler)
+    return 0 if found is None else found.alerts
+
+
+def audit(sampler: DSampler, *, sigmas: float = SIGMAS, min_decisions: int = MIN_DECISIONS) -> list[Drift]:
+    """The drifting versions among ``sampler``'s recent ones (none when it does not
+    count decisions); new ones are logged, rate-limited."""
+    stats = sampler._runtime.stats
+    if stats is None:
+        return []
+    found = [d for c in stats.recent if (d := _drift(c.version, c.scheme, c.rate, c, sigmas, min_decisions))]
+    with _lock:
+        memory = _memory.setdefault(sampler, _Memory())
+        new = [d for d in found if d.version not in memory.alerted]
+        memory.alerted.update(d.version for d in new)
+        memory.alerts += len(new)
+        now = time.monotonic()
+        speak = bool(new) and now - memory.last_warning >= _WARN_EVERY_S
+        if speak:
+            memory.last_warning = now
+    if speak:
+        _log.warning("%s", new[-1].message())
+    return found
+
+
+def _drift(
+    version: int, scheme: str, rate: float, counts: DecisionCounts, sigmas: float, least: int
+) -> Drift | None:
+    kept = counts.of(DEFAULT, KEPT)
+    n = counts.default_decided
+    spread = n * rate * (1.0 - rate)
+    if n < least or spread < 25.0:  # too few decisions (or rate 0 or 1) for the bound to hold
+        return None
+    z = (kept - n * rate) / math.sqrt(spread)
+    if abs(z) <= sigmas:
+        return None
+    return Drift(version, scheme, rate, kept / n, n, z)

@@ -1,0 +1,56 @@
+"""Turning telemetry on explicitly: counting, instruments on a given MeterProvider, and
+a periodic drift audit for processes that export no metrics."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from dsampler._poller import Poller
+from dsampler._validate import check_seconds
+from dsampler.telemetry import _drift, _registry
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import MeterProvider
+
+__all__ = ["enable"]
+
+_lock = threading.Lock()
+_auditors: list[_Auditor] = []
+
+
+class _Auditor:
+    """Runs the drift audit over every DSampler every interval (a daemon thread)."""
+
+    def __init__(self, interval_s: float) -> None:
+        self.interval_s = interval_s
+        self._poller = Poller(self, interval_s, name="dsampler-drift-audit")
+        self._poller.start()
+
+    def poll_once(self) -> None:
+        for sampler in _registry.samplers():
+            _drift.audit(sampler)
+
+
+def enable(meter_provider: MeterProvider | None = None, *, audit_interval_s: float | None = 60.0) -> None:
+    """Count every DSampler's decisions from now on, report them through
+    ``meter_provider`` (as well as the global provider, which the first DSampler
+    instruments by itself), and audit drift every ``audit_interval_s`` (None: only at
+    metric collections and when :func:`~dsampler.telemetry.audit` is called).
+
+    Raises:
+        ConfigError: ``audit_interval_s`` outside [1, 86400].
+    """
+    interval = (
+        None
+        if audit_interval_s is None
+        else check_seconds(audit_interval_s, "audit_interval_s", 1.0, 86400.0)
+    )
+    _registry.count_everywhere()
+    if meter_provider is not None:
+        from dsampler.telemetry._metrics import instrument
+
+        instrument(meter_provider)
+    with _lock:
+        if interval is not None and not any(a.interval_s == interval for a in _auditors):
+            _auditors.append(_Auditor(interval))

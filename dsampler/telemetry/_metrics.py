@@ -1,0 +1,149 @@
+"""dsampler's metrics, through the OpenTelemetry metrics API.
+
+Every instrument is asynchronous (observable): the request path only increments plain
+integers (see :mod:`dsampler.samplers._counts`), and the figures are read and
+aggregated when a reader collects, in its thread. With no MeterProvider configured the
+API's no-op provider never calls back, and nothing is counted. Names follow the
+OpenTelemetry conventions and stay Prometheus-safe (dots become underscores, counters
+gain ``_total``); every series carries ``dsampler.sampler``, the process-wide number of
+the sampler it describes.
+
+=============================  ==========  ========  ==========================================
+name                           kind        unit      attributes, meaning
+=============================  ==========  ========  ==========================================
+dsampler.decisions             counter     {span}    decision, strategy (parent, rule,
+                                                     operation, default, cap): decisions made
+dsampler.rate.configured       gauge       1         the default rate in force
+dsampler.rate.effective        gauge       1         the fraction the default rate kept, this
+                                                     version (compare with the configured)
+dsampler.config.version        gauge       1         the configuration version in force
+dsampler.drift.alerts          counter     {alert}   versions whose effective rate drifted
+dsampler.faults                counter     {fault}   decisions that fell back after a fault
+dsampler.remote.fetches        counter     {fetch}   result (applied, unchanged, failed), service
+dsampler.controller.window     gauge       s         the adaptive controller's window
+dsampler.controller.rate       gauge       1         the rate the controller asks for
+=============================  ==========  ========  ==========================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from dsampler.samplers._counts import CAPPED, DEFAULT, DROPPED, KEPT, STRATEGIES
+from dsampler.telemetry import _drift, _registry
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import CallbackOptions, MeterProvider, Observation
+
+__all__ = ["instrument"]
+
+_RECORD, _DROP = "RECORD_AND_SAMPLE", "DROP"
+
+
+def instrument(meter_provider: MeterProvider | None, *, automatic: bool = False) -> None:
+    """Register dsampler's instruments on ``meter_provider`` (None: the global one).
+    ``automatic``: the first collection turns decision counting on."""
+    from opentelemetry import metrics
+
+    meter = (meter_provider or metrics.get_meter_provider()).get_meter("dsampler")
+    decisions = _decisions_first(automatic)
+    meter.create_observable_counter("dsampler.decisions", [decisions], "{span}", "Sampling decisions made")
+    meter.create_observable_gauge("dsampler.rate.configured", [_configured], "1", "Default rate in force")
+    meter.create_observable_gauge(
+        "dsampler.rate.effective", [_effective], "1", "Fraction the default rate kept in this version"
+    )
+    meter.create_observable_gauge("dsampler.config.version", [_version], "1", "Configuration version")
+    meter.create_observable_counter("dsampler.drift.alerts", [_drifts], "{alert}", "Versions that drifted")
+    meter.create_observable_counter("dsampler.faults", [_faults], "{fault}", "Decisions after a fault")
+    meter.create_observable_counter("dsampler.remote.fetches", [_fetches], "{fetch}", "Strategy fetches")
+    window, rate = _of_controller("window_s"), _of_controller("rate")
+    meter.create_observable_gauge("dsampler.controller.window", [window], "s", "Adaptive window length")
+    meter.create_observable_gauge("dsampler.controller.rate", [rate], "1", "Adaptive rate")
+
+
+def _observation(value: float, **attributes: Any) -> Observation:
+    from opentelemetry.metrics import Observation
+
+    return Observation(value, attributes)
+
+
+def _decisions_first(automatic: bool) -> Any:
+    def decisions(options: CallbackOptions) -> Iterable[Observation]:
+        if automatic and not _registry.counting():
+            _registry.count_everywhere()  # a reader collects: the figures are wanted
+        out = []
+        for sampler in _registry.samplers():
+            stats = sampler._runtime.stats
+            if stats is None:
+                continue
+            tally = stats.totals()
+            who = sampler._telemetry_id
+            capped = 0
+            for i, strategy in enumerate(STRATEGIES):
+                kept, dropped, cut = tally[i][KEPT], tally[i][DROPPED], tally[i][CAPPED]
+                capped += cut
+                out.append(_observation(kept - cut, decision=_RECORD, strategy=strategy, **_id(who)))
+                out.append(_observation(dropped, decision=_DROP, strategy=strategy, **_id(who)))
+            out.append(_observation(capped, decision=_DROP, strategy="cap", **_id(who)))
+        return out
+
+    return decisions
+
+
+def _id(who: str) -> dict[str, str]:
+    return {"dsampler.sampler": who}
+
+
+def _configured(options: CallbackOptions) -> Iterable[Observation]:
+    return [_observation(s.config.rate, **_id(s._telemetry_id)) for s in _registry.samplers()]
+
+
+def _effective(options: CallbackOptions) -> Iterable[Observation]:
+    out = []
+    for sampler in _registry.samplers():
+        counts = sampler._store.current.counts
+        if counts is not None and counts.default_decided:
+            out.append(
+                _observation(counts.of(DEFAULT, KEPT) / counts.default_decided, **_id(sampler._telemetry_id))
+            )
+    return out
+
+
+def _version(options: CallbackOptions) -> Iterable[Observation]:
+    return [_observation(s.config.version, **_id(s._telemetry_id)) for s in _registry.samplers()]
+
+
+def _drifts(options: CallbackOptions) -> Iterable[Observation]:
+    out = []
+    for sampler in _registry.samplers():
+        _drift.audit(sampler)  # off the request path, at every collection
+        out.append(_observation(_drift.alerts(sampler), **_id(sampler._telemetry_id)))
+    return out
+
+
+def _faults(options: CallbackOptions) -> Iterable[Observation]:
+    return [_observation(s.faults, **_id(s._telemetry_id)) for s in _registry.samplers()]
+
+
+def _fetches(options: CallbackOptions) -> Iterable[Observation]:
+    totals: dict[tuple[str, str], int] = {}
+    for poller in _registry.pollers():
+        for outcome, n in dict(poller.outcomes).items():
+            key = (outcome.value, poller.service)
+            totals[key] = totals.get(key, 0) + n
+    return [_observation(n, result=result, service=service) for (result, service), n in totals.items()]
+
+
+def _of_controller(attribute: str) -> Any:
+    """A callback observing one attribute of each adaptive controller."""
+
+    def observe(options: CallbackOptions) -> Iterable[Observation]:
+        out = []
+        for sampler in _registry.samplers():
+            controller = sampler._owners.controller
+            if controller is not None:
+                out.append(_observation(getattr(controller, attribute), **_id(sampler._telemetry_id)))
+        return out
+
+    return observe

@@ -1,0 +1,72 @@
+"""Which samplers and pollers telemetry reports on, and whether decisions are counted.
+
+Every DSampler and remote poller registers here (held weakly) when it is made. Counting
+decisions costs the request path a few increments, so it is off until someone reads
+the figures: :func:`count_everywhere` turns it on for every sampler, now and later. It
+is called by :func:`dsampler.telemetry.enable` and by the first collection of the
+metrics (which proves a MeterProvider with a reader is configured). The first DSampler
+also registers the metric instruments on the global MeterProvider: a no-op provider
+never calls them back, so nothing is counted and nothing costs until one is set.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dsampler.remote._poll import StrategyPoller
+    from dsampler.samplers._dsampler import DSampler
+
+__all__ = ["count_everywhere", "counting", "pollers", "register", "register_poller", "samplers"]
+
+_lock = threading.Lock()
+_samplers: weakref.WeakValueDictionary[int, DSampler] = weakref.WeakValueDictionary()
+_pollers: weakref.WeakSet[StrategyPoller] = weakref.WeakSet()
+_numbers = itertools.count(1)
+_state = {"counting": False, "instrumented": False}
+
+
+def register(sampler: DSampler) -> None:
+    """A new DSampler: numbered (its ``dsampler.sampler`` attribute), counted if
+    telemetry is on, and the global instruments registered once."""
+    with _lock:
+        number = next(_numbers)
+        _samplers[number] = sampler
+        sampler._telemetry_id = str(number)
+        first = not _state["instrumented"]
+        _state["instrumented"] = True
+        counting = _state["counting"]
+    if first:
+        from dsampler.telemetry._metrics import instrument
+
+        instrument(None, automatic=True)
+    if counting:
+        sampler._count_decisions()
+
+
+def register_poller(poller: StrategyPoller) -> None:
+    _pollers.add(poller)
+
+
+def count_everywhere() -> None:
+    """Count decisions in every DSampler from now on (idempotent)."""
+    with _lock:
+        _state["counting"] = True
+    for sampler in samplers():
+        sampler._count_decisions()
+
+
+def counting() -> bool:
+    return _state["counting"]
+
+
+def samplers() -> list[DSampler]:
+    """The live DSamplers, oldest first."""
+    return [s for _, s in sorted(_samplers.items())]
+
+
+def pollers() -> list[StrategyPoller]:
+    return list(_pollers)

@@ -1,0 +1,127 @@
+"""dsampler's metrics through the real OpenTelemetry SDK: an in-memory reader after a
+known sequence of decisions, updates and fetch failures, and a real Prometheus scrape
+over loopback. Each runs in its own interpreter: telemetry, once on, stays on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def run(code: str) -> dict[str, object]:
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+IN_MEMORY = """
+import json
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
+from dsampler import DSampler, ManualClock, JaegerRemoteSampler
+import dsampler.telemetry
+
+reader = InMemoryMetricReader()
+dsampler.telemetry.enable(MeterProvider(metric_readers=[reader]), audit_interval_s=None)
+clock = ManualClock()
+s = DSampler(rate=1.0, rules=[{"match": {"span_name": "GET /health"}, "action": "drop"}],
+             operations={"op": 0.0}, traces_per_second=3, clock=clock, resource={})
+for i in range(10):
+    s.should_sample(None, 1000 + i, "GET /health")     # rule, dropped
+for i in range(5):
+    s.should_sample(None, 2000 + i, "op")              # operation at rate 0, dropped
+for i in range(10):
+    s.should_sample(None, 3000 + i, "other")           # default 1.0: 3 kept, 7 capped
+parent = set_span_in_context(NonRecordingSpan(SpanContext(7, 8, True, TraceFlags(1))))
+for i in range(4):
+    s.should_sample(parent, 4000 + i, "child")         # parent, kept
+s.should_sample(None, "not a trace id", "other")      # one fault
+s.update(rate=0.5)
+remote = JaegerRemoteSampler(endpoint="http://127.0.0.1:9/sampling", service_name="svc",
+                             start=False, resource={}, request_timeout_s=0.5)
+remote.poll_once()
+remote.poll_once()
+adaptive = DSampler(adaptive={"target_traces_per_second": 50}, resource={})
+out = {}
+for metric in reader.get_metrics_data().resource_metrics[0].scope_metrics[0].metrics:
+    for point in metric.data.data_points:
+        attrs = dict(point.attributes)
+        who = attrs.pop("dsampler.sampler", s._telemetry_id)
+        if who not in (s._telemetry_id, adaptive._telemetry_id):
+            continue
+        prefix = "adaptive:" if who == adaptive._telemetry_id else ""
+        out[prefix + metric.name + json.dumps(attrs, sort_keys=True)] = point.value
+print(json.dumps(out))
+"""
+
+
+def test_the_instruments_report_a_known_sequence() -> None:
+    """Decisions by strategy and outcome, the rates, the version, faults and failed
+    fetches have exactly the values the sequence implies."""
+    got = run(IN_MEMORY)
+
+    def decisions(decision: str, strategy: str) -> object:
+        return got[f'dsampler.decisions{{"decision": "{decision}", "strategy": "{strategy}"}}']
+
+    assert decisions("DROP", "rule") == 10
+    assert decisions("DROP", "operation") == 5
+    assert decisions("RECORD_AND_SAMPLE", "default") == 3
+    assert decisions("DROP", "cap") == 7
+    assert decisions("RECORD_AND_SAMPLE", "parent") == 4
+    assert decisions("DROP", "parent") == 0
+    assert got["dsampler.rate.configured{}"] == 0.5
+    assert got["dsampler.config.version{}"] == 2
+    assert got["dsampler.faults{}"] == 1
+    assert got['dsampler.remote.fetches{"result": "failed", "service": "svc"}'] == 2
+    assert "dsampler.rate.effective{}" not in got  # version 2 has decided nothing yet
+    assert "dsampler.controller.window{}" not in got  # no controller on this sampler
+    assert got["adaptive:dsampler.controller.window{}"] == 10.0  # W0: nothing happened yet
+    assert 0.0 < got["adaptive:dsampler.controller.rate{}"] <= 1.0
+
+
+PROMETHEUS = """
+import json, socket, urllib.request
+from prometheus_client import start_http_server
+from opentelemetry.exporter.prometheus import PrometheusMetricReader
+from opentelemetry.sdk.metrics import MeterProvider
+from dsampler import DSampler
+import dsampler.telemetry
+
+sock = socket.socket(); sock.bind(("127.0.0.1", 0)); port = sock.getsockname()[1]; sock.close()
+start_http_server(port, addr="127.0.0.1")
+dsampler.telemetry.enable(MeterProvider(metric_readers=[PrometheusMetricReader()]), audit_interval_s=None)
+s = DSampler(rate=0.25, parent_based=False, resource={})
+for i in range(4000):
+    s.should_sample(None, (i * 0x9E3779B97F4A7C15 + 1) % (1 << 128), "x")
+text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+print(json.dumps({"lines": [l for l in text.splitlines() if l.startswith("dsampler")]}))
+"""
+
+
+def test_a_prometheus_scrape_over_loopback() -> None:
+    """The real Prometheus exporter serves dsampler's metrics under Prometheus-safe
+    names, with the decision counts the sampler made."""
+    lines: list[str] = run(PROMETHEUS)["lines"]  # type: ignore[assignment]
+    names = {line.split("{")[0].split(" ")[0] for line in lines}
+    assert {"dsampler_decisions_total", "dsampler_config_version", "dsampler_faults_total"} <= names
+    assert any(n.startswith("dsampler_rate_configured") for n in names)
+    kept = [
+        line
+        for line in lines
+        if line.startswith("dsampler_decisions_total") and 'decision="RECORD_AND_SAMPLE"' in line
+    ]
+    total = sum(float(line.rsplit(" ", 1)[1]) for line in kept if 'strategy="default"' in line)
+    assert 800 < total < 1200  # 4,000 decisions at 0.25
