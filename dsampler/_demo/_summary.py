@@ -98,7 +98,7 @@ def _opening(record: Record) -> str:
     kept = sum(t for _, t, _ in record.spans.values())
     cpu = record.cpu_s / record.elapsed_s if record.elapsed_s > 0 else 0.0
     start = (
-        f"Interrupted (Ctrl-C) after {record.elapsed_s:.1f} s of {record.timeline.duration_s:g} s:"
+        f"Interrupted after {record.elapsed_s:.1f} s of {record.timeline.duration_s:g} s:"
         if record.interrupted
         else f"In {record.elapsed_s:.0f} s,"
     )

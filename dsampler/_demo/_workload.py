@@ -93,7 +93,7 @@ class _Run:
                 self._batch(batch)
         except KeyboardInterrupt:
             self.record.interrupted = True
-            self.record.events.append(Event(self.now(), "interrupted (Ctrl-C)"))
+            self.record.events.append(Event(self.now(), "interrupted (Ctrl-C or SIGTERM)"))
         finally:
             self.record.elapsed_s, self.record.cpu_s = self.now(), time.process_time() - cpu
             self.record.spans = {

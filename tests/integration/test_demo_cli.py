@@ -1,6 +1,7 @@
 """``dsampler demo`` through the real entry point, in subprocesses whose stdout is a pipe:
-a 5 s run to the end with its PNG, a run without matplotlib ended by Ctrl-C, and bad
-options. What is checked is what the run printed and left behind, never how fast it was.
+a 5 s run to the end with its PNG, runs interrupted by SIGINT (Ctrl-C) or SIGTERM with
+and without matplotlib, and bad options. What is checked is what the run printed and
+left behind, never how fast it was.
 """
 
 from __future__ import annotations
@@ -98,12 +99,10 @@ def test_a_short_run_prints_its_table_and_summary_writes_the_png_and_stops_every
     assert_stopped(proc.stdout, proc.stderr)
 
 
-def test_without_matplotlib_ctrl_c_ends_the_run_with_the_summary_and_no_png(tmp_path: Path) -> None:
-    """matplotlib hidden: said at once, the demo runs anyway; a SIGINT after the first row
-    ends it early with exit 0, the summary and the reason there is no PNG."""
-    png = tmp_path / "out.png"
+def interrupted(png: Path, signum: signal.Signals, hide: str = "") -> tuple[int, str, str]:
+    """A 60 s run sent ``signum`` once its first row is out: (exit status, stdout, stderr)."""
     proc = subprocess.Popen(
-        command("--duration", "60", "--plot", str(png), hide="matplotlib"),
+        command("--duration", "60", "--plot", str(png), hide=hide),
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -117,19 +116,39 @@ def test_without_matplotlib_ctrl_c_ends_the_run_with_the_summary_and_no_png(tmp_
         while not ROW.match(line := lines.get(timeout=60).rstrip("\n")):
             seen.append(line)
         seen.append(line)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
         proc.wait(timeout=60)
     finally:
         proc.kill()
     reader.join(10)
     assert proc.stderr is not None
-    stderr = proc.stderr.read()
-    stdout = "\n".join(seen) + "\n" + "".join(list(lines.queue))
-    assert proc.returncode == 0, stderr
+    return proc.returncode, "\n".join(seen) + "\n" + "".join(list(lines.queue)), proc.stderr.read()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_without_matplotlib_an_interrupted_run_ends_with_the_summary_and_no_png(
+    signum: signal.Signals, tmp_path: Path
+) -> None:
+    """matplotlib hidden: said at once, the demo runs anyway; a SIGINT (Ctrl-C) or SIGTERM
+    after the first row ends it early with exit 0, the summary and the reason there is no PNG."""
+    png = tmp_path / "out.png"
+    code, stdout, stderr = interrupted(png, signum, hide="matplotlib")
+    assert code == 0, stderr
     assert f"--plot {MISSING}; the demo runs without its PNG" in stderr
-    assert "Interrupted (Ctrl-C) after" in stdout
+    assert "Interrupted after" in stdout
     assert f"No PNG written: --plot {MISSING}." in stdout
     assert not png.exists()
+    assert_stopped(stdout, stderr)
+
+
+def test_an_interrupted_run_still_writes_its_png(tmp_path: Path) -> None:
+    """Ctrl-C with matplotlib there: the summary of what ran, and its timeline."""
+    png = tmp_path / "out.png"
+    code, stdout, stderr = interrupted(png, signal.SIGINT)
+    assert code == 0, stderr
+    assert "Interrupted after" in stdout
+    assert f"Timeline: {png}" in stdout
+    assert png.read_bytes().startswith(PNG_SIGNATURE)
     assert_stopped(stdout, stderr)
 
 

@@ -122,7 +122,7 @@ def test_a_short_or_interrupted_run_states_only_what_it_reached() -> None:
     early = _record(3)
     early.interrupted, early.update = True, None
     text = summary(early).replace("\n", " ")
-    assert text.startswith("Interrupted (Ctrl-C) after 3.0 s of 45 s:")
+    assert text.startswith("Interrupted after 3.0 s of 45 s:")
     assert "50.0/s before the spike." in text
     assert "spike (" not in text
     assert "strategies file" not in text
