@@ -9,10 +9,12 @@ The request path takes no lock. Credits are numbered tickets: a check draws the 
 ticket number from an ``itertools.count`` (atomic under the GIL) and is admitted iff the
 number is below ``limit`` as read *before* drawing. Minting credits (refill) moves
 ``limit`` up, in whichever thread first sees a refill due, under a lock that is only
-ever *tried*: a check never waits. A refill draws a ticket itself to learn how many
-were drawn and rebases, so numbers drawn by refused checks are not credits. A refill
-is due when a whole credit has accrued or the bucket would be full, whichever is first,
-so minting late never hands out more than a continuous bucket would. Because ``limit``
+ever *tried*: a check never waits. The check that refills draws its ticket under the
+lock, so every number before it is drawn and the balance left is exact; it rebases the
+numbering after that ticket (numbers drawn by refused checks are not credits) and
+spends it if a whole credit is there. A refill is due when a whole credit has accrued
+or the bucket would be full, whichever is first, so minting late never hands out more
+than a continuous bucket would. Because ``limit``
 only grows and tickets are unique, concurrent checks can never spend a credit twice:
 with a frozen clock N threads admit exactly the balance. On free-threaded builds, where
 ``next()`` on a count is not documented as atomic, every check takes the lock instead.
@@ -52,6 +54,7 @@ class TokenBucket:
 
     __slots__ = (
         "__weakref__",
+        "_base",
         "_carry",
         "_clock",
         "_due",
@@ -99,20 +102,23 @@ class TokenBucket:
         full, whichever is first: between refills it neither caps nor crosses a whole
         credit, so minting late never hands out more than the continuous bucket would.
         """
-        whole = math.floor(balance)
+        whole = int(balance)  # balance >= 0: floor
         carry = balance - whole
+        self._base, self._carry, self._limit = drawn, carry, drawn + 1 + whole
         rate = self.credits_per_second
-        self._carry = carry
-        self._due = self._last + min(1.0 - carry, self.max_balance - balance) / rate if rate else math.inf
-        self._limit = drawn + 1 + whole
+        if rate:
+            step, room = 1.0 - carry, self.max_balance - balance
+            self._due = self._last + (step if step < room else room) / rate
+        else:
+            self._due = math.inf
 
     def try_acquire(self) -> bool:
         """Spend one credit if there is one. Never blocks, never raises."""
         if _GIL:
             now = self._clock.monotonic()
-            if now >= self._due and self._lock.acquire(blocking=False):
+            if now >= self._due and self._lock.acquire(False):
                 try:
-                    self._refill(now)
+                    return self._refill(now, True)
                 finally:
                     self._lock.release()
             limit = self._limit  # read before drawing: a refill in between must not admit
@@ -120,21 +126,32 @@ class TokenBucket:
         with self._lock:
             now = self._clock.monotonic()
             if now >= self._due:
-                self._refill(now)
+                return self._refill(now, True)
             return next(self._tickets) < self._limit
 
-    def _refill(self, now: float) -> tuple[int, float]:
-        """Mint what accrued until ``now`` and rebase (the lock is held); returns the
-        ticket drawn to learn how many were drawn, and the balance."""
-        drawn = next(self._tickets)
-        balance = max(0, self._limit - drawn) + self._carry  # ticket `drawn` is not spent
+    def _refill(self, now: float, spend: bool) -> bool:
+        """Mint what accrued until ``now`` and rebase (the lock is held). With ``spend``
+        the ticket drawn here is the check's own: it takes a credit if a whole one is
+        there, and the next refill is timed from the balance after it (a full bucket
+        checked sparsely then refills once per check, not twice). Returns whether it did.
+        """
+        drawn = next(self._tickets)  # every ticket before it is drawn: left is exact
+        left = self._limit - drawn
+        balance = self._carry + left if left > 0 else self._carry
         elapsed = now - self._last
         if elapsed > 0.0:  # a clock that went backwards mints nothing
             balance += elapsed * self.credits_per_second
             self._last = now
-        balance = min(balance, self.max_balance)
-        self._rebase(drawn, balance)
-        return drawn, balance
+        if balance > self.max_balance:  # noqa: PLR1730 -- a compare, not a call to min(): the refill is per check at worst
+            balance = self.max_balance
+        spent = spend and balance >= 1.0
+        self._rebase(drawn, balance - 1.0 if spent else balance)
+        return spent
+
+    def _settle(self) -> float:
+        """Refill to now without spending (the lock is held); the balance."""
+        self._refill(self._clock.monotonic(), False)
+        return self._limit - self._base - 1 + self._carry
 
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()  # a refill in flight at the fork would hold it forever
@@ -154,7 +171,7 @@ class TokenBucket:
     def balance(self) -> float:
         """Credits available now (refills as a check would; for tests and metrics)."""
         with self._lock:
-            return self._refill(self._clock.monotonic())[1]
+            return self._settle()
 
     def update(self, credits_per_second: float, max_balance: float | None = None) -> None:
         """Change the rate in place, keeping the balance pro-rated to the new maximum
@@ -169,11 +186,11 @@ class TokenBucket:
         if rate == self.credits_per_second and new_max == self.max_balance:
             return
         with self._lock:
-            drawn, balance = self._refill(self._clock.monotonic())
+            balance = self._settle()
             if self.max_balance > 0:
                 balance = balance * new_max / self.max_balance
             self.credits_per_second, self.max_balance = rate, new_max
-            self._rebase(drawn, min(balance, new_max))
+            self._rebase(self._base, min(balance, new_max))
 
     def __repr__(self) -> str:
         return f"TokenBucket(credits_per_second={self.credits_per_second}, max_balance={self.max_balance})"
