@@ -96,7 +96,12 @@ def estimate_errors(run: Run, period_s: float = 60.0, start: float = 0.0) -> npt
     per = max(1, round(period_s / run.tick_s))
     i = _index(run, start)
     whole = (len(run.t) - i) // per * per
-    estimated = (run.admitted[i : i + whole] / run.rate[i : i + whole]).reshape(-1, per).sum(axis=1)
-    arrivals = run.offered[i : i + whole].reshape(-1, per).sum(axis=1)
-    out: npt.NDArray[np.float64] = estimated / arrivals - 1.0
-    return out
+    import numpy as np
+
+    admitted, rate = run.admitted[i : i + whole].astype(np.float64), run.rate[i : i + whole]
+    weighted = np.divide(admitted, rate, out=np.zeros_like(admitted), where=rate > 0)  # min_rate may be 0
+    estimated = weighted.reshape(-1, per).sum(axis=1)
+    arrivals = run.offered[i : i + whole].reshape(-1, per).sum(axis=1).astype(np.float64)
+    idle = np.ones_like(estimated)  # a period without arrivals: no error to report
+    ratio: npt.NDArray[np.float64] = np.divide(estimated, arrivals, out=idle, where=arrivals > 0)
+    return ratio - 1.0

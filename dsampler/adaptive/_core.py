@@ -176,8 +176,8 @@ class ControllerCore:
     def _publish(self, now: float, reason: str | None) -> Change | None:
         if reason is None:
             return None
-        rate = self.target_rate()
-        if rate == self.rate or (reason in _QUIET and abs(rate / self.rate - 1.0) <= REFINE_TOLERANCE):
+        rate = self.target_rate()  # relative change without dividing: min_rate may be 0
+        if rate == self.rate or (reason in _QUIET and abs(rate - self.rate) <= REFINE_TOLERANCE * self.rate):
             return None
         self.rate = rate
         self.changes += 1

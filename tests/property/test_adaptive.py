@@ -9,14 +9,14 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from dsampler import ConfigError
 from dsampler.adaptive import ControllerCore, LatencySketch
 from dsampler.adaptive._meter import Meter
 from dsampler.adaptive._scenario import parse_scenario
-from dsampler.config._adaptive import dump_adaptive, parse_adaptive
+from dsampler.config._adaptive import AdaptiveSettings, dump_adaptive, parse_adaptive
 from tests.property.config_strategies import adaptive_settings, hostile_documents
 
 HOSTILE = settings(
@@ -146,6 +146,10 @@ ticks = st.lists(
 
 @settings(deadline=None, max_examples=80)
 @given(adaptive_settings(), ticks)
+@example(  # found by CI: a rate clamped to min_rate 0, then a relative change divided by it
+    AdaptiveSettings(1.0, min_rate=0.0, max_rate=1e-09, health=None, hard_cap_factor=None, tick_s=1.0),
+    [(2.225073858507e-311, 1, [], 0), (1.0, 1, [], 0)],
+)
 def test_core_keeps_rate_and_window_in_range_under_any_ticks(chosen: Any, steps: list[Any]) -> None:
     """Whatever it is fed, the core never raises and its rate stays within
     [min_rate, max_rate], its window within [min_window, max_window]."""

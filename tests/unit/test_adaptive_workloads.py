@@ -162,3 +162,15 @@ def test_offered_load_estimated_from_sampled_traces() -> None:
         assert np.all(np.abs(analysis.estimate_errors(run, 60.0)) <= 0.03), run.seed
     for run in runs(steady(2_000, WARM_UP_S + 600.0)):
         assert np.all(np.abs(analysis.estimate_errors(run, 600.0, start=WARM_UP_S)) <= 0.03), run.seed
+
+
+@pytest.mark.filterwarnings("error")
+def test_offered_load_estimate_is_defined_at_rate_zero_and_idle_periods() -> None:
+    """A minute without arrivals, and ticks whose rate underflowed to 0 (min_rate 0 under
+    an absurd load): the estimate stays finite, without numpy's divide warnings."""
+    run = simulate(Scenario("idle", (Phase(60.0, 0.0), Phase(60.0, 5000.0)), 1.0), 0)
+    assert analysis.estimate_errors(run)[0] == 0.0  # no arrivals: no error to report
+    zeroed = dataclasses.replace(run, rate=np.zeros_like(run.rate), admitted=np.zeros_like(run.admitted))
+    errors = analysis.estimate_errors(zeroed)
+    assert np.isfinite(errors).all()
+    assert list(errors) == [0.0, -1.0]  # nothing admitted: the estimate sees none of the load
