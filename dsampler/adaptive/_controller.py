@@ -146,8 +146,13 @@ class AdaptiveController:
         for _ in range(len(self._observed)):
             duration, error = pop()
             if type(duration) in (float, int) and duration >= 0.0:  # NaN and junk fail
-                latencies.append(float(duration))
-                errors += bool(error)
+                try:  # a 10**400 int overflows float(); an error flag's __bool__ may raise
+                    latency, failed = float(duration), bool(error)
+                except Exception:
+                    self.rejected += 1
+                    continue
+                latencies.append(latency)
+                errors += failed
             else:
                 self.rejected += 1
         return latencies, errors

@@ -218,6 +218,27 @@ def test_observations_reach_the_core_and_junk_is_counted_not_raised() -> None:
     assert controller.core.tail.episodes == 0
 
 
+class _RaisingFlag:
+    def __bool__(self) -> bool:
+        raise RuntimeError("hostile error flag")
+
+
+def test_an_observation_that_cannot_be_read_is_rejected_and_the_tick_goes_on() -> None:
+    """An int too large for a float and an error flag whose ``__bool__`` raises are
+    junk like any other: counted as rejected, never raised out of tick(), and the
+    observations beside them still count."""
+    clock = ManualClock()
+    controller = AdaptiveController(50, clock=clock)
+    controller.observe(0.05)
+    controller.observe(10**400)
+    controller.observe(0.05, error=_RaisingFlag())  # type: ignore[arg-type]
+    controller.observe(0.05, error=True)
+    clock.advance(0.1)
+    controller.tick()
+    assert controller.rejected == 2
+    assert (controller.core.observed, controller.core.errors) == (2, 1)
+
+
 def test_the_span_processor_observes_local_roots_only(traced: Callable[[Any], Traced]) -> None:
     """Through a real TracerProvider: a root (an error) and a child of a remote parent
     are observed; a local child is not."""
