@@ -202,6 +202,24 @@ def test_refuses_what_is_not_a_dsampler_and_bad_settings() -> None:
     assert controller.settings == AdaptiveSettings(50)
 
 
+def test_a_misspelt_setting_is_a_named_config_error_and_the_settings_stay() -> None:
+    """An unknown keyword, to the constructor or to reconfigure(), is a ConfigError
+    naming it with a suggestion (not a TypeError); the settings in force stay."""
+    with pytest.raises(ConfigError, match=r"window: unknown key; did you mean 'window_s'\?"):
+        AdaptiveController(50, clock=ManualClock(), window=5)
+    with pytest.raises(ConfigError, match="bogus"):
+        AdaptiveController(AdaptiveSettings(50), clock=ManualClock(), bogus=1)
+    clock = ManualClock()
+    sampler = adaptive_sampler(clock)
+    controller = sampler.controller
+    assert controller is not None
+    before = sampler.config
+    with pytest.raises(ConfigError, match="tick: unknown key; did you mean 'tick_s'"):
+        controller.reconfigure(tick=0.05)
+    assert controller.settings == AdaptiveSettings(50)
+    assert sampler.config == before
+
+
 def test_observations_reach_the_core_and_junk_is_counted_not_raised() -> None:
     """observe() feeds latencies and errors at the next tick; a non-duration is dropped."""
     clock = ManualClock()
