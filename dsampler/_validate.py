@@ -72,7 +72,7 @@ def _real(value: object, field: str, expected: str) -> float:
         raise ConfigError(field, f"expected {expected}, got {typed(value)}")
     try:
         number = float(value) + 0.0  # + 0.0 turns -0.0 into 0.0
-    except (OverflowError, TypeError, ValueError):
+    except Exception:  # overflow, or a Real whose own __float__ raises anything at all
         raise ConfigError(field, f"expected {expected}, got {show(value)}") from None
     if math.isnan(number):
         raise ConfigError(field, f"expected {expected}, got NaN")

@@ -28,6 +28,7 @@ from dsampler.adaptive._core import Change, ControllerCore
 from dsampler.adaptive._meter import Meter
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._adaptive import AdaptiveSettings
+from dsampler.config._shape import no_unknown_keys
 from dsampler.errors import ConfigError
 from dsampler.samplers._bucket import TokenBucket
 
@@ -38,6 +39,17 @@ if TYPE_CHECKING:
 __all__ = ["AdaptiveController", "follow"]
 
 MAX_PENDING: Final = 100_000  # observations held between ticks (1M/s at 100 ms ticks)
+_FIELDS: Final = tuple(f.name for f in dataclasses.fields(AdaptiveSettings))
+
+
+def _settings(base: float | AdaptiveSettings, changes: dict[str, Any]) -> AdaptiveSettings:
+    """``base`` (a target or whole settings) with ``changes``. A misspelt setting is a
+    ConfigError naming it, with a suggestion, as a file's unknown key is: not the
+    TypeError of a dataclass constructor, which callers that catch ConfigError miss."""
+    no_unknown_keys(changes, _FIELDS, "")
+    if isinstance(base, AdaptiveSettings):
+        return dataclasses.replace(base, **changes)
+    return AdaptiveSettings(base, **changes)
 
 
 def _backstop(settings: AdaptiveSettings, clock: Clock) -> TokenBucket | None:
@@ -76,10 +88,7 @@ class AdaptiveController:
         ticker: bool | None = None,
         **settings: Any,
     ) -> None:
-        if isinstance(target_traces_per_second, AdaptiveSettings):
-            chosen = dataclasses.replace(target_traces_per_second, **settings)
-        else:
-            chosen = AdaptiveSettings(target_traces_per_second, **settings)
+        chosen = _settings(target_traces_per_second, settings)
         self._setup(chosen, clock, clock is SYSTEM_CLOCK if ticker is None else ticker)
         if sampler is not None:
             self._bind(sampler)
@@ -146,8 +155,13 @@ class AdaptiveController:
         for _ in range(len(self._observed)):
             duration, error = pop()
             if type(duration) in (float, int) and duration >= 0.0:  # NaN and junk fail
-                latencies.append(float(duration))
-                errors += bool(error)
+                try:  # a 10**400 int overflows float(); an error flag's __bool__ may raise
+                    latency, failed = float(duration), bool(error)
+                except Exception:
+                    self.rejected += 1
+                    continue
+                latencies.append(latency)
+                errors += failed
             else:
                 self.rejected += 1
         return latencies, errors
@@ -205,7 +219,7 @@ class AdaptiveController:
         Raises:
             ConfigError: an invalid value; the settings in force stay.
         """
-        settings = dataclasses.replace(self.settings, **changes)
+        settings = _settings(self.settings, changes)
         sampler = self._sampler() if self._sampler is not None else None
         if sampler is not None:
             sampler.update(adaptive=settings)  # comes back through follow() -> _apply()

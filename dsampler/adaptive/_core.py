@@ -17,6 +17,7 @@ when the load changed, when a young estimate moved by more than 1%
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -117,10 +118,14 @@ class ControllerCore:
     ) -> Change | None:
         """One tick: ``offered`` root decisions since the last step, and the latencies
         (seconds) and error count of root spans that ended. Returns the change to
-        publish, or None. A clock that did not move keeps the counts for the next step."""
+        publish, or None. A clock that did not move keeps the counts for the next step,
+        and so does a reading that is not finite: NaN would spread into every estimate,
+        and after an infinite one every later reading would be in the past."""
+        if not math.isfinite(now):  # the latency test times its episodes by it too
+            now = self._last
         self._episode_changed |= self._observe(now, latencies, errors)
         dt = now - self._last
-        if dt <= 0.0:
+        if not 0.0 < dt < math.inf:
             self._pending += offered
             return None
         offered += self._pending

@@ -16,13 +16,31 @@ import threading
 import weakref
 from typing import TYPE_CHECKING
 
+from dsampler import _fork
+
 if TYPE_CHECKING:
     from dsampler.remote._poll import StrategyPoller
     from dsampler.samplers._dsampler import DSampler
 
 __all__ = ["count_everywhere", "counting", "pollers", "register", "register_poller", "samplers"]
 
-_lock = threading.Lock()
+
+class _Guard:
+    """The registry's lock, fresh in the child of ``os.fork()``: a reader thread of the
+    parent may hold it at the fork (it reads the registry at every collection), and in
+    the child, where that thread does not exist, every new DSampler would wait forever."""
+
+    __slots__ = ("__weakref__", "lock")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        _fork.register(self)
+
+    def _reset_after_fork(self) -> None:
+        self.lock = threading.Lock()
+
+
+_guard = _Guard()
 _samplers: weakref.WeakValueDictionary[int, DSampler] = weakref.WeakValueDictionary()
 _pollers: weakref.WeakSet[StrategyPoller] = weakref.WeakSet()
 _numbers = itertools.count(1)
@@ -32,7 +50,7 @@ _state = {"counting": False, "instrumented": False}
 def register(sampler: DSampler) -> None:
     """A new DSampler: numbered (its ``dsampler.sampler`` attribute), counted if
     telemetry is on, and the global instruments registered once."""
-    with _lock:
+    with _guard.lock:
         number = next(_numbers)
         _samplers[number] = sampler
         sampler._telemetry_id = str(number)
@@ -48,12 +66,13 @@ def register(sampler: DSampler) -> None:
 
 
 def register_poller(poller: StrategyPoller) -> None:
-    _pollers.add(poller)
+    with _guard.lock:
+        _pollers.add(poller)
 
 
 def count_everywhere() -> None:
     """Count decisions in every DSampler from now on (idempotent)."""
-    with _lock:
+    with _guard.lock:
         _state["counting"] = True
     for sampler in samplers():
         sampler._count_decisions()
@@ -64,9 +83,14 @@ def counting() -> bool:
 
 
 def samplers() -> list[DSampler]:
-    """The live DSamplers, oldest first."""
-    return [s for _, s in sorted(_samplers.items())]
+    """The live DSamplers, oldest first. Read under the lock that registrations hold: a
+    weak dictionary is iterated in Python, so a reader collecting while another thread
+    creates a DSampler would otherwise fail its callback ("dictionary changed size")."""
+    with _guard.lock:
+        live = list(_samplers.items())
+    return [s for _, s in sorted(live)]
 
 
 def pollers() -> list[StrategyPoller]:
-    return list(_pollers)
+    with _guard.lock:
+        return list(_pollers)

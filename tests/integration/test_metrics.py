@@ -125,3 +125,44 @@ def test_a_prometheus_scrape_over_loopback() -> None:
     ]
     total = sum(float(line.rsplit(" ", 1)[1]) for line in kept if 'strategy="default"' in line)
     assert 800 < total < 1200  # 4,000 decisions at 0.25
+
+
+CONCURRENT = """
+import json, logging, sys, threading, time
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from dsampler import DSampler
+import dsampler.telemetry
+
+failures = []
+class Failures(logging.Handler):
+    def emit(self, record):
+        failures.append(record.getMessage())
+logging.getLogger("opentelemetry").addHandler(Failures(logging.WARNING))
+sys.setswitchinterval(1e-5)  # switch threads often: a collection meets a registration
+reader = InMemoryMetricReader()
+dsampler.telemetry.enable(MeterProvider(metric_readers=[reader]), audit_interval_s=None)
+live = [DSampler(rate=0.5, resource={}) for _ in range(2000)]
+stop = threading.Event()
+def churn():
+    while not stop.is_set():
+        live.append(DSampler(rate=0.5, resource={}))
+        del live[0]
+thread = threading.Thread(target=churn, daemon=True)
+thread.start()
+collections, deadline = 0, time.monotonic() + 5.0
+while time.monotonic() < deadline and not failures:
+    reader.get_metrics_data()
+    collections += 1
+stop.set()
+thread.join(10)
+print(json.dumps({"failures": failures[:3], "collections": collections}))
+"""
+
+
+def test_collections_while_samplers_are_created_never_fail_a_callback() -> None:
+    """A reader collecting while another thread creates DSamplers: every callback
+    answers (none fails on the registry changing size under its iteration)."""
+    got = run(CONCURRENT)
+    assert got["failures"] == []
+    assert got["collections"] > 0

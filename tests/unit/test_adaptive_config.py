@@ -83,6 +83,32 @@ def test_bad_values_are_named_by_their_path(section: dict[str, Any], field: str)
     assert info.value.field == field
 
 
+class _NoFloat(int):
+    """An int whose ``__float__`` raises something other than a TypeError."""
+
+    def __float__(self) -> float:
+        raise RuntimeError("hostile __float__")
+
+
+@pytest.mark.parametrize(
+    ("section", "field"),
+    [
+        ({"target_traces_per_second": _NoFloat(5)}, "adaptive.target_traces_per_second"),
+        ({"target_traces_per_second": 5, "min_rate": _NoFloat(0)}, "adaptive.min_rate"),
+        ({"target_traces_per_second": 5, "health": {"floor": _NoFloat(0)}}, "adaptive.health.floor"),
+    ],
+)
+def test_a_number_whose_conversion_raises_is_a_named_error(section: dict[str, Any], field: str) -> None:
+    """A value whose ``__float__`` raises is refused by name like any other bad number,
+    and the running configuration stays (it was a RuntimeError out of update())."""
+    sampler = DSampler(adaptive={"target_traces_per_second": 50}, clock=ManualClock(), resource={})
+    before = sampler.config
+    with pytest.raises(ConfigError) as caught:
+        sampler.update(adaptive=section)
+    assert caught.value.errors[0].field == field
+    assert sampler.config == before
+
+
 def test_a_typo_suggests_the_key() -> None:
     """``windw`` is close to ``window``: the error says so."""
     with pytest.raises(ConfigError, match="did you mean 'window'"):

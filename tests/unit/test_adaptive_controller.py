@@ -202,6 +202,24 @@ def test_refuses_what_is_not_a_dsampler_and_bad_settings() -> None:
     assert controller.settings == AdaptiveSettings(50)
 
 
+def test_a_misspelt_setting_is_a_named_config_error_and_the_settings_stay() -> None:
+    """An unknown keyword, to the constructor or to reconfigure(), is a ConfigError
+    naming it with a suggestion (not a TypeError); the settings in force stay."""
+    with pytest.raises(ConfigError, match=r"window: unknown key; did you mean 'window_s'\?"):
+        AdaptiveController(50, clock=ManualClock(), window=5)
+    with pytest.raises(ConfigError, match="bogus"):
+        AdaptiveController(AdaptiveSettings(50), clock=ManualClock(), bogus=1)
+    clock = ManualClock()
+    sampler = adaptive_sampler(clock)
+    controller = sampler.controller
+    assert controller is not None
+    before = sampler.config
+    with pytest.raises(ConfigError, match="tick: unknown key; did you mean 'tick_s'"):
+        controller.reconfigure(tick=0.05)
+    assert controller.settings == AdaptiveSettings(50)
+    assert sampler.config == before
+
+
 def test_observations_reach_the_core_and_junk_is_counted_not_raised() -> None:
     """observe() feeds latencies and errors at the next tick; a non-duration is dropped."""
     clock = ManualClock()
@@ -216,6 +234,27 @@ def test_observations_reach_the_core_and_junk_is_counted_not_raised() -> None:
     assert controller.rejected == 4
     assert controller.stats()["rejected_observations"] == 4
     assert controller.core.tail.episodes == 0
+
+
+class _RaisingFlag:
+    def __bool__(self) -> bool:
+        raise RuntimeError("hostile error flag")
+
+
+def test_an_observation_that_cannot_be_read_is_rejected_and_the_tick_goes_on() -> None:
+    """An int too large for a float and an error flag whose ``__bool__`` raises are
+    junk like any other: counted as rejected, never raised out of tick(), and the
+    observations beside them still count."""
+    clock = ManualClock()
+    controller = AdaptiveController(50, clock=clock)
+    controller.observe(0.05)
+    controller.observe(10**400)
+    controller.observe(0.05, error=_RaisingFlag())  # type: ignore[arg-type]
+    controller.observe(0.05, error=True)
+    clock.advance(0.1)
+    controller.tick()
+    assert controller.rejected == 2
+    assert (controller.core.observed, controller.core.errors) == (2, 1)
 
 
 def test_the_span_processor_observes_local_roots_only(traced: Callable[[Any], Traced]) -> None:

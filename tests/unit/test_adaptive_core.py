@@ -79,6 +79,27 @@ def test_a_clock_that_does_not_move_keeps_the_counts() -> None:
     assert change.qps == pytest.approx(2000)
 
 
+@pytest.mark.parametrize("reading", [math.nan, math.inf])
+def test_a_clock_reading_that_is_not_finite_keeps_the_counts_and_spreads_no_nan(reading: float) -> None:
+    """A NaN or infinite reading is a step at which the clock did not move: the counts
+    wait for the next good one, and the rate, the estimate and the window stay finite
+    (NaN spread into the estimate and took the rate to min_rate; an infinite reading
+    made the load 0, the rate max_rate, and every later reading "earlier")."""
+    core = ControllerCore(AdaptiveSettings(50), 0.0)
+    now = drive(core, 0.0, 30.0, 200)
+    rate = core.rate
+    assert core.step(reading, 200) is None
+    drive(core, now, 30.0, 200)
+    assert core.qps == pytest.approx(2000)
+    assert core.rate == pytest.approx(rate)
+    assert math.isfinite(core.window_s)
+    slow = [1.0] * 50  # a latency episode that starts at the bad reading ends all the same
+    assert core.step(reading, 0, slow) is None
+    assert core.episode
+    drive(core, now + 30.0, 30.0, 200, latencies=[0.01] * 50)
+    assert not core.episode
+
+
 def test_young_estimates_are_refined_and_settled_ones_are_not() -> None:
     """After a change the estimate is re-read as evidence doubles, published only when
     the rate moves by more than 0.5%; with enough evidence it stops."""
