@@ -12,10 +12,11 @@ not find its owner's lock still held by the parent's thread.
 from __future__ import annotations
 
 import os
+import threading
 import weakref
 from typing import Final, Protocol
 
-__all__ = ["ForkAware", "register"]
+__all__ = ["ForkAware", "ModuleLock", "register"]
 
 
 class ForkAware(Protocol):
@@ -31,6 +32,21 @@ _OWNERS: Final[weakref.WeakValueDictionary[int, ForkAware]] = weakref.WeakValueD
 def register(owner: ForkAware) -> None:
     """Have ``owner._reset_after_fork()`` called in every forked child."""
     _OWNERS[id(owner)] = owner
+
+
+class ModuleLock:
+    """A module's lock (``with guard.lock:``), fresh in the child: a thread of the
+    parent (a metrics reader, an audit) may hold it at the fork, and in the child,
+    where that thread does not exist, the next caller would wait forever."""
+
+    __slots__ = ("__weakref__", "lock")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        register(self)
+
+    def _reset_after_fork(self) -> None:
+        self.lock = threading.Lock()
 
 
 def _after_fork_in_child() -> None:

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 import time
 import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from dsampler import _fork
 from dsampler.samplers._counts import DEFAULT, KEPT, DecisionCounts
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class _Memory:
 
 
 _memory: weakref.WeakKeyDictionary[DSampler, _Memory] = weakref.WeakKeyDictionary()
-_lock = threading.Lock()
+_guard = _fork.ModuleLock()  # an audit thread may hold it at a fork
 
 
 def alerts(sampler: DSampler) -> int:
@@ -89,7 +89,7 @@ def audit(sampler: DSampler, *, sigmas: float = SIGMAS, min_decisions: int = MIN
     if stats is None:
         return []
     found = [d for c in stats.recent if (d := _drift(c.version, c.scheme, c.rate, c, sigmas, min_decisions))]
-    with _lock:
+    with _guard.lock:
         memory = _memory.setdefault(sampler, _Memory())
         new = [d for d in found if d.version not in memory.alerted]
         memory.alerted.update(d.version for d in new)

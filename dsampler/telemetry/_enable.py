@@ -3,9 +3,9 @@ a periodic drift audit for processes that export no metrics."""
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING
 
+from dsampler import _fork
 from dsampler._poller import Poller
 from dsampler._validate import check_seconds
 from dsampler.telemetry import _drift, _registry
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = ["enable"]
 
-_lock = threading.Lock()
+_guard = _fork.ModuleLock()  # another thread's enable() may hold it at a fork
 _auditors: list[_Auditor] = []
 
 
@@ -51,6 +51,6 @@ def enable(meter_provider: MeterProvider | None = None, *, audit_interval_s: flo
         from dsampler.telemetry._metrics import instrument
 
         instrument(meter_provider)
-    with _lock:
+    with _guard.lock:
         if interval is not None and not any(a.interval_s == interval for a in _auditors):
             _auditors.append(_Auditor(interval))

@@ -12,7 +12,6 @@ never calls them back, so nothing is counted and nothing costs until one is set.
 from __future__ import annotations
 
 import itertools
-import threading
 import weakref
 from typing import TYPE_CHECKING
 
@@ -25,22 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["count_everywhere", "counting", "pollers", "register", "register_poller", "samplers"]
 
 
-class _Guard:
-    """The registry's lock, fresh in the child of ``os.fork()``: a reader thread of the
-    parent may hold it at the fork (it reads the registry at every collection), and in
-    the child, where that thread does not exist, every new DSampler would wait forever."""
-
-    __slots__ = ("__weakref__", "lock")
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        _fork.register(self)
-
-    def _reset_after_fork(self) -> None:
-        self.lock = threading.Lock()
-
-
-_guard = _Guard()
+_guard = _fork.ModuleLock()  # a metrics reader may hold it at a fork
 _samplers: weakref.WeakValueDictionary[int, DSampler] = weakref.WeakValueDictionary()
 _pollers: weakref.WeakSet[StrategyPoller] = weakref.WeakSet()
 _numbers = itertools.count(1)

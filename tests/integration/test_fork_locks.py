@@ -54,28 +54,31 @@ def test_writer_state_and_bucket_locks_are_fresh_in_the_child() -> None:
     assert out == "0"
 
 
-def test_the_telemetry_registry_lock_is_fresh_in_the_child() -> None:
-    """With the registry's lock held at the fork (a metrics reader mid-collection), the
-    child still creates a DSampler, counted, and collects it, within seconds."""
+@pytest.mark.parametrize("module", ["_registry", "_drift", "_enable"])
+def test_the_telemetry_module_locks_are_fresh_in_the_child(module: str) -> None:
+    """With a telemetry module's lock held at the fork (a metrics reader mid-collection,
+    an audit, another thread's enable()), the child still enables telemetry, creates a
+    DSampler, counted, audits it and collects it, within seconds."""
     out = run(
-        """
+        f"""
         import os, threading
         from opentelemetry.sdk.metrics import MeterProvider
         from opentelemetry.sdk.metrics.export import InMemoryMetricReader
         import dsampler.telemetry
         from dsampler import DSampler
-        from dsampler.telemetry import _registry
+        from dsampler.telemetry import {module} as held
         dsampler.telemetry.enable(audit_interval_s=None)
-        DSampler(rate=0.5, resource={})
-        _registry._guard.lock.acquire()    # as if a reader thread were reading the registry
+        DSampler(rate=0.5, resource={{}})
+        held._guard.lock.acquire()    # as if another thread were inside it
         pid = os.fork()
         if pid == 0:
             done = threading.Event()
             def child():
                 reader = InMemoryMetricReader()
                 dsampler.telemetry.enable(MeterProvider(metric_readers=[reader]), audit_interval_s=None)
-                s = DSampler(rate=1.0, resource={}, parent_based=False)
+                s = DSampler(rate=1.0, resource={{}}, parent_based=False)
                 s.should_sample(None, 5, "x")
+                dsampler.telemetry.audit(s)
                 done.ok = s._runtime.stats is not None and reader.get_metrics_data() is not None
                 done.set()
             threading.Thread(target=child, daemon=True).start()
