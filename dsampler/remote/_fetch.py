@@ -181,16 +181,25 @@ class HttpFetcher:
             context.detach(token)
 
     def _redirect(self, url: str, location: str) -> str:
-        target = urljoin(url, location.strip())
-        if urlsplit(target).scheme not in ("http", "https"):
+        # The server chose this URL: a port out of range or a broken IPv6 literal must
+        # be a failed poll like any other, not a ValueError out of urllib.
+        try:
+            target = urljoin(url, location.strip())
+            parts = urlsplit(target)
+            parts.port  # noqa: B018 - raises ValueError on a bad port
+        except ValueError:
+            raise FetchError(f"GET {url}: redirect to an invalid URL {show(location)}") from None
+        if parts.scheme not in ("http", "https"):
             raise FetchError(f"GET {url}: redirect to a non-HTTP URL {show(target)}")
         return target
 
     def _get(self, url: str, deadline: float) -> tuple[int, str | None, bytes]:
         """(status, redirect location or None, body) of one request."""
         parts = urlsplit(url)
-        conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=self.timeout_s)
+        conn: http.client.HTTPConnection | None = None
         try:
+            # Inside the try: a redirect's host may be one http.client refuses (InvalidURL).
+            conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=self.timeout_s)
             conn.sock = self._connect(parts, deadline)
             target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             headers = {"Accept": "application/json", "User-Agent": f"dsampler/{__version__}"}
@@ -209,7 +218,8 @@ class HttpFetcher:
         finally:
             with self._lock:
                 self._active = None
-            conn.close()
+            if conn is not None:
+                conn.close()
 
     def _connect(self, parts: SplitResult, deadline: float) -> socket.socket:
         with self._lock:

@@ -81,6 +81,9 @@ FAULTS = {
     "too many operations": Answer(_ops(100_001)),
     "redirect loop": redirect_loop,
     "redirect to ftp": Answer(b"", 302, {"Location": "ftp://127.0.0.1/strategy"}),
+    "redirect to port 99999": Answer(b"", 302, {"Location": "http://127.0.0.1:99999/sampling"}),
+    "redirect to a broken IPv6 host": Answer(b"", 302, {"Location": "http://[::1/sampling"}),
+    "redirect to a host with a blank": Answer(b"", 302, {"Location": "http://a b/sampling"}),
 }
 
 
