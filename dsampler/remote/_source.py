@@ -41,7 +41,10 @@ URL_TIMEOUT_S: Final = 5.0
 
 
 def _is_url(path: str) -> bool:
-    parts = urlsplit(path)
+    try:
+        parts = urlsplit(path)
+    except ValueError:  # "http://[::1": meant as a URL; HttpFetcher refuses it by name
+        return path.lower().startswith(("http://", "https://"))
     return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
