@@ -31,6 +31,7 @@ __all__ = [
     "check_rate",
     "check_seconds",
     "check_text",
+    "check_url_text",
     "show",
     "typed",
 ]
@@ -139,3 +140,15 @@ def check_text(value: object, field: str, limit: int = MAX_TEXT) -> str:
     if len(value) > limit:
         raise ConfigError(field, f"expected at most {limit} characters, got {len(value)}")
     return value
+
+
+def check_url_text(value: object, field: str, limit: int = MAX_TEXT) -> str:
+    """Text a URL will carry (a service name): :func:`check_text`, and encodable as
+    UTF-8. A lone surrogate (a byte of the environment that is not UTF-8, as Python
+    decodes it) would otherwise fail every request that carries it."""
+    text = check_text(value, field, limit)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigError(field, f"expected UTF-8 text, got a lone surrogate at {exc.start}") from None
+    return text

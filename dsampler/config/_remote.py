@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from dsampler._validate import check_seconds, check_text, show
+from dsampler._validate import check_seconds, check_text, check_url_text, show
 from dsampler.config._shape import build, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
@@ -61,7 +61,7 @@ class RemoteSettings:
         timeout = check_seconds(self.request_timeout_s, "request_timeout", 0.1, 300.0)
         object.__setattr__(self, "request_timeout_s", timeout)
         if self.service_name is not None:
-            check_text(self.service_name, "service_name")
+            check_url_text(self.service_name, "service_name")
 
 
 def check_remote(value: object) -> RemoteSettings | None:

@@ -148,6 +148,7 @@ def test_adaptive_and_remote_together_are_refused_naming_both() -> None:
         ({"polling_interval": 60}, "remote.polling_interval"),
         ({"request_timeout": "1h"}, "remote.request_timeout"),
         ({"service_name": "x" * 5000}, "remote.service_name"),
+        ({"service_name": "checkout\udcff"}, "remote.service_name"),
         ({"endpont": "http://h/s"}, "remote.endpont"),
     ],
 )
