@@ -121,3 +121,39 @@ def test_docs_show_every_built_in_scenarios_plot_and_valid_config(tmp_path: Path
         path.write_text(block, encoding="utf-8")
         paths.append(str(path))
     assert main(["check", *paths]) == 0
+
+
+@pytest.mark.parametrize(
+    ("scenario", "message"),
+    [
+        (  # 21.6 million ticks: minutes of Python and gigabytes of rows
+            {"adaptive": {"tick": "1ms"}, "phases": [{"duration": "6h", "qps": 10}]},
+            "adaptive.tick: expected at most 1,000,000 ticks",
+        ),
+        (  # every one of 2e11 requests observed: days
+            {"observe": "all", "phases": [{"duration": "6h", "qps": 1e7}]},
+            "observe: expected at most 50,000,000 traces to simulate",
+        ),
+        (  # a target no rate can hold back: every request sampled, for days
+            {"target_traces_per_second": 1e9, "phases": [{"duration": "6h", "qps": 1e7}]},
+            "target_traces_per_second: expected at most 50,000,000 traces to simulate",
+        ),
+    ],
+)
+def test_a_scenario_too_large_to_simulate_exits_2_at_once(
+    tmp_path: Path, scenario: dict[str, Any], message: str
+) -> None:
+    """Each phase within its bounds, but the run would take hours of CPU (or gigabytes):
+    refused before it starts, naming the field, instead of hanging."""
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(scenario))
+    out = subprocess.run(
+        [sys.executable, "-m", "dsampler", "simulate", "--scenario", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert out.returncode == 2, out.stderr
+    assert f"{path}: {message}" in out.stderr
+    assert "Traceback" not in out.stderr
