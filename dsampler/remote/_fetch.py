@@ -28,7 +28,7 @@ from urllib.parse import SplitResult, urlencode, urljoin, urlsplit
 from opentelemetry import context
 
 from dsampler import __version__, _fork
-from dsampler._validate import check_int, check_seconds, check_text, show
+from dsampler._validate import check_int, check_request_url, check_seconds, check_text, show
 from dsampler.errors import ConfigError, FetchError
 from dsampler.remote._parse import MAX_RESPONSE_BYTES
 
@@ -66,6 +66,7 @@ def sampling_url(endpoint: object) -> SplitResult:
         raise ConfigError("endpoint", f"expected {expected}, got {show(text)}")
     if port == 0:
         raise ConfigError("endpoint", f"expected a port in 1..65535, got {show(text)}")
+    check_request_url(parts, "endpoint")
     if parts.path in ("", "/"):
         parts = parts._replace(path="/sampling")
     return parts._replace(fragment="")
