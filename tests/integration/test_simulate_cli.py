@@ -76,9 +76,39 @@ def test_a_broken_scenario_file_exits_2_naming_the_field(tmp_path: Path, capsys:
 
 
 def test_an_unwritable_plot_path_exits_2(tmp_path: Path, capsys: Any) -> None:
-    """--plot into a directory that does not exist: the table, then a clear refusal."""
+    """--plot into a directory that does not exist: refused before the run."""
     assert main(["simulate", "--scenario", "latency", "--plot", str(tmp_path / "no" / "p.png")]) == 2
-    assert "--plot: cannot write" in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert "--plot: no such directory" in captured.err
+    assert captured.out == ""
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+def test_a_plot_path_that_is_not_a_file_is_refused_before_the_run(
+    tmp_path: Path, kind: str, capsys: Any
+) -> None:
+    """--plot naming a directory or a FIFO: refused at once, not a plot written beside it
+    (matplotlib adds ".png" to a name without a suffix) nor a write that blocks."""
+    import os
+
+    target = tmp_path / "out"
+    target.mkdir() if kind == "directory" else os.mkfifo(target)
+    assert main(["simulate", "--scenario", "latency", "--plot", str(target)]) == 2
+    captured = capsys.readouterr()
+    assert "--plot: expected the path of a PNG file to write" in captured.err
+    assert captured.out == ""
+    assert not (tmp_path / "out.png").exists()
+
+
+@pytest.mark.parametrize("name", ["plot", "plot.txt"])
+def test_the_plot_is_written_at_the_path_given(tmp_path: Path, name: str, capsys: Any) -> None:
+    """The PNG goes to the path given, whatever its suffix: not to plot.png beside a
+    name without one, and not an internal error after the run for an unknown suffix."""
+    path = tmp_path / name
+    assert main(["simulate", "--scenario", "latency", "--plot", str(path)]) == 0
+    assert f"plot: {path}" in capsys.readouterr().out
+    assert path.read_bytes().startswith(PNG)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
 
 
 def test_missing_matplotlib_is_said_before_running(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
