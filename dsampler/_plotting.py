@@ -38,11 +38,11 @@ def plot_path(text: str, option: str = "--plot") -> Path:
     """A PNG path that can be written, with matplotlib there to write it.
 
     Raises:
-        ConfigError: the path is empty, a directory, in a missing or read-only
+        ConfigError: the path is empty, not a regular file, in a missing or read-only
             directory, or matplotlib is missing; the field is ``option``.
     """
     path = Path(text)
-    if not text or path.is_dir():
+    if not text or (path.exists() and not path.is_file()):  # a directory, a FIFO, a device
         raise ConfigError(option, f"expected the path of a PNG file to write, got {show(text)}")
     folder = path.parent
     if not folder.is_dir():

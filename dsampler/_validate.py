@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Final
+import re
+from typing import TYPE_CHECKING, Final
 
 from dsampler.errors import ConfigError
+
+if TYPE_CHECKING:
+    from urllib.parse import SplitResult
 
 __all__ = [
     "DEFAULT_MAX_OPERATIONS",
@@ -29,8 +33,10 @@ __all__ = [
     "check_number",
     "check_per_second",
     "check_rate",
+    "check_request_url",
     "check_seconds",
     "check_text",
+    "check_url_text",
     "show",
     "typed",
 ]
@@ -139,3 +145,32 @@ def check_text(value: object, field: str, limit: int = MAX_TEXT) -> str:
     if len(value) > limit:
         raise ConfigError(field, f"expected at most {limit} characters, got {len(value)}")
     return value
+
+
+def check_url_text(value: object, field: str, limit: int = MAX_TEXT) -> str:
+    """Text a URL will carry (a service name): :func:`check_text`, and encodable as
+    UTF-8. A lone surrogate (a byte of the environment that is not UTF-8, as Python
+    decodes it) would otherwise fail every request that carries it."""
+    text = check_text(value, field, limit)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigError(field, f"expected UTF-8 text, got a lone surrogate at {exc.start}") from None
+    return text
+
+
+_CONTROL_OR_BLANK: Final = re.compile(r"[\x00-\x20\x7f]")
+_NOT_PRINTABLE_ASCII: Final = re.compile(r"[^\x21-\x7e]")
+
+
+def check_request_url(parts: SplitResult, field: str) -> None:
+    """A URL ``http.client`` can send: no control character or blank anywhere, nothing
+    but ASCII in the path and query (a host may be IDNA). An endpoint that breaks this
+    would be accepted and then fail every request it is polled with."""
+    found = _CONTROL_OR_BLANK.search(parts.netloc) or _NOT_PRINTABLE_ASCII.search(parts.path + parts.query)
+    if found is not None:
+        raise ConfigError(
+            field,
+            f"expected a URL of printable ASCII (percent-encode the rest), got {show(found.group())} "
+            f"in {show(parts.geturl())}",
+        )

@@ -28,7 +28,7 @@ def plot(run: Run, path: str | os.PathLike[str]) -> None:
     rate.set_ylabel("rate")
     _window(run, window)
     fig.suptitle(f"dsampler simulate --scenario {run.scenario.name} --seed {run.seed}", fontsize=10)
-    fig.savefig(os.fspath(path), dpi=90)
+    fig.savefig(os.fspath(path), dpi=90, format="png")  # at the path given, whatever its suffix
     plt.close(fig)
 
 

@@ -96,9 +96,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         seed, target = _seed(args.seed), _target(args.target)
         if args.plot is not None:
-            from dsampler._plotting import pyplot
-
-            pyplot()  # fail before the run, not after it
+            plot_path(args.plot)  # fail before the run, not after it
         scenario = load_scenario(args.scenario)
         if target is not None:
             scenario = dataclasses.replace(scenario, target_traces_per_second=target)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from dsampler._validate import check_seconds, check_text, show
+from dsampler._validate import check_request_url, check_seconds, check_text, check_url_text, show
 from dsampler.config._shape import build, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
@@ -50,18 +50,19 @@ class RemoteSettings:
     def __post_init__(self) -> None:
         url = check_text(self.endpoint, "endpoint", _MAX_URL)
         try:
-            parts = urlsplit(url)
+            parts = urlsplit(url.strip())  # stripped as the client strips it
             usable = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
         except ValueError:  # a port that is not a number, a bracket that is not closed
             usable = False
         if not usable:
             raise ConfigError("endpoint", f"expected an http:// or https:// URL with a host, got {show(url)}")
+        check_request_url(parts, "endpoint")
         interval = check_seconds(self.polling_interval_s, "polling_interval", 1.0, 86400.0)
         object.__setattr__(self, "polling_interval_s", interval)
         timeout = check_seconds(self.request_timeout_s, "request_timeout", 0.1, 300.0)
         object.__setattr__(self, "request_timeout_s", timeout)
         if self.service_name is not None:
-            check_text(self.service_name, "service_name")
+            check_url_text(self.service_name, "service_name")
 
 
 def check_remote(value: object) -> RemoteSettings | None:

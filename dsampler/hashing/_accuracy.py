@@ -145,6 +145,6 @@ def heatmap(cells: list[Cell], path: str) -> None:
                 ax.text(j, i, f"{value:.2f}%", ha="center", va="center", fontsize=9)
         ax.set_title(f"Mean absolute error of the effective rate ({cells[0].n:,} IDs per cell)")
         fig.colorbar(image, ax=ax, label="MAE (%)")
-        fig.savefig(path, dpi=110, bbox_inches="tight")
+        fig.savefig(path, dpi=110, bbox_inches="tight", format="png")  # at the path given
     finally:
         plt.close(fig)

@@ -28,7 +28,7 @@ from urllib.parse import SplitResult, urlencode, urljoin, urlsplit
 from opentelemetry import context
 
 from dsampler import __version__, _fork
-from dsampler._validate import check_int, check_seconds, check_text, show
+from dsampler._validate import check_int, check_request_url, check_seconds, check_text, show
 from dsampler.errors import ConfigError, FetchError
 from dsampler.remote._parse import MAX_RESPONSE_BYTES
 
@@ -66,6 +66,7 @@ def sampling_url(endpoint: object) -> SplitResult:
         raise ConfigError("endpoint", f"expected {expected}, got {show(text)}")
     if port == 0:
         raise ConfigError("endpoint", f"expected a port in 1..65535, got {show(text)}")
+    check_request_url(parts, "endpoint")
     if parts.path in ("", "/"):
         parts = parts._replace(path="/sampling")
     return parts._replace(fragment="")
@@ -181,16 +182,25 @@ class HttpFetcher:
             context.detach(token)
 
     def _redirect(self, url: str, location: str) -> str:
-        target = urljoin(url, location.strip())
-        if urlsplit(target).scheme not in ("http", "https"):
+        # The server chose this URL: a port out of range or a broken IPv6 literal must
+        # be a failed poll like any other, not a ValueError out of urllib.
+        try:
+            target = urljoin(url, location.strip())
+            parts = urlsplit(target)
+            parts.port  # noqa: B018 - raises ValueError on a bad port
+        except ValueError:
+            raise FetchError(f"GET {url}: redirect to an invalid URL {show(location)}") from None
+        if parts.scheme not in ("http", "https"):
             raise FetchError(f"GET {url}: redirect to a non-HTTP URL {show(target)}")
         return target
 
     def _get(self, url: str, deadline: float) -> tuple[int, str | None, bytes]:
         """(status, redirect location or None, body) of one request."""
         parts = urlsplit(url)
-        conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=self.timeout_s)
+        conn: http.client.HTTPConnection | None = None
         try:
+            # Inside the try: a redirect's host may be one http.client refuses (InvalidURL).
+            conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=self.timeout_s)
             conn.sock = self._connect(parts, deadline)
             target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             headers = {"Accept": "application/json", "User-Agent": f"dsampler/{__version__}"}
@@ -209,7 +219,8 @@ class HttpFetcher:
         finally:
             with self._lock:
                 self._active = None
-            conn.close()
+            if conn is not None:
+                conn.close()
 
     def _connect(self, parts: SplitResult, deadline: float) -> socket.socket:
         with self._lock:

@@ -37,7 +37,7 @@ from typing import Final
 
 from dsampler import _fork
 from dsampler._poller import Poller
-from dsampler._validate import check_seconds, check_text
+from dsampler._validate import check_seconds, check_url_text
 from dsampler.errors import ConfigError, FetchError
 from dsampler.remote._fetch import Fetcher
 from dsampler.remote._parse import parse_response
@@ -88,7 +88,7 @@ class StrategyPoller:
         parse: Callable[[bytes], StrategyResponse] = parse_response,
         logger: logging.Logger = _log,
     ) -> None:
-        self.service = check_text(service, "service_name")
+        self.service = check_url_text(service, "service_name")
         self.interval_s = check_seconds(interval_s, "polling_interval_s", 0.01, 7 * 86400.0)
         self.jitter = check_seconds(jitter, "jitter", 0.0, 1.0)
         first = check_seconds(first_delay_s, "first_delay_s", 0.0, 7 * 86400.0)

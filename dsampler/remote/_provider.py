@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeAlias
@@ -65,6 +66,7 @@ __all__ = [
 DEFAULT_SAMPLING_PROBABILITY: Final = 0.001  # Jaeger's --sampling.default-sampling-probability
 FileFormat: TypeAlias = Literal["auto", "jaeger", "dsampler"]
 _JAEGER_KEYS: Final = ("default_strategy", "service_strategies")
+_JAEGER_KEY_TEXT: Final = re.compile(rb"(?i)[\"']?(?:default_strategy|service_strategies)[\"']?\s*:")
 
 
 @dataclass(frozen=True)
@@ -297,7 +299,7 @@ def load_strategies(
         try:
             doc = _json(data)
         except ConfigError:
-            if format == "jaeger":
+            if format == "jaeger" or _JAEGER_KEY_TEXT.search(data):  # not "unknown key" as dsampler's
                 raise
         else:
             if format == "jaeger" or _looks_like_jaeger(doc):

@@ -9,8 +9,11 @@ one reference assignment. An ``http(s)://`` source is fetched with a 5 s deadlin
 1 MiB cap; a 503 at start means "no strategies yet" (the defaults serve), as in Jaeger,
 while on reload it keeps the last good strategies (Jaeger would reset to the defaults).
 Unlike Jaeger, reloading is on by default (every second): ``dsampler serve`` is meant to
-be edited while clients poll it. :meth:`StrategiesFile.poll_once` is public so tests
-drive it without threads.
+be edited while clients poll it; and a file's change is parsed only once it has held
+still for one tick, as the configuration file watcher does: a file caught half-written
+is often valid (``rate: 0.`` of ``rate: 0.05``, a YAML list cut at a line) and would be
+served to the whole fleet. :meth:`StrategiesFile.poll_once` is public so tests drive it
+without threads.
 """
 
 from __future__ import annotations
@@ -41,7 +44,10 @@ URL_TIMEOUT_S: Final = 5.0
 
 
 def _is_url(path: str) -> bool:
-    parts = urlsplit(path)
+    try:
+        parts = urlsplit(path)
+    except ValueError:  # "http://[::1": meant as a URL; HttpFetcher refuses it by name
+        return path.lower().startswith(("http://", "https://"))
     return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
@@ -73,6 +79,7 @@ class StrategiesFile:
         self.reload_interval_s = check_seconds(reload_interval_s, "reload_interval_s", 0.0, 86400.0)
         self.reloads = self.problems = 0
         self._last_problem: str | None = None
+        self._pending: bytes | None = None  # a file's new bytes seen once, waiting to hold still
         self._fetcher: HttpFetcher | None = None
         if self.path is not None and _is_url(self.path):
             self._fetcher = HttpFetcher(self.path, timeout_s=URL_TIMEOUT_S, max_bytes=MAX_FILE_BYTES)
@@ -112,13 +119,16 @@ class StrategiesFile:
             if data is None:
                 raise ConfigError(self.path, "HTTP 503: no strategies available")
             if data == self._applied:
-                self._last_problem = None
+                self._last_problem = self._pending = None
+                return False
+            if self._fetcher is None and data != self._pending:
+                self._pending = data  # it may still be being written
                 return False
             strategies = self._load(data)
         except ConfigError as exc:
             self._report(exc)
             return False
-        self.current, self._applied, self._last_problem = strategies, data, None
+        self.current, self._applied, self._last_problem, self._pending = strategies, data, None, None
         self.reloads += 1
         _log.info("dsampler serve: reloaded %s (%d services)", self.path, len(strategies.services))
         self._report_warnings(strategies)

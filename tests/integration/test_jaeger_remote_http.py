@@ -52,7 +52,7 @@ class Served:
 
     def serve(self, strategies: dict[str, Any]) -> None:
         self.path.write_text(json.dumps(strategies))
-        assert self.source.poll_once()
+        assert (self.source.poll_once(), self.source.poll_once()) == (False, True)  # held still
 
 
 @pytest.fixture
@@ -222,6 +222,7 @@ if os.fork() == 0:  # the child: only its own polls can see 0.7
 os.close(parent_in)
 serve(0.7)
 source.poll_once()
+source.poll_once()  # the file has held still: served
 os.wait()
 sys.stdout.write(os.read(child_out, 4096).decode())
 sampler.close()

@@ -81,6 +81,9 @@ FAULTS = {
     "too many operations": Answer(_ops(100_001)),
     "redirect loop": redirect_loop,
     "redirect to ftp": Answer(b"", 302, {"Location": "ftp://127.0.0.1/strategy"}),
+    "redirect to port 99999": Answer(b"", 302, {"Location": "http://127.0.0.1:99999/sampling"}),
+    "redirect to a broken IPv6 host": Answer(b"", 302, {"Location": "http://[::1/sampling"}),
+    "redirect to a host with a blank": Answer(b"", 302, {"Location": "http://a b/sampling"}),
 }
 
 
@@ -308,3 +311,20 @@ def test_rate_limiting_and_per_operation_strategies_apply() -> None:
             0.5,
         )
         assert json.dumps(sorted(config.operations)) == '["GET /a"]'
+
+
+@pytest.mark.parametrize("path", ["/sampling\x00", "/my sampling", "/s\u00fcd", "/sampling?team=\u00e9"])
+def test_an_endpoint_http_client_cannot_send_is_refused_at_construction(path: str) -> None:
+    """A control character, a blank or a non-ASCII letter in the path or query would be
+    accepted and then fail every poll (http.client refuses to send it): refused by
+    name instead, and its percent-encoded form is polled."""
+    with serving(Answer(GOOD)) as server:
+        base = server.url.rsplit("/", 1)[0]
+        with pytest.raises(ConfigError) as info:
+            JaegerRemoteSampler("svc", base + path, request_timeout_s=0.5, start=False, resource={})
+        assert info.value.field == "endpoint"
+        sampler = JaegerRemoteSampler(
+            "svc", base + "/s%C3%BCd", request_timeout_s=0.5, start=False, resource={}
+        )
+        assert sampler.poll_once() is PollOutcome.APPLIED
+        sampler.close()

@@ -53,7 +53,8 @@ if pid == 0:
 os.close(write_end)
 sampler.poller._lock.release()
 write(0.7)
-source.poll_once()                       # the parent's server now serves 0.7
+source.poll_once()                       # seen once: it may still be being written
+source.poll_once()                       # held still: the parent's server now serves 0.7
 _, status = os.waitpid(pid, 0)
 print(os.read(read, 4096).decode())
 print(os.waitstatus_to_exitcode(status))

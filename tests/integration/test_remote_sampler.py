@@ -350,3 +350,18 @@ def test_the_first_poll_can_be_delayed() -> None:
         assert not server.seen.wait(0.3)
         assert sampler.poll_once() is PollOutcome.APPLIED
         sampler.close()
+
+
+def test_a_service_name_that_is_not_utf8_is_refused_at_construction(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OTEL_SERVICE_NAME with a byte that is not UTF-8 reaches Python as a lone surrogate
+    (surrogateescape), which no URL can carry: refused by name when the sampler is built,
+    not a UnicodeEncodeError out of every poll."""
+    from dsampler.errors import ConfigError
+
+    url = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "checkout\udcff")
+    for kwargs in ({}, {"service_name": "\ud800"}, {"resource": {"service.name": "a\udcffb"}}):
+        with pytest.raises(ConfigError) as info:
+            JaegerRemoteSampler(endpoint=url, start=False, **kwargs)  # type: ignore[arg-type]
+        assert info.value.field == "service_name", kwargs
+        assert "UTF-8" in info.value.problem

@@ -144,10 +144,13 @@ def test_adaptive_and_remote_together_are_refused_naming_both() -> None:
         ({"endpoint": "http://"}, "remote.endpoint"),
         ({"endpoint": 5}, "remote.endpoint"),
         ({"endpoint": "http://h:99999999/s"}, "remote.endpoint"),
+        ({"endpoint": "http://h/sampling\x00"}, "remote.endpoint"),
+        ({"endpoint": "http://h/s\u00fcd"}, "remote.endpoint"),
         ({"polling_interval": "1ms"}, "remote.polling_interval"),
         ({"polling_interval": 60}, "remote.polling_interval"),
         ({"request_timeout": "1h"}, "remote.request_timeout"),
         ({"service_name": "x" * 5000}, "remote.service_name"),
+        ({"service_name": "checkout\udcff"}, "remote.service_name"),
         ({"endpont": "http://h/s"}, "remote.endpont"),
     ],
 )

@@ -16,7 +16,14 @@ from pathlib import Path
 import pytest
 
 from dsampler.errors import ConfigError
-from dsampler.remote import Strategies, StrategiesFile, StrategiesServer, parse_strategy
+from dsampler.remote import (
+    OperationRate,
+    PerOperationStrategy,
+    Strategies,
+    StrategiesFile,
+    StrategiesServer,
+    parse_strategy,
+)
 from dsampler.remote._provider import jaeger_strategies
 from tests.remote_servers import DATA
 
@@ -217,8 +224,8 @@ def _write(path: Path, doc: object) -> None:
 
 
 def test_the_file_reloads_on_change_and_keeps_the_last_good_one(tmp_path: Path) -> None:
-    """Edited: served at the next check; truncated, corrupted, of the wrong type or
-    deleted: the last good strategies stay; restored: served again."""
+    """Edited: served once it has held still for a check; truncated, corrupted, of the
+    wrong type or deleted: the last good strategies stay; restored: served again."""
     path = tmp_path / "strategies.json"
     _write(path, STRATEGIES)
     source = StrategiesFile(path, reload_interval_s=0.5)
@@ -227,6 +234,7 @@ def test_the_file_reloads_on_change_and_keeps_the_last_good_one(tmp_path: Path) 
         assert rate() == 0.8
         assert source.poll_once() is False  # unchanged bytes: nothing parsed
         _write(path, {"service_strategies": [{"service": "foo", "type": "probabilistic", "param": 0.3}]})
+        assert source.poll_once() is False  # seen once: it may still be being written
         assert source.poll_once() is True
         assert rate() == 0.3
         good = path.read_bytes()
@@ -237,7 +245,7 @@ def test_the_file_reloads_on_change_and_keeps_the_last_good_one(tmp_path: Path) 
             b'{"default_strategy": {"param": "x"}}',
         ):
             path.write_bytes(broken)
-            assert source.poll_once() is False
+            assert (source.poll_once(), source.poll_once()) == (False, False)
             assert rate() == 0.3
         path.unlink()
         assert source.poll_once() is False
@@ -247,7 +255,7 @@ def test_the_file_reloads_on_change_and_keeps_the_last_good_one(tmp_path: Path) 
         assert rate() == 0.3
         path.rmdir()
         path.write_bytes(good.replace(b"0.3", b"0.6"))
-        assert source.poll_once() is True
+        assert (source.poll_once(), source.poll_once()) == (False, True)
         assert rate() == 0.6
         assert source.problems == 6
         assert source.reloads == 2
@@ -272,7 +280,7 @@ def test_a_dsampler_config_file_is_served_and_reloaded(tmp_path: Path) -> None:
             {"operation": "GET /a", "probabilisticSampling": {"samplingRate": 0.5}}
         ]
         path.write_text("rate: 0.2\n")
-        assert source.poll_once()
+        assert (source.poll_once(), source.poll_once()) == (False, True)
         assert json.loads(get(server, "/sampling?service=any")[2]) == {
             "strategyType": "PROBABILISTIC",
             "probabilisticSampling": {"samplingRate": 0.2},
@@ -321,3 +329,27 @@ def test_a_url_source_serves_defaults_on_503_at_start_and_keeps_the_last_on_relo
         upstream.behaviour = Answer(b"nope", 404)
         with pytest.raises(ConfigError, match="HTTP 404"):
             StrategiesFile(url)
+
+
+def test_a_file_caught_half_written_is_not_served(tmp_path: Path) -> None:
+    """A YAML config written in pieces is valid at almost every cut (``rate: 0.`` of
+    ``rate: 0.25``, operations cut at a line): what a check sees once is served only if
+    it is still there at the next check, so a writer's partial file never reaches the
+    fleet."""
+    path = tmp_path / "sampling.yaml"
+    path.write_text("rate: 0.05\noperations:\n  GET /a: 1\n  GET /b: 1\n")
+    source = StrategiesFile(path, reload_interval_s=0)
+    before = source.current
+    new = "rate: 0.25\noperations:\n  GET /a: 1\n  GET /b: 1\n"
+    with path.open("w") as file:
+        for cut in (8, 20, 32):  # "rate: 0.", "...operations:\n", "...  GET /a: 1\n"
+            file.write(new[file.tell() : cut])
+            file.flush()
+            assert source.poll_once() is False
+            assert source.current is before
+        file.write(new[file.tell() :])
+    assert source.poll_once() is False  # complete, but seen once
+    assert source.poll_once() is True
+    assert source.current.default.strategy == PerOperationStrategy(
+        0.25, 0.0, (OperationRate("GET /a", 1.0), OperationRate("GET /b", 1.0))
+    )

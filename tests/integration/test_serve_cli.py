@@ -83,3 +83,16 @@ def test_bad_arguments_exit_2() -> None:
     assert run("--format", "xml").returncode == 2
     assert run("--port", "http").returncode == 2
     assert run("--reload-interval", "soon").returncode == 2
+
+
+@pytest.mark.parametrize(
+    "url", ["http://[::1/strategies.json", "https://[zz]/s.json", "http://h:http/s.json"]
+)
+def test_a_malformed_strategies_url_exits_2_naming_it(url: str) -> None:
+    """A URL that urllib cannot split (a broken IPv6 literal, a port that is not a
+    number) is refused as an invalid source, not reported as an internal error."""
+    out = run("--strategies", url, "--port", "0", "--reload-interval", "0")
+    assert out.returncode == 2, out.stderr
+    assert f"dsampler serve: {url}: " in out.stderr
+    assert "internal error" not in out.stderr
+    assert "Traceback" not in out.stderr

@@ -76,9 +76,39 @@ def test_a_broken_scenario_file_exits_2_naming_the_field(tmp_path: Path, capsys:
 
 
 def test_an_unwritable_plot_path_exits_2(tmp_path: Path, capsys: Any) -> None:
-    """--plot into a directory that does not exist: the table, then a clear refusal."""
+    """--plot into a directory that does not exist: refused before the run."""
     assert main(["simulate", "--scenario", "latency", "--plot", str(tmp_path / "no" / "p.png")]) == 2
-    assert "--plot: cannot write" in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert "--plot: no such directory" in captured.err
+    assert captured.out == ""
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+def test_a_plot_path_that_is_not_a_file_is_refused_before_the_run(
+    tmp_path: Path, kind: str, capsys: Any
+) -> None:
+    """--plot naming a directory or a FIFO: refused at once, not a plot written beside it
+    (matplotlib adds ".png" to a name without a suffix) nor a write that blocks."""
+    import os
+
+    target = tmp_path / "out"
+    target.mkdir() if kind == "directory" else os.mkfifo(target)
+    assert main(["simulate", "--scenario", "latency", "--plot", str(target)]) == 2
+    captured = capsys.readouterr()
+    assert "--plot: expected the path of a PNG file to write" in captured.err
+    assert captured.out == ""
+    assert not (tmp_path / "out.png").exists()
+
+
+@pytest.mark.parametrize("name", ["plot", "plot.txt"])
+def test_the_plot_is_written_at_the_path_given(tmp_path: Path, name: str, capsys: Any) -> None:
+    """The PNG goes to the path given, whatever its suffix: not to plot.png beside a
+    name without one, and not an internal error after the run for an unknown suffix."""
+    path = tmp_path / name
+    assert main(["simulate", "--scenario", "latency", "--plot", str(path)]) == 0
+    assert f"plot: {path}" in capsys.readouterr().out
+    assert path.read_bytes().startswith(PNG)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
 
 
 def test_missing_matplotlib_is_said_before_running(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
@@ -121,3 +151,39 @@ def test_docs_show_every_built_in_scenarios_plot_and_valid_config(tmp_path: Path
         path.write_text(block, encoding="utf-8")
         paths.append(str(path))
     assert main(["check", *paths]) == 0
+
+
+@pytest.mark.parametrize(
+    ("scenario", "message"),
+    [
+        (  # 21.6 million ticks: minutes of Python and gigabytes of rows
+            {"adaptive": {"tick": "1ms"}, "phases": [{"duration": "6h", "qps": 10}]},
+            "adaptive.tick: expected at most 1,000,000 ticks",
+        ),
+        (  # every one of 2e11 requests observed: days
+            {"observe": "all", "phases": [{"duration": "6h", "qps": 1e7}]},
+            "observe: expected at most 50,000,000 traces to simulate",
+        ),
+        (  # a target no rate can hold back: every request sampled, for days
+            {"target_traces_per_second": 1e9, "phases": [{"duration": "6h", "qps": 1e7}]},
+            "target_traces_per_second: expected at most 50,000,000 traces to simulate",
+        ),
+    ],
+)
+def test_a_scenario_too_large_to_simulate_exits_2_at_once(
+    tmp_path: Path, scenario: dict[str, Any], message: str
+) -> None:
+    """Each phase within its bounds, but the run would take hours of CPU (or gigabytes):
+    refused before it starts, naming the field, instead of hanging."""
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(scenario))
+    out = subprocess.run(
+        [sys.executable, "-m", "dsampler", "simulate", "--scenario", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert out.returncode == 2, out.stderr
+    assert f"{path}: {message}" in out.stderr
+    assert "Traceback" not in out.stderr

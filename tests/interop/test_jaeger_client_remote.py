@@ -63,7 +63,7 @@ def test_jaeger_clients_remote_sampler_follows_dsampler_serve(
         assert sampler_tags(kept[0]) == {"sampler.type": "probabilistic", "sampler.param": 0.5}
 
         Path(source.path or "").write_text(json.dumps(RATE_LIMITING))
-        assert source.poll_once()
+        assert (source.poll_once(), source.poll_once()) == (False, True)  # held still
         until(lambda: isinstance(remote.sampler, jc.RateLimitingSampler))
         assert remote.sampler.traces_per_second == 7
         started = [tracer.start_span("op") for _ in range(200)]
@@ -73,7 +73,7 @@ def test_jaeger_clients_remote_sampler_follows_dsampler_serve(
         assert all(sampler_tags(s) == {"sampler.type": "ratelimiting", "sampler.param": 7.0} for s in limited)
 
         Path(source.path or "").write_text(json.dumps(PER_OPERATION))
-        assert source.poll_once()
+        assert (source.poll_once(), source.poll_once()) == (False, True)  # held still
         until(lambda: isinstance(remote.sampler, jc.AdaptiveSampler))
         assert remote.sampler.default_sampling_probability == 0.25
         always = [tracer.start_span("checkout") for _ in range(50)]

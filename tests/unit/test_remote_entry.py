@@ -54,6 +54,12 @@ def test_valid_arguments(arg: str | None, expected: RemoteArg) -> None:
         ("endpoint=localhost:14250", ["endpoint"], RemoteArg()),
         ("=5,endpoint", ["OTEL_TRACES_SAMPLER_ARG", "OTEL_TRACES_SAMPLER_ARG"], RemoteArg()),
         ("x" * 5000, ["OTEL_TRACES_SAMPLER_ARG"], RemoteArg()),
+        ("endpoint=http://agent:5778/my sampling", ["endpoint"], RemoteArg()),
+        (
+            "endpoint=http://agent:5778/s\u00fcd,pollingIntervalMs=5000",
+            ["endpoint"],
+            RemoteArg(polling_interval_s=5.0),
+        ),
     ],
 )
 def test_bad_entries_are_left_out_and_named(arg: str, fields: list[str], expected: RemoteArg) -> None:

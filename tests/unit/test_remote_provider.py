@@ -221,3 +221,23 @@ def test_a_dsampler_cap_is_served_as_rate_limiting_when_it_samples_everything(
     served = config_strategies(config)
     assert served.response_for("x") == expected
     assert len(served.warnings) == warnings
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (b'{"default_strategy": {"type": "probabilistic", "param": NaN}}', "NaN is not JSON"),
+        (b'{"default_strategy": {"type": "probabilistic", "param": 0.5}', "not JSON"),
+        (b'{"service_strategies": [{"service": "a", "param": 0.5},]}', "not JSON"),
+        (b'\xef\xbb\xbf{"default_strategy": {"type": "probabilistic", "param": 0.5}}', "BOM"),
+    ],
+)
+def test_auto_format_reports_a_broken_jaeger_file_as_json(text: bytes, problem: str) -> None:
+    """A file with Jaeger's keys that is not valid JSON (NaN, truncated, a trailing
+    comma, a byte-order mark Go refuses) is reported as the JSON error it is, not read
+    again as a dsampler config ('default_strategy: unknown key; expected one of rate,
+    ...')."""
+    with pytest.raises(ConfigError) as info:
+        load_strategies(text, "s.json")
+    assert info.value.field == "strategies"
+    assert problem in info.value.problem
