@@ -47,7 +47,7 @@ def plot(record: Record, path: str | os.PathLike[str]) -> None:
             f"search holds {SEARCH_TARGET:g} traces/s",
             fontsize=10,
         )
-        fig.savefig(os.fspath(path), dpi=90)
+        fig.savefig(os.fspath(path), dpi=90, format="png")  # at the path given, whatever its suffix
     finally:
         plt.close(fig)
 

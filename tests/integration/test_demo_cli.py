@@ -142,13 +142,15 @@ def test_without_matplotlib_an_interrupted_run_ends_with_the_summary_and_no_png(
 
 
 def test_an_interrupted_run_still_writes_its_png(tmp_path: Path) -> None:
-    """Ctrl-C with matplotlib there: the summary of what ran, and its timeline."""
-    png = tmp_path / "out.png"
+    """Ctrl-C with matplotlib there: the summary of what ran, and its timeline, written
+    at the path given even without a .png suffix (matplotlib would add one)."""
+    png = tmp_path / "timeline"
     code, stdout, stderr = interrupted(png, signal.SIGINT)
     assert code == 0, stderr
     assert "Interrupted after" in stdout
     assert f"Timeline: {png}" in stdout
     assert png.read_bytes().startswith(PNG_SIGNATURE)
+    assert not (tmp_path / "timeline.png").exists()
     assert_stopped(stdout, stderr)
 
 
