@@ -251,15 +251,15 @@ class DSampler(FaultCountingSampler):
             if not snap.simple:
                 return snap.decide_root(trace_id, name, kind, attributes, ts)
             d = snap.default  # inline: a snapshot of one rate costs what a RatioSampler does
-            offered = snap.offered
-            if offered is not None:  # the adaptive controller counts: one add, no lock
-                next(offered)
             of_bytes = d.scheme.of_bytes  # xxh3's C entry over the 16 bytes, else None
             sampled = (
                 of_bytes((trace_id & MASK128).to_bytes(16, "big"))
                 if of_bytes is not None
                 else d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
             ) < d.bound
+            offered = snap.offered  # counted once the ID is hashed: a numpy int comes back
+            if offered is not None:  # as an int through _fallback and is counted there
+                next(offered)  # the adaptive controller counts: one add, no lock
             tally = snap.default_tally
             if tally is not None:  # telemetry on (samplers/_counts.py); constant indexes are fastest
                 if sampled:

@@ -59,6 +59,23 @@ def test_every_root_decision_at_the_default_rate_is_counted_exactly() -> None:
     assert sampler.controller.meter.total == 12_345
 
 
+@pytest.mark.parametrize("hash_rule", ["fnv1a-mix", "xxh3"])
+def test_numpy_trace_ids_are_counted_once_and_decided_as_their_int(hash_rule: str) -> None:
+    """A numpy integer fails the inline hash and comes back through the fallback as an
+    int: one decision, one count, the same decision as the int's."""
+    import numpy as np
+
+    clock = ManualClock()
+    sampler = adaptive_sampler(clock, hash=hash_rule, adaptive={"max_rate": 0.25, "hard_cap_factor": None})
+    ids = IDS[:500]
+    as_numpy = [np.uint64(t & (2**64 - 1)) for t in ids]
+    sampled = decide(sampler, as_numpy)
+    assert 50 < sampled < 200  # the controller's rate before its first tick: max_rate
+    assert sampled == decide(sampler, [t & (2**64 - 1) for t in ids])
+    assert sampler.controller is not None
+    assert sampler.controller.meter.take() == 1_000
+
+
 def test_each_rate_change_is_a_new_version_carrying_the_controllers_rate() -> None:
     """2,000 decisions a second: the first tick publishes rate 50/2000 as version 2,
     and every decision after it is made at that rate."""
