@@ -11,10 +11,31 @@ import pytest
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork() is POSIX-only")]
 
+CHILD = """
+import os, threading
+def _in_child():
+    done = threading.Event()
+    def body():
+        done.ok = bool(child())
+        done.set()
+    threading.Thread(target=body, daemon=True).start()
+    os._exit(0 if done.wait(5) and done.ok else 3)  # a lock still held: the thread waits
+pid = os.fork()
+if pid == 0:
+    _in_child()
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+"""
 
-def run(code: str) -> str:
+
+def forked(parent: str, child: str) -> str:
+    """Run ``parent`` (which takes the locks), fork, and in the child run ``child`` (the
+    body of a function returning whether all went well) in a thread given 5 s; the
+    child's exit status, printed by the parent: "0" when it finished and went well."""
+    body = textwrap.indent(textwrap.dedent(child), "    ")
+    code = f"{textwrap.dedent(parent)}\ndef child():\n{body}{CHILD}"
     proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.strip()
@@ -23,35 +44,24 @@ def run(code: str) -> str:
 def test_writer_state_and_bucket_locks_are_fresh_in_the_child() -> None:
     """With the store and bucket locks held at the fork, the child still publishes,
     tracks a new operation and refills a limiter, each within a second."""
-    out = run(
-        """
-        import os, threading
+    parent = """
         from dsampler import DSampler, ManualClock
         clock = ManualClock()
         s = DSampler(rate=0.0, default_lower_bound_per_second=1.0, clock=clock, resource={},
                      rules=[{"match": {"span_name": "limited"}, "action": {"rate_limit": 1}}])
         bucket = s._store.current.rules[0][1].bucket
-        held = [s._store._lock, bucket._lock]
-        for lock in held:
+        for lock in (s._store._lock, bucket._lock):
             lock.acquire()          # as if other threads were inside these sections
-        pid = os.fork()
-        if pid == 0:
-            done = threading.Event()
-            def child():
-                s.update(rate=0.5)
-                s.should_sample(None, 1, "never-seen-before")
-                s.should_sample(None, 1, "limited")
-                clock.advance(5.0)
-                sampled = s.should_sample(None, 2, "limited").decision.is_sampled()
-                done.ok = sampled and s.config.version == 2 and "never-seen-before" in s._runtime.tracked
-                done.set()
-            threading.Thread(target=child, daemon=True).start()
-            os._exit(0 if done.wait(5) and done.ok else 3)
-        _, status = os.waitpid(pid, 0)
-        print(os.waitstatus_to_exitcode(status))
         """
-    )
-    assert out == "0"
+    child = """
+        s.update(rate=0.5)
+        s.should_sample(None, 1, "never-seen-before")
+        s.should_sample(None, 1, "limited")
+        clock.advance(5.0)
+        sampled = s.should_sample(None, 2, "limited").decision.is_sampled()
+        return sampled and s.config.version == 2 and "never-seen-before" in s._runtime.tracked
+        """
+    assert forked(parent, child) == "0"
 
 
 @pytest.mark.parametrize("module", ["_registry", "_drift", "_enable"])
@@ -59,9 +69,7 @@ def test_the_telemetry_module_locks_are_fresh_in_the_child(module: str) -> None:
     """With a telemetry module's lock held at the fork (a metrics reader mid-collection,
     an audit, another thread's enable()), the child still enables telemetry, creates a
     DSampler, counted, audits it and collects it, within seconds."""
-    out = run(
-        f"""
-        import os, threading
+    parent = f"""
         from opentelemetry.sdk.metrics import MeterProvider
         from opentelemetry.sdk.metrics.export import InMemoryMetricReader
         import dsampler.telemetry
@@ -70,21 +78,13 @@ def test_the_telemetry_module_locks_are_fresh_in_the_child(module: str) -> None:
         dsampler.telemetry.enable(audit_interval_s=None)
         DSampler(rate=0.5, resource={{}})
         held._guard.lock.acquire()    # as if another thread were inside it
-        pid = os.fork()
-        if pid == 0:
-            done = threading.Event()
-            def child():
-                reader = InMemoryMetricReader()
-                dsampler.telemetry.enable(MeterProvider(metric_readers=[reader]), audit_interval_s=None)
-                s = DSampler(rate=1.0, resource={{}}, parent_based=False)
-                s.should_sample(None, 5, "x")
-                dsampler.telemetry.audit(s)
-                done.ok = s._runtime.stats is not None and reader.get_metrics_data() is not None
-                done.set()
-            threading.Thread(target=child, daemon=True).start()
-            os._exit(0 if done.wait(5) and done.ok else 3)
-        _, status = os.waitpid(pid, 0)
-        print(os.waitstatus_to_exitcode(status))
         """
-    )
-    assert out == "0"
+    child = """
+        reader = InMemoryMetricReader()
+        dsampler.telemetry.enable(MeterProvider(metric_readers=[reader]), audit_interval_s=None)
+        s = DSampler(rate=1.0, resource={}, parent_based=False)
+        s.should_sample(None, 5, "x")
+        dsampler.telemetry.audit(s)
+        return s._runtime.stats is not None and reader.get_metrics_data() is not None
+        """
+    assert forked(parent, child) == "0"
