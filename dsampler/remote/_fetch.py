@@ -23,7 +23,7 @@ import ssl
 import threading
 import time
 from typing import Any, Final, Protocol
-from urllib.parse import SplitResult, urlencode, urljoin, urlsplit
+from urllib.parse import SplitResult, parse_qs, urlencode, urljoin, urlsplit
 
 from opentelemetry import context
 
@@ -53,7 +53,7 @@ def sampling_url(endpoint: object) -> SplitResult:
     ``/sampling`` (an agent's ``/`` serves the legacy dialect, the OTel Collector a 404).
 
     Raises:
-        ConfigError: not an http(s) URL with a host.
+        ConfigError: not an http(s) URL with a host, or one that names the service.
     """
     text = check_text(endpoint, "endpoint", 2048).strip()
     expected = "an http:// or https:// URL with a host, such as http://127.0.0.1:5778/sampling"
@@ -67,6 +67,9 @@ def sampling_url(endpoint: object) -> SplitResult:
     if port == 0:
         raise ConfigError("endpoint", f"expected a port in 1..65535, got {show(text)}")
     check_request_url(parts, "endpoint")
+    if "service" in parse_qs(parts.query, keep_blank_values=True):  # sent twice: a 400 at every poll
+        found = show(text)
+        raise ConfigError("endpoint", f"expected no service= in the URL (the client adds it), got {found}")
     if parts.path in ("", "/"):
         parts = parts._replace(path="/sampling")
     return parts._replace(fragment="")

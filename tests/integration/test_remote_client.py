@@ -173,6 +173,16 @@ def test_requests_name_the_service_url_encoded_and_keep_the_endpoint_query() -> 
     assert "Accept: application/json" in head
 
 
+@pytest.mark.parametrize("query", ["?service=other", "?x=1&service=", "?SERVICE=a&service=b"])
+def test_an_endpoint_that_names_the_service_itself_is_refused(query: str) -> None:
+    """The client adds ?service=: one already in the endpoint would be sent twice, and
+    Jaeger's servers (and dsampler serve) answer 400 to a repeated service at every poll."""
+    with pytest.raises(ConfigError) as info:
+        HttpFetcher("http://127.0.0.1:5778/sampling" + query, timeout_s=1.0)
+    assert info.value.field == "endpoint"
+    assert "no service= in the URL" in str(info.value)
+
+
 def test_polls_run_with_instrumentation_suppressed(monkeypatch: pytest.MonkeyPatch) -> None:
     """An HTTP instrumentation hooked into http.client sees instrumentation disabled."""
     seen: list[bool] = []
