@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
+from dsampler.cli._output import is_terminal
+
 __all__ = ["LineProgress", "TerminalProgress", "progress_for"]
 
 _BAR = 24
@@ -71,8 +73,4 @@ class LineProgress:
 
 def progress_for(stream: TextIO) -> TerminalProgress | LineProgress:
     """The right indicator for ``stream``."""
-    try:
-        tty = stream.isatty()
-    except (AttributeError, ValueError):  # a closed or unusual stream
-        tty = False
-    return TerminalProgress(stream) if tty else LineProgress(stream)
+    return TerminalProgress(stream) if is_terminal(stream) else LineProgress(stream)

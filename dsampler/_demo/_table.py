@@ -13,7 +13,7 @@ import shutil
 from typing import Final, TextIO
 
 from dsampler._demo._workload import Record, Row
-from dsampler.cli._output import discard
+from dsampler.cli._output import discard, is_terminal
 
 __all__ = ["HEADER", "LiveTable", "PlainTable", "format_row", "table_for"]
 
@@ -109,8 +109,4 @@ def _progress(record: Record) -> str:
 
 def table_for(stream: TextIO) -> LiveTable | PlainTable:
     """The live table on a terminal, plain lines otherwise."""
-    try:
-        tty = stream.isatty()
-    except (AttributeError, ValueError):  # a closed or unusual stream
-        tty = False
-    return LiveTable(stream) if tty else PlainTable(stream)
+    return LiveTable(stream) if is_terminal(stream) else PlainTable(stream)

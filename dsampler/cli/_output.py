@@ -13,7 +13,7 @@ import os
 import sys
 from typing import TextIO
 
-__all__ = ["discard", "say"]
+__all__ = ["discard", "is_terminal", "say"]
 
 
 def say(line: str, *, err: bool = False) -> None:
@@ -37,3 +37,12 @@ def discard(stream: TextIO) -> None:
         os.dup2(devnull, fd)
     finally:
         os.close(devnull)
+
+
+def is_terminal(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal, for live output (a progress line, a redrawn
+    table); a closed or unusual stream is not."""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -12,6 +12,7 @@ from dsampler._bench._harness import Case, Run, stats_of
 from dsampler._bench._progress import LineProgress, TerminalProgress, progress_for
 from dsampler._bench._report import Meta, Report, Result, results, table, to_json
 from dsampler._bench._suite import Group, Row, Skipped
+from dsampler._demo._table import LiveTable, PlainTable, table_for
 
 GROUPS = [
     Group(
@@ -155,7 +156,18 @@ def test_progress_rewrites_one_line_on_a_terminal() -> None:
     assert "\n" not in out
 
 
-@pytest.mark.parametrize("broken", [None, object()])
-def test_progress_for_an_odd_stream_falls_back_to_lines(broken: object) -> None:
-    """A stream without a working isatty gets plain lines rather than an error."""
+def closed_stream() -> io.StringIO:
+    stream = io.StringIO()
+    stream.close()  # isatty() raises ValueError
+    return stream
+
+
+@pytest.mark.parametrize("broken", [None, object(), closed_stream()])
+def test_an_odd_stream_gets_plain_lines(broken: object) -> None:
+    """A stream without a working isatty gets plain lines rather than an error, from
+    dsampler bench's progress and dsampler demo's table alike; a terminal gets the live
+    forms."""
     assert isinstance(progress_for(broken), LineProgress)  # type: ignore[arg-type]
+    assert isinstance(table_for(broken), PlainTable)  # type: ignore[arg-type]
+    assert isinstance(progress_for(FakeTty()), TerminalProgress)
+    assert isinstance(table_for(FakeTty()), LiveTable)
