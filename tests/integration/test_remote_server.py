@@ -300,13 +300,16 @@ def test_the_reload_thread_follows_edits(tmp_path: Path) -> None:
 
 
 def test_close_is_idempotent_and_frees_the_port() -> None:
-    """After close() the port can be bound again; close() twice is fine."""
+    """It answers until close(); after close() the port can be bound again (the socket
+    is closed, not only the loop stopped); close() twice is fine."""
     server = StrategiesServer(Strategies(jaeger_strategies(None).default), port=0).start()
     port = server.port
-    server.close()
-    server.close()
-    with socket.create_server(("127.0.0.1", port)):
+    with socket.create_connection(("127.0.0.1", port), timeout=5):
         pass
+    server.close()
+    server.close()
+    with socket.create_server(("127.0.0.1", port)) as again:
+        assert again.getsockname()[1] == port
 
 
 def test_a_url_source_serves_defaults_on_503_at_start_and_keeps_the_last_on_reload() -> None:

@@ -95,17 +95,24 @@ def test_the_abstract_sampler_is_jaeger_clients() -> None:
 
 
 def test_every_concrete_sampler_closes() -> None:
-    """close() is implemented (and idempotent) on every sampler, as in jaeger-client."""
+    """close() is implemented (and idempotent) on every sampler, as in jaeger-client;
+    the remote one stops running, and every one still decides afterwards."""
+    remote = RemoteControlledSampler(None, "svc")
+    assert remote.running
     for sampler in (
         ConstSampler(True),
         ProbabilisticSampler(0.1),
         RateLimitingSampler(1),
         GuaranteedThroughputProbabilisticSampler("op", 1, 0.1),
         AdaptiveSampler({"perOperationStrategies": [{"operation": "a"}]}),
-        RemoteControlledSampler(None, "svc"),
+        remote,
     ):
         sampler.close()
         sampler.close()
+        sampled, tags = sampler.is_sampled(0x1234, "op")
+        assert isinstance(sampled, bool)
+        assert isinstance(tags, dict)
+    assert not remote.running
 
 
 @pytest.mark.parametrize("value", [None, 0])
