@@ -27,7 +27,7 @@ from dsampler.config._files import describe, parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
 
-__all__ = ["FileWatcher", "Start", "read_at_start"]
+__all__ = ["Changes", "FileWatcher", "Start", "read_at_start"]
 
 _log = logging.getLogger("dsampler.config")
 
@@ -36,6 +36,47 @@ def _digest(data: bytes) -> bytes:
     import hashlib  # not at import time: it loads OpenSSL
 
     return hashlib.blake2b(data).digest()
+
+
+class Changes:
+    """Which content of a watched source is worth parsing: not the one in force, not one
+    refused already (a large bad file costs one parse, not one per poll), and with
+    ``settle`` only one that has held still since the previous poll (a file caught
+    half-written is often valid). Kept as hashes, not bytes.
+
+    :meth:`check` answers None for the content in force, False for one to leave alone
+    this time, True for one to parse now; the caller then says :meth:`applied` or
+    :meth:`rejected`.
+    """
+
+    __slots__ = ("_applied", "_pending", "_rejected", "_seen", "settle")
+
+    def __init__(self, applied: bytes | None = None, rejected: bytes | None = None, *, settle: bool = True):
+        self._applied = None if applied is None else _digest(applied)
+        self._rejected = None if rejected is None else _digest(rejected)
+        self._pending: bytes | None = None  # a new content seen once, waiting to hold still
+        self._seen: bytes | None = None
+        self.settle = settle
+
+    def check(self, data: bytes) -> bool | None:
+        digest = self._seen = _digest(data)
+        if digest == self._applied:
+            self._pending = None
+            return None
+        if digest == self._rejected:  # refused already, unchanged since: nothing to do
+            return False
+        if self.settle and digest != self._pending:  # changed since the last poll: let it hold still
+            self._pending = digest
+            return False
+        return True
+
+    def applied(self) -> None:
+        """The content :meth:`check` last saw is in force."""
+        self._applied, self._pending = self._seen, None
+
+    def rejected(self) -> None:
+        """The content :meth:`check` last saw was refused."""
+        self._rejected, self._pending = self._seen, None
 
 
 class FileWatcher:
@@ -64,9 +105,7 @@ class FileWatcher:
         self.path = os.path.abspath(os.fspath(path))
         self._publish = publish
         self._interval = float(interval_s)
-        self._applied = _digest(applied) if applied is not None else None
-        self._rejected = _digest(rejected) if rejected is not None else None
-        self._pending: bytes | None = None  # a new content seen once, waiting to hold still
+        self._changes = Changes(applied, rejected)
         self._last_problem: str | None = None
         self._poller = Poller(self, self._interval, name="dsampler-config-watch")
         self.reloads = 0
@@ -80,22 +119,19 @@ class FileWatcher:
         except ConfigError as exc:
             self._report(exc)
             return False
-        digest = _digest(data)
-        if digest == self._applied:
-            self._pending, self._last_problem = None, None
-            return False
-        if digest == self._rejected:  # refused already, unchanged since: nothing to do
-            return False
-        if digest != self._pending:  # changed since the last poll: let it hold still first
-            self._pending = digest
+        fresh = self._changes.check(data)
+        if not fresh:
+            if fresh is None:  # the content in force: whatever went wrong before is over
+                self._last_problem = None
             return False
         try:
             self._publish(parse_config_bytes(data, self.path))  # publishing validates too
         except ConfigError as exc:
-            self._rejected, self._pending = digest, None
+            self._changes.rejected()
             self._report(exc)
             return False
-        self._applied, self._pending, self._last_problem = digest, None, None
+        self._changes.applied()
+        self._last_problem = None
         self.reloads += 1
         _log.info("dsampler: reloaded %s", self.path)
         return True

@@ -12,8 +12,9 @@ Unlike Jaeger, reloading is on by default (every second): ``dsampler serve`` is 
 be edited while clients poll it; and a file's change is parsed only once it has held
 still for one tick, as the configuration file watcher does: a file caught half-written
 is often valid (``rate: 0.`` of ``rate: 0.05``, a YAML list cut at a line) and would be
-served to the whole fleet. :meth:`StrategiesFile.poll_once` is public so tests drive it
-without threads.
+served to the whole fleet; content refused once is not parsed again while it stays the
+same (:class:`~dsampler.config._watch.Changes`, shared with that watcher).
+:meth:`StrategiesFile.poll_once` is public so tests drive it without threads.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from urllib.parse import urlsplit
 from dsampler._poller import Poller
 from dsampler._validate import check_seconds
 from dsampler.config._files import MAX_FILE_BYTES, read_bytes
+from dsampler.config._watch import Changes
 from dsampler.errors import ConfigError, FetchError
 from dsampler.remote._fetch import HttpFetcher
 from dsampler.remote._provider import (
@@ -79,12 +81,12 @@ class StrategiesFile:
         self.reload_interval_s = check_seconds(reload_interval_s, "reload_interval_s", 0.0, 86400.0)
         self.reloads = self.problems = 0
         self._last_problem: str | None = None
-        self._pending: bytes | None = None  # a file's new bytes seen once, waiting to hold still
         self._fetcher: HttpFetcher | None = None
         if self.path is not None and _is_url(self.path):
             self._fetcher = HttpFetcher(self.path, timeout_s=URL_TIMEOUT_S, max_bytes=MAX_FILE_BYTES)
-        self._applied = None if self.path is None else self._read(self.path)
-        self.current = self._load(self._applied)
+        applied = None if self.path is None else self._read(self.path)
+        self.current = self._load(applied)
+        self._changes = Changes(applied, settle=self._fetcher is None)  # a response is whole
         self._report_warnings(self.current)
         self._poller: Poller | None = None
         if self.path is not None and self.reload_interval_s > 0:
@@ -118,17 +120,22 @@ class StrategiesFile:
             data = self._read(self.path)
             if data is None:
                 raise ConfigError(self.path, "HTTP 503: no strategies available")
-            if data == self._applied:
-                self._last_problem = self._pending = None
-                return False
-            if self._fetcher is None and data != self._pending:
-                self._pending = data  # it may still be being written
-                return False
-            strategies = self._load(data)
         except ConfigError as exc:
             self._report(exc)
             return False
-        self.current, self._applied, self._last_problem, self._pending = strategies, data, None, None
+        fresh = self._changes.check(data)
+        if not fresh:
+            if fresh is None:  # the strategies in force: whatever went wrong before is over
+                self._last_problem = None
+            return False
+        try:
+            strategies = self._load(data)
+        except ConfigError as exc:
+            self._changes.rejected()
+            self._report(exc)
+            return False
+        self._changes.applied()
+        self.current, self._last_problem = strategies, None
         self.reloads += 1
         _log.info("dsampler serve: reloaded %s (%d services)", self.path, len(strategies.services))
         self._report_warnings(strategies)

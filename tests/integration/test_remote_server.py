@@ -19,6 +19,7 @@ from dsampler.errors import ConfigError
 from dsampler.remote import (
     OperationRate,
     PerOperationStrategy,
+    ProbabilisticStrategy,
     Strategies,
     StrategiesFile,
     StrategiesServer,
@@ -332,6 +333,25 @@ def test_a_url_source_serves_defaults_on_503_at_start_and_keeps_the_last_on_relo
         upstream.behaviour = Answer(b"nope", 404)
         with pytest.raises(ConfigError, match="HTTP 404"):
             StrategiesFile(url)
+
+
+def test_a_refused_file_is_parsed_once_while_it_stays_the_same(tmp_path: Path) -> None:
+    """As the configuration watcher: content refused once is remembered (by its hash)
+    and not parsed again at every reload, one problem counted; the last good strategies
+    serve until the file is valid again."""
+    path = tmp_path / "sampling.yaml"
+    path.write_text("rate: 0.05\n")
+    source = StrategiesFile(path, reload_interval_s=0)
+    before = source.current
+    path.write_text("rate: 7\n")  # valid YAML, an invalid rate
+    polls = [source.poll_once() for _ in range(6)]
+    assert polls == [False] * 6
+    assert source.problems == 1  # seen, held still, parsed and refused once
+    assert source.current is before
+    path.write_text("rate: 0.5\n")
+    assert [source.poll_once(), source.poll_once()] == [False, True]
+    assert source.current.default.strategy == ProbabilisticStrategy(0.5)
+    assert source.problems == 1
 
 
 def test_a_file_caught_half_written_is_not_served(tmp_path: Path) -> None:
