@@ -32,6 +32,7 @@ what every service paid before numba became lazy).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -149,16 +150,34 @@ class Service:
 
     def pss_mb(self) -> float:
         """PSS of gunicorn's master and its workers (the instrument wrapper execs gunicorn)."""
-        pids = [self.proc.pid]
-        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
-        if children.exists():
-            pids += [int(p) for p in children.read_text().split()]
         total_kb = 0
-        for pid in pids:
+        for pid in self._pids():
             for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
                 if line.startswith("Pss:"):
                     total_kb += int(line.split()[1])
         return total_kb / 1024
+
+    def cpu_s(self) -> float:
+        """CPU seconds (user + system) used so far by gunicorn's master and workers.
+
+        Requests per second on a 2-core machine move with whatever else runs (wrk, the
+        sink, other jobs); the CPU a request costs the service moves far less, so it is
+        the figure that shows a sampler's cost, not the scheduler's mood.
+        """
+        ticks = os.sysconf("SC_CLK_TCK")
+        total = 0
+        for pid in self._pids():
+            with contextlib.suppress(OSError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime
+        return total / ticks
+
+    def _pids(self) -> list[int]:
+        pids = [self.proc.pid]
+        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        if children.exists():
+            pids += [int(p) for p in children.read_text().split()]
+        return pids
 
     def stop(self) -> None:
         self.proc.send_signal(signal.SIGTERM)
@@ -244,7 +263,13 @@ def one_round(variant: str, seconds: float, sink_port: int, cache: str, smoke: b
     try:
         out = {"startup_s": svc.startup_s}
         load(svc.port, 0.5 if smoke else 2.0, None)  # warm-up: imports, caches, the kernel if it loads
-        child, root = load(svc.port, seconds, TRACEPARENT), load(svc.port, seconds, None)
+        cpu0 = svc.cpu_s()
+        child = load(svc.port, seconds, TRACEPARENT)
+        cpu1 = svc.cpu_s()
+        root = load(svc.port, seconds, None)
+        cpu2 = svc.cpu_s()
+        out.update(child_cpu_us=(cpu1 - cpu0) / max(child["requests"], 1) * 1e6)
+        out.update(root_cpu_us=(cpu2 - cpu1) / max(root["requests"], 1) * 1e6)
         out.update(child_rps=child["rps"], child_p99=child["p99_ms"], root_rps=root["rps"])
         out.update(root_p99=root["p99_ms"], errors=child["errors"] + root["errors"])
         if smoke:
@@ -282,6 +307,18 @@ def table(runs: dict[str, list[dict[str, float]]], workers: int = 2) -> str:
             f"{_cell(col['root_p99'], '.1f')} | {_cell(col['root_rps'], '.0f')} | "
             f"{_cell(col['startup_s'], '.2f')} | {_cell(col['pss_mb'], '.0f')} | {sum(col['errors']):.0f} |"
         )
+    lines += [
+        "",
+        "| variant | CPU per request, sampled parent (us) | CPU per request, roots at 10% (us) |",
+        "|---|---:|---:|",
+    ]
+    for v, rs in runs.items():
+        col = {k: [r[k] for r in rs] for k in rs[0]}
+        cells = []
+        for key in ("child_cpu_us", "root_cpu_us"):
+            ratio = "" if v == peer else f" = {med[v][key] / med[peer][key]:.2f}x"
+            cells.append(f"{_cell(col[key], '.0f')}{ratio}")
+        lines.append(f"| {v} | {cells[0]} | {cells[1]} |")
     return "\n".join(lines)
 
 

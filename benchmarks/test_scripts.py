@@ -35,10 +35,60 @@ def test_service_benchmark_runs_and_prints_its_table() -> None:
         "OTel parentbased_traceidratio",
         "dsampler (defaults)",
     )
-    rows = [line for line in out.splitlines() if line.startswith("| ") and "variant" not in line]
-    assert [r.split(" | ")[0] for r in rows] == ["| OTel parentbased_traceidratio", "| dsampler (defaults)"]
-    assert all(r.rstrip().endswith("| 0 |") for r in rows), out  # no request failed
+    main, cpu = (_rows(table) for table in out.split("\n\n")[1:3])
+    assert [r[0] for r in main] == ["OTel parentbased_traceidratio", "dsampler (defaults)"]
+    assert all(r[-1] == "0" for r in main), out  # no request failed
     assert "MB of OTLP exported" in out
+    assert [r[0] for r in cpu] == [r[0] for r in main]  # CPU per request, both loads
+    assert all(float(cell.split()[0]) > 0 for r in cpu for cell in r[1:]), out
+
+
+def _rows(table: str) -> list[list[str]]:
+    """The cells of a Markdown table's body rows."""
+    lines = [ln for ln in table.splitlines() if ln.startswith("| ") and "variant" not in ln]
+    return [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines]
+
+
+@pytest.mark.skipif(
+    shutil.which("gunicorn") is None and not (Path(sys.executable).parent / "gunicorn").exists(),
+    reason="gunicorn is in the dev extra",
+)
+def test_paired_service_benchmark_runs_and_prints_ratios() -> None:
+    """benchmarks/service_paired.py on one pair of 1 s loads: a row of six positive
+    ratios (req/s, CPU per request and p99, with a sampled parent and for roots)."""
+    out = _run(
+        "benchmarks/service_paired.py", "--pairs", "1", "--seconds", "1", "--variants", "dsampler (defaults)"
+    )
+    (row,) = _rows(out)
+    assert row[0] == "dsampler (defaults)"
+    assert len(row) == 7, out
+    assert all(float(cell.split()[0]) > 0 for cell in row[1:]), out
+
+
+@pytest.mark.parametrize("variant", ["OTel parentbased_traceidratio", "dsampler hash=xxh3 (lean)"])
+def test_service_callgrind_workload_serves_with_the_variants_sampler(variant: str, tmp_path: Path) -> None:
+    """The workload benchmarks/service_callgrind.py counts (run here without valgrind):
+    the instrumented app answers 200 to every request (it asserts so), under the sampler
+    its variant names."""
+    sys.path.insert(0, str(HERE))
+    try:
+        import service_callgrind
+    finally:
+        sys.path.remove(str(HERE))
+    script = tmp_path / "workload.py"
+    script.write_text(service_callgrind.WORKLOAD)
+    for parent in (service_callgrind.TRACEPARENT, ""):
+        done = subprocess.run(
+            [sys.executable, str(script), "3", parent],
+            env=service_callgrind._env(variant),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        described = done.stdout.strip().splitlines()[-1]
+        assert ("DSampler" in described) == ("dsampler" in variant), described
 
 
 def test_warmup_probe_runs_and_prints_its_table() -> None:
