@@ -1,7 +1,8 @@
 """A background thread that calls its owner's ``poll_once()`` at an interval.
 
 It holds only a weak reference to its owner between polls, so a sampler nobody keeps
-(and nobody ``close()``d) is collected and its thread ends; it is restarted in the
+(and nobody ``close()``d) is collected, and its thread ends at once (the owner's
+finalizer wakes it; it does not wait out the interval); it is restarted in the
 child of ``os.fork()``, where the parent's thread does not exist; ``stop()`` is
 idempotent and joins. Exceptions from a poll are logged and the thread goes on: the
 owner keeps its last good state. An owner with a ``next_delay_s()`` method chooses each
@@ -43,6 +44,7 @@ class Poller:
         self._name = name
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._finalizer: weakref.finalize[[], Pollable] | None = None
         self._restart = False
         _fork.register(self)
 
@@ -54,7 +56,15 @@ class Poller:
         """Start polling (idempotent)."""
         if self.running:
             return
+        owner = self._owner()
+        if owner is None:
+            return
         self._stop = threading.Event()
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        self._finalizer = weakref.finalize(owner, self._stop.set)  # freed owner: stop now
+        self._finalizer.atexit = False
+        del owner
         self._thread = threading.Thread(
             target=_loop,
             args=(self._owner, self._stop, self._first, self._interval),

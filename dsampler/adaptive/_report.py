@@ -1,4 +1,10 @@
-"""A simulated run as a table: one row per phase, one line per change of load, a summary."""
+"""A simulated run as a table: one row per phase, one line per change of load, a summary.
+
+Every figure keeps a bounded width whatever the scenario: a multiple of the target is
+fixed point while that reads well and scientific beyond (a target of 1e-300/s makes
+sampled/target 1.5e+302, which ``.2f`` wrote as 303 digits), and a range of rates is
+written ``low..high`` (``1e-06-1`` read as one number).
+"""
 
 from __future__ import annotations
 
@@ -46,7 +52,15 @@ def edges(run: Run) -> list[Edge]:
 
 def _span(low: float, high: float, fmt: str) -> str:
     a, b = format(low, fmt), format(high, fmt)
-    return a if a == b else f"{a}-{b}"
+    return a if a == b else f"{a}..{b}"
+
+
+def _times(x: float, digits: int = 2) -> str:
+    """``x`` (a multiple of the target) with ``digits`` decimals: fixed point from
+    10**-digits to 1e5 (and 0), scientific outside."""
+    if x == 0 or 10.0**-digits <= abs(x) < 1e5:
+        return f"{x:.{digits}f}"
+    return f"{x:.{digits}e}"
 
 
 def _phase_rows(run: Run) -> list[str]:
@@ -63,7 +77,7 @@ def _phase_rows(run: Run) -> list[str]:
             load = f"{phase.qps:g}" if phase.to_qps is None else f"{phase.qps:g}->{phase.to_qps:g}"
             rows.append(
                 f"{n:>5}  {start:>7.0f}s  {load:>12}  {offered:>10.1f}  {sampled:>9.1f}  "
-                f"{sampled / run.target:>5.2f}  {rate:>18}  {window:>9}  "
+                f"{_times(sampled / run.target):>5}  {rate:>18}  {window:>9}  "
                 f"{phase.latency_factor:>4g}  {changes:>4}"
             )
         start += phase.duration_s
@@ -85,15 +99,15 @@ def render(run: Run) -> str:
     for e in edges(run):
         lines.append(
             f"at {e.at:g} s, {e.describe()}: within +-10% of target after "
-            f"{e.settle_s:.1f} s, largest 1 s bin {e.max_bin} ({e.max_bin / run.target:.2f} T)"
+            f"{e.settle_s:.1f} s, largest 1 s bin {e.max_bin} ({_times(e.max_bin / run.target)} T)"
         )
     bins = analysis.bins(run)
     estimate = analysis.estimate_errors(run, 60.0)
     worst = f"{abs(estimate).max():.1%}" if estimate.size else "n/a"
     core, per_second = run.core, run.admitted.sum() / s.duration_s
     lines += [
-        f"sampled/s {per_second:.1f} ({per_second / run.target:.3f} T); largest 1 s bin "
-        f"{bins.max() / run.target:.2f} T; rate changes {len(run.changes)}; "
+        f"sampled/s {per_second:.1f} ({_times(per_second / run.target, 3)} T); largest 1 s bin "
+        f"{_times(bins.max() / run.target)} T; rate changes {len(run.changes)}; "
         f"load changes {core.regimes}; latency episodes {core.tail.episodes}",
         f"offered load estimated from the sampled traces (sum of 1/rate): worst minute {worst} off",
     ]

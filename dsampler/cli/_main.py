@@ -3,13 +3,20 @@
 Exit codes: 0 success, 2 invalid input (a configuration problem or a bad argument),
 1 an unexpected failure. A reader that closes the output early (``| head -1``) changes
 none of them: commands write through :func:`dsampler.cli._output.say`.
+
+A value that looks negative (``--reload-interval -1s``, ``--target -1e3``, ``--seed
+-inf``) is a value, not an unknown option: argparse's own test knows only ``-1`` and
+``-1.5``, and answered the rest with "expected one argument", so the flag's own
+validation, which says what is allowed, never saw it.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
+from typing import Any, Final
 
 from dsampler import __version__
 from dsampler.cli import _bench as bench
@@ -22,6 +29,10 @@ from dsampler.cli._output import discard
 
 __all__ = ["main"]
 
+#: -1, -.5, -1e3, -1s, -5m, -1_000, -0x1, -inf, -nan: what a number or a duration looks
+#: like with a minus sign (no dsampler option starts with a digit, "inf" or "nan").
+_NEGATIVE: Final = re.compile(r"-(\.?\d|inf|nan)", re.IGNORECASE)
+
 COMMANDS = {
     "bench": bench,
     "check": check,
@@ -32,8 +43,19 @@ COMMANDS = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser (and, through ``parser_class``, every subcommand's) that takes
+    negative-looking arguments as values (module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The matcher _parse_optional consults (Python 3.10 to 3.13; the test of every
+        # value flag in tests/integration/test_cli_negative.py fails if that changes).
+        self._negative_number_matcher = _NEGATIVE
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dsampler", description="Head sampling for distributed tracing.")
+    parser = _Parser(prog="dsampler", description="Head sampling for distributed tracing.")
     parser.add_argument("--version", action="version", version=f"dsampler {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module in COMMANDS.items():

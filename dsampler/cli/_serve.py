@@ -57,8 +57,14 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--max-connections", type=int, default=1024, help="connections served at once")
 
 
-#: Problems that come from the arguments, not the file, are named alone.
-_ARGUMENT_FIELDS = ("--reload-interval", "default_sampling_probability", "port", "max_connections", "format")
+#: Problems that come from the arguments, not the file, are named by their flag alone.
+_ARGUMENT_FLAGS = {
+    "--reload-interval": "--reload-interval",
+    "default_sampling_probability": "--default-sampling-probability",
+    "port": "--port",
+    "max_connections": "--max-connections",
+    "format": "--format",
+}
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
@@ -83,8 +89,8 @@ def _server(args: argparse.Namespace) -> StrategiesServer:
 
 def _report(args: argparse.Namespace, exc: ConfigError) -> None:
     for problem in exc.errors:
-        where = problem.field
-        if args.strategies and problem.field != args.strategies and problem.field not in _ARGUMENT_FIELDS:
+        where = _ARGUMENT_FLAGS.get(problem.field, problem.field)
+        if args.strategies and problem.field != args.strategies and problem.field not in _ARGUMENT_FLAGS:
             where = f"{args.strategies}: {problem.field}"
         print(f"dsampler serve: {where}: {problem.problem}", file=sys.stderr)
 

@@ -139,6 +139,10 @@ def parse_duration(value: object, path: str) -> float:
     if not isinstance(value, str) or len(value) > 64:
         raise ConfigError(path, f"expected a duration such as 10s, 250ms or 1h30m, got {show(value)}")
     text = value.strip()
+    if text.startswith("-"):
+        raise ConfigError(
+            path, f"expected a duration such as 10s, 250ms or 1h30m, not a negative one, got {show(value)}"
+        )
     pos, total = 0, 0.0
     while pos < len(text):
         m = _DURATION.match(text, pos)

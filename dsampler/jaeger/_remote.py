@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import random
 import threading
-import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -40,7 +39,7 @@ from dsampler.jaeger._samplers import ProbabilisticSampler, Sampler
 from dsampler.jaeger._strategies import JAEGER_CLIENT, checked, strategy_of
 from dsampler.remote._fetch import Fetcher, HttpFetcher
 from dsampler.remote._parse import parse_response
-from dsampler.remote._poll import PollOutcome, StrategyPoller
+from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
 from dsampler.remote._sampler import publish_strategy
 from dsampler.remote._strategy import Strategy
 from dsampler.samplers._dsampler import DSampler
@@ -159,7 +158,7 @@ class RemoteControlledSampler(Sampler):
         return StrategyPoller(
             self._reporter.fetcher(fetcher),
             self.service_name,
-            _weakly(self._apply),
+            weakly(self._apply),
             interval_s=interval,
             first_delay_s=self._rng.random() * interval,  # spread a fleet's first polls
             rng=self._rng,
@@ -271,15 +270,3 @@ class RemoteControlledSampler(Sampler):
 
     def __str__(self) -> str:
         return f"RemoteControlledSampler({self.service_name}, {self.sampler})"
-
-
-def _weakly(apply: Callable[[Strategy], bool]) -> Callable[[Strategy], bool]:
-    """The poller's callback without a strong reference to the sampler: a sampler
-    nobody keeps is freed, and its poller thread ends at its next wake-up."""
-    ref = weakref.WeakMethod(apply)
-
-    def call(strategy: Strategy) -> bool:
-        method = ref()
-        return False if method is None else method(strategy)
-
-    return call

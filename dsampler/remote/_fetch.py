@@ -5,10 +5,10 @@ instrumentation sees it; the request is also made under OpenTelemetry's
 ``suppress_instrumentation`` context keys, so no instrumented library can trace the
 sampler's own polls (a poll traced by the sampler it feeds would be noise at best).
 
-Every bound holds against a hostile server: one deadline (``timeout_s``) covers connect,
-headers, body and every redirect, enforced before each read, so a server that trickles
-a byte a second is cut off at the deadline, not after a timeout per byte; the body is
-capped (``max_bytes``, checked against Content-Length first); at most ``max_redirects``
+Every bound holds against a hostile server: one deadline (``timeout_s``) covers name
+resolution, connect, headers, body and every redirect, enforced before each read (see
+:mod:`dsampler.remote._deadline`: a server that trickles bytes is cut off at it); the body
+is capped (``max_bytes``, checked against Content-Length first); at most ``max_redirects``
 redirects, http(s) only. Every failure is a :class:`~dsampler.errors.FetchError` naming
 the URL. :meth:`HttpFetcher.close` aborts a request in flight, so closing a sampler
 never waits for a slow server. Proxy variables are ignored: the agent is local.
@@ -22,6 +22,7 @@ import socket
 import ssl
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any, Final, Protocol
 from urllib.parse import SplitResult, parse_qs, urlencode, urljoin, urlsplit
 
@@ -30,6 +31,14 @@ from opentelemetry import context
 from dsampler import __version__, _fork
 from dsampler._validate import check_int, check_request_url, check_seconds, check_text, show
 from dsampler.errors import ConfigError, FetchError
+from dsampler.remote._deadline import (
+    AddrInfo,
+    DeadlineSocket,
+    DeadlineSSLSocket,
+    Resolver,
+    remaining,
+    resolve,
+)
 from dsampler.remote._parse import MAX_RESPONSE_BYTES
 
 __all__ = ["DEFAULT_ENDPOINT", "DEFAULT_TIMEOUT_S", "Fetcher", "HttpFetcher", "sampling_url"]
@@ -75,37 +84,6 @@ def sampling_url(endpoint: object) -> SplitResult:
     return parts._replace(fragment="")
 
 
-class _DeadlineSocket(socket.socket):
-    """A socket whose every read waits at most until ``deadline`` (monotonic)."""
-
-    deadline: float = 0.0
-
-    def _arm(self) -> None:
-        remaining = self.deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError("deadline passed")
-        self.settimeout(remaining)
-
-    def recv_into(self, buffer: Any, nbytes: int = 0, flags: int = 0) -> int:
-        self._arm()
-        return super().recv_into(buffer, nbytes, flags)
-
-    def recv(self, bufsize: int, flags: int = 0) -> bytes:
-        self._arm()
-        return super().recv(bufsize, flags)
-
-
-class _DeadlineSSLSocket(ssl.SSLSocket):
-    deadline: float = 0.0
-
-    def recv_into(self, buffer: Any, nbytes: int | None = None, flags: int = 0) -> int:
-        remaining = self.deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError("deadline passed")
-        self.settimeout(remaining)
-        return super().recv_into(buffer, nbytes, flags)
-
-
 def _suppressed_context() -> Any:
     """A context that tells OpenTelemetry instrumentations to stay out (both the API's
     key and the plain string that older instrumentations read)."""
@@ -126,6 +104,8 @@ class HttpFetcher:
         timeout_s: the whole request, redirects included (default 10 s).
         max_bytes: largest body accepted (default 4 MiB).
         max_redirects: redirects followed (default 3).
+        resolver: resolves a host name, as :func:`socket.getaddrinfo` (the default);
+            it runs in a thread the request waits for until its deadline.
 
     Raises:
         ConfigError: an invalid endpoint or bound.
@@ -138,14 +118,17 @@ class HttpFetcher:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         max_bytes: int = MAX_RESPONSE_BYTES,
         max_redirects: int = 3,
+        resolver: Resolver = socket.getaddrinfo,
     ) -> None:
         self._url = sampling_url(endpoint)
         self.endpoint = self._url.geturl()
         self.timeout_s = check_seconds(timeout_s, "request_timeout_s", 0.001, 600.0)
         self.max_bytes = check_int(max_bytes, "max_response_bytes", 1, 1 << 30)
         self.max_redirects = check_int(max_redirects, "max_redirects", 0, 20)
+        self._resolver = resolver
         self._lock = threading.Lock()
         self._active: socket.socket | None = None
+        self._waking: threading.Event | None = None  # set by close(): stop waiting to resolve
         self._closed = False
         _fork.register(self)
 
@@ -226,26 +209,56 @@ class HttpFetcher:
                 conn.close()
 
     def _connect(self, parts: SplitResult, deadline: float) -> socket.socket:
+        url = parts.geturl()
+        host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+        wake = threading.Event()
         with self._lock:
-            if self._closed:
-                raise FetchError(f"GET {parts.geturl()}: the fetcher is closed")
-        remaining = max(deadline - time.monotonic(), 0.001)
-        default_port = 443 if parts.scheme == "https" else 80
-        raw = socket.create_connection((parts.hostname or "", parts.port or default_port), timeout=remaining)
-        sock: socket.socket = _DeadlineSocket(raw.family, raw.type, raw.proto, fileno=raw.detach())
+            self._check_open(url)
+            self._waking = wake
+        try:
+            addresses = resolve(host, port, deadline, self._resolver, wake)
+        finally:
+            with self._lock:
+                self._waking = None
+                self._check_open(url)  # close() woke the wait: say so
+        raw = self._connect_any(url, addresses, deadline)
+        sock: socket.socket = DeadlineSocket(raw.family, raw.type, raw.proto, fileno=raw.detach())
         sock.deadline = deadline  # type: ignore[attr-defined]
-        sock.settimeout(remaining)  # bounds the (tiny) request write; reads re-arm themselves
+        sock.settimeout(remaining(deadline))  # bounds the (tiny) request write; reads re-arm
         if parts.scheme == "https":
             tls = ssl.create_default_context()
-            tls.sslsocket_class = _DeadlineSSLSocket
+            tls.sslsocket_class = DeadlineSSLSocket
             sock = tls.wrap_socket(sock, server_hostname=parts.hostname)
             sock.deadline = deadline  # type: ignore[attr-defined]
         with self._lock:
             if self._closed:
                 sock.close()
-                raise FetchError(f"GET {parts.geturl()}: the fetcher is closed")
+            self._check_open(url)
             self._active = sock
         return sock
+
+    def _connect_any(self, url: str, addresses: Sequence[AddrInfo], deadline: float) -> socket.socket:
+        """A socket connected to the first address that answers, by the deadline."""
+        problem = OSError("the resolver gave no address")
+        for family, kind, proto, _, address in addresses:
+            with self._lock:
+                self._check_open(url)
+                raw = self._active = socket.socket(family, kind, proto)  # close() aborts connect
+            try:
+                raw.settimeout(remaining(deadline))
+                raw.connect(address)
+                return raw
+            except OSError as exc:
+                raw.close()
+                problem = exc
+        with self._lock:
+            self._check_open(url)  # close() aborted the connect: say so
+        raise problem
+
+    def _check_open(self, url: str) -> None:
+        """Raise when closed (lock held)."""
+        if self._closed:
+            raise FetchError(f"GET {url}: the fetcher is closed")
 
     def _body(self, response: http.client.HTTPResponse, url: str) -> bytes:
         if response.length is not None and response.length > self.max_bytes:
@@ -266,6 +279,8 @@ class HttpFetcher:
         with self._lock:
             self._closed = True
             active, self._active = self._active, None
+            if self._waking is not None:
+                self._waking.set()
         if active is not None:
             with contextlib.suppress(OSError):
                 active.shutdown(socket.SHUT_RDWR)  # wakes a thread blocked reading it
@@ -274,6 +289,7 @@ class HttpFetcher:
         # The parent's connection is not ours to shut down: forget it, keep its fd alone.
         self._lock = threading.Lock()
         self._active = None
+        self._waking = None
 
     def __repr__(self) -> str:
         return f"HttpFetcher({self.endpoint!r}, timeout_s={self.timeout_s})"

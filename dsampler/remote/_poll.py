@@ -32,6 +32,7 @@ import enum
 import logging
 import random
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Final
 
@@ -43,10 +44,24 @@ from dsampler.remote._fetch import Fetcher
 from dsampler.remote._parse import parse_response
 from dsampler.remote._strategy import Strategy, StrategyResponse
 
-__all__ = ["PollOutcome", "StrategyPoller"]
+__all__ = ["PollOutcome", "StrategyPoller", "weakly"]
 
 _log = logging.getLogger("dsampler.remote")
 _FIRST_RETRY_S: Final = 1.0
+
+
+def weakly(apply: Callable[[Strategy], bool]) -> Callable[[Strategy], bool]:
+    """An owner's bound method as a poller's ``apply``, without a strong reference to
+    the owner: the owner holds its poller, so ``self._apply`` given as it is would make a
+    cycle only the cyclic GC frees; this way a sampler nobody keeps is freed at once, and
+    its poller (and thread, see :mod:`dsampler._poller`) with it. False once it is gone."""
+    ref = weakref.WeakMethod(apply)
+
+    def call(strategy: Strategy) -> bool:
+        method = ref()
+        return False if method is None else method(strategy)
+
+    return call
 
 
 class PollOutcome(enum.Enum):

@@ -20,7 +20,7 @@ from dsampler.errors import ConfigError
 from dsampler.remote._changes import config_changes
 from dsampler.remote._fetch import DEFAULT_ENDPOINT, DEFAULT_TIMEOUT_S, Fetcher, HttpFetcher
 from dsampler.remote._parse import MAX_RESPONSE_BYTES
-from dsampler.remote._poll import PollOutcome, StrategyPoller
+from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
 from dsampler.remote._strategy import (
     PerOperationStrategy,
     ProbabilisticStrategy,
@@ -133,7 +133,7 @@ class JaegerRemoteSampler(Sampler):
         self.poller = StrategyPoller(
             fetcher,
             self.service_name,
-            self._apply,
+            weakly(self._apply),
             interval_s=polling_interval_s,
             jitter=jitter,
             first_delay_s=first_poll_delay_s,

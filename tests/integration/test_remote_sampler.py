@@ -3,7 +3,9 @@ strategy, driven by poll_once() against a real server, with a manual clock."""
 
 from __future__ import annotations
 
+import gc
 import logging
+import weakref
 from typing import Any
 
 import pytest
@@ -365,3 +367,27 @@ def test_a_service_name_that_is_not_utf8_is_refused_at_construction(monkeypatch:
             JaegerRemoteSampler(endpoint=url, start=False, **kwargs)  # type: ignore[arg-type]
         assert info.value.field == "service_name", kwargs
         assert "UTF-8" in info.value.problem
+
+
+def test_a_started_sampler_nobody_keeps_is_freed_without_the_garbage_collector() -> None:
+    """No reference cycle through the poller's callback: a dropped, never-closed sampler
+    is freed by reference counting alone, and its poller thread ends at once rather
+    than at its next wake-up an hour later."""
+    gc.disable()
+    try:
+        with serving(Answer(prob(0.25))) as server:
+            sampler = JaegerRemoteSampler(
+                "svc", server.url, polling_interval_s=3600, first_poll_delay_s=3600, resource={}
+            )
+            assert sampler.poll_once() is PollOutcome.APPLIED
+            thread = sampler.poller._thread._thread
+            assert thread is not None
+            assert thread.is_alive()
+            ref, poller = weakref.ref(sampler), weakref.ref(sampler.poller)
+            del sampler
+            assert ref() is None
+            assert poller() is None
+            thread.join(10)
+            assert not thread.is_alive()
+    finally:
+        gc.enable()

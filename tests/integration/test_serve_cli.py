@@ -85,6 +85,31 @@ def test_bad_arguments_exit_2() -> None:
     assert run("--reload-interval", "soon").returncode == 2
 
 
+@pytest.mark.parametrize("with_file", [False, True])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--port", "70000"], "--port: expected an integer in [0, 65535], got 70000"),
+        (["--max-connections", "0"], "--max-connections: expected an integer in [1, 100000], got 0"),
+        (
+            ["--default-sampling-probability", "2"],
+            "--default-sampling-probability: expected a number in [0, 1], got 2.0",
+        ),
+        (
+            ["--reload-interval", "soon"],
+            "--reload-interval: expected a duration such as 10s, 250ms or 1h30m, got 'soon'",
+        ),
+    ],
+)
+def test_a_bad_flag_is_named_as_the_flag(args: list[str], message: str, with_file: bool) -> None:
+    """The message names the flag the user typed, not the parameter behind it, and
+    never as a field of the strategies file."""
+    strategies = ["--strategies", str(DATA / "strategies.json")] if with_file else []
+    out = run(*strategies, *args)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.splitlines() == [f"dsampler serve: {message}"]
+
+
 @pytest.mark.parametrize(
     "url", ["http://[::1/strategies.json", "https://[zz]/s.json", "http://h:http/s.json"]
 )

@@ -32,6 +32,21 @@ def test_built_in_scenario_prints_phases_edges_and_a_summary(capsys: Any) -> Non
     assert capsys.readouterr().out == out
 
 
+@pytest.mark.parametrize("target", ["1e-300", "1e-12", "1e6"])
+def test_extreme_targets_print_figures_of_bounded_width(target: str, capsys: Any) -> None:
+    """A target far from the load makes sampled/target huge or tiny: each multiple of
+    the target is written scientific (not 300 digits, not 0.00), the table keeps its
+    width, and a range of rates reads as a range."""
+    assert main(["simulate", "--scenario", "steady", "--target", target]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) < 140, out
+    row = out.splitlines()[3].split()
+    assert re.fullmatch(r"\d\.\d\de[+-]\d+", row[5]), row  # the x T column
+    assert re.fullmatch(r"[0-9.e+-]+(\.\.[0-9.e+-]+)?", row[6]), row  # the rate (range)
+    summary = r"\((\d\.\d{3}e[+-]\d+|0\.00\d) T\); largest 1 s bin \d\.\d\de[+-]\d+ T;"
+    assert re.search(summary, out), out
+
+
 def test_plot_writes_a_png_of_a_scenario_file(tmp_path: Path, capsys: Any) -> None:
     """A user's scenario file runs, and --plot writes a PNG; --target overrides."""
     scenario = tmp_path / "mine.json"

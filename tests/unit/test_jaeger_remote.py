@@ -317,17 +317,27 @@ def test_decisions_after_the_first_take_no_lock(sampler: Callable[..., RemoteCon
 
 
 def test_a_sampler_nobody_keeps_is_freed_without_the_garbage_collector() -> None:
-    """No reference cycle: dropping a started sampler frees it (and so ends its poller)."""
+    """No reference cycle: dropping a started sampler frees it, and its poller thread
+    ends at once, not at its next wake-up (the seeded first poll is 50 minutes away)."""
     gc.disable()
     try:
         ours = RemoteControlledSampler(
-            None, "svc", strategy_source=Source(prob(0.5)), sampling_refresh_interval=3600
+            None,
+            "svc",
+            strategy_source=Source(prob(0.5)),
+            sampling_refresh_interval=3600,
+            rng=random.Random(0),
         )
         ours.is_sampled(IDS[0], "op")
         assert ours.poll_once()
+        thread = ours._poller._thread._thread
+        assert thread is not None
+        assert thread.is_alive()
         ref = weakref.ref(ours)
         del ours
         assert ref() is None
+        thread.join(10)
+        assert not thread.is_alive()
     finally:
         gc.enable()
 

@@ -1,0 +1,119 @@
+"""One deadline over a request's socket work: name resolution, and sockets whose every
+read waits at most until the deadline (so a server that trickles a byte a second is cut
+off at the deadline, not after a timeout per byte).
+
+``getaddrinfo`` has no timeout of its own: it blocks as long as the system resolver
+likes (a dead DNS server: tens of seconds per attempt). A host name is therefore
+resolved in a daemon thread the request waits for until its deadline or until its
+``wake`` event is set (:meth:`~dsampler.remote.HttpFetcher.close` sets it); a resolver
+that hangs keeps only that thread, and at most ``MAX_RESOLVING`` such threads wait at
+once in the process (beyond that a request fails at once rather than pile up threads).
+A numeric host (``127.0.0.1``, ``::1``) is never handed to the resolver.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+__all__ = [
+    "MAX_RESOLVING",
+    "AddrInfo",
+    "DeadlineSSLSocket",
+    "DeadlineSocket",
+    "Resolver",
+    "remaining",
+    "resolve",
+]
+
+AddrInfo = tuple[Any, ...]  # one entry of socket.getaddrinfo's answer
+#: ``getaddrinfo(host, port, family, type)``, as :func:`socket.getaddrinfo`.
+Resolver = Callable[[str, int, int, int], Sequence[AddrInfo]]
+
+MAX_RESOLVING: Final = 8
+_SLOTS: Final = threading.BoundedSemaphore(MAX_RESOLVING)
+
+
+def remaining(deadline: float) -> float:
+    """Seconds left until ``deadline`` (monotonic); TimeoutError once it has passed."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("deadline passed")
+    return left
+
+
+class DeadlineSocket(socket.socket):
+    """A socket whose every read waits at most until ``deadline`` (monotonic)."""
+
+    deadline: float = 0.0
+
+    def _arm(self) -> None:
+        self.settimeout(remaining(self.deadline))
+
+    def recv_into(self, buffer: Any, nbytes: int = 0, flags: int = 0) -> int:
+        self._arm()
+        return super().recv_into(buffer, nbytes, flags)
+
+    def recv(self, bufsize: int, flags: int = 0) -> bytes:
+        self._arm()
+        return super().recv(bufsize, flags)
+
+
+class DeadlineSSLSocket(ssl.SSLSocket):
+    deadline: float = 0.0
+
+    def recv_into(self, buffer: Any, nbytes: int | None = None, flags: int = 0) -> int:
+        self.settimeout(remaining(self.deadline))
+        return super().recv_into(buffer, nbytes, flags)
+
+
+def resolve(
+    host: str, port: int, deadline: float, resolver: Resolver, wake: threading.Event
+) -> Sequence[AddrInfo]:
+    """The stream addresses of ``host``, waited for until ``deadline`` or ``wake``.
+
+    Raises:
+        TimeoutError: no answer by the deadline.
+        InterruptedError: ``wake`` was set before an answer came.
+        OSError: the resolver's own failure (``socket.gaierror``) or no thread to run it.
+    """
+    try:
+        ipaddress.ip_address(host.partition("%")[0])
+    except ValueError:
+        pass
+    else:  # a literal: getaddrinfo answers at once, without asking any resolver
+        return socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_NUMERICHOST)
+    if not _SLOTS.acquire(blocking=False):
+        raise OSError(f"{MAX_RESOLVING} name resolutions are still waiting for the resolver")
+    answer: list[Sequence[AddrInfo] | BaseException] = []
+
+    def run() -> None:
+        try:
+            answer.append(resolver(host, port, 0, socket.SOCK_STREAM))
+        except BaseException as exc:  # handed to the waiting request
+            answer.append(exc)
+        finally:
+            _SLOTS.release()
+            wake.set()
+
+    try:
+        threading.Thread(target=run, name="dsampler-resolve", daemon=True).start()
+    except RuntimeError:  # no thread to be had (interpreter shutting down)
+        _SLOTS.release()
+        raise OSError(f"no thread to resolve {host}") from None
+    wake.wait(remaining(deadline))
+    if not answer:
+        if wake.is_set():
+            raise InterruptedError(f"resolving {host} was aborted")
+        raise TimeoutError(f"resolving {host}")
+    result = answer[0]
+    if isinstance(result, BaseException):
+        if isinstance(result, OSError):
+            raise result
+        raise OSError(f"resolving {host}: {type(result).__name__}: {result}") from result
+    return result

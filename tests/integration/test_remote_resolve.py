@@ -1,0 +1,120 @@
+"""Name resolution is bounded by the request timeout: a resolver that hangs fails the
+poll at its deadline, close() does not wait for it, and a literal host is never
+resolved. The resolver is a hook (``HttpFetcher(resolver=...)``) that blocks on an
+event the test holds, so the hang is deterministic and ends when the test says so."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from dsampler.errors import FetchError
+from dsampler.remote import HttpFetcher, PollOutcome
+from dsampler.remote._deadline import MAX_RESOLVING
+from dsampler.remote._poll import StrategyPoller
+from tests.remote_servers import Answer, body, serving
+
+GOOD = body({"strategyType": "PROBABILISTIC", "probabilisticSampling": {"samplingRate": 0.25}})
+
+
+class HangingResolver:
+    """Blocks every call until ``release`` is set (at most 60 s: never forever)."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.calls: list[str] = []
+
+    def __call__(self, host: str, port: int, family: int, kind: int) -> Sequence[tuple[Any, ...]]:
+        self.calls.append(host)
+        self.entered.set()
+        self.release.wait(60)
+        raise socket.gaierror(socket.EAI_AGAIN, "released by the test")
+
+
+@pytest.fixture
+def hanging() -> Iterator[HangingResolver]:
+    resolver = HangingResolver()
+    try:
+        yield resolver
+    finally:
+        resolver.release.set()
+        for thread in threading.enumerate():
+            if thread.name == "dsampler-resolve":
+                thread.join(10)
+
+
+def test_a_resolver_that_hangs_fails_the_fetch_at_its_deadline(hanging: HangingResolver) -> None:
+    fetcher = HttpFetcher("http://agent.invalid:5778/sampling", timeout_s=0.2, resolver=hanging)
+    with pytest.raises(FetchError, match=r"GET http://agent\.invalid:5778/sampling\?service=svc: timed out"):
+        fetcher.fetch("svc")
+    assert hanging.calls == ["agent.invalid"]
+    assert not hanging.release.is_set()  # the fetch returned while the resolver still hung
+
+
+def test_close_does_not_wait_for_a_hanging_resolver(hanging: HangingResolver) -> None:
+    """A 30 s request timeout: the poll thread is blocked resolving; close() aborts the
+    wait and the thread ends while the resolver still hangs."""
+    fetcher = HttpFetcher("http://agent.invalid:5778/sampling", timeout_s=30, resolver=hanging)
+    poller = StrategyPoller(fetcher, "svc", lambda strategy: True, interval_s=3600)
+    poller.start()
+    thread = poller._thread._thread
+    assert thread is not None
+    assert hanging.entered.wait(10)
+    poller.close()
+    assert not thread.is_alive()
+    assert not hanging.release.is_set()
+    assert poller.outcomes[PollOutcome.FAILED] == 1
+    assert "closed" in (poller.last_error or "")
+
+
+def test_resolutions_waiting_on_a_hung_resolver_are_capped(hanging: HangingResolver) -> None:
+    """Each timed-out poll leaves its resolver thread; past the cap a poll fails at once
+    instead of piling up threads, and says why."""
+    fetcher = HttpFetcher("http://agent.invalid:5778/sampling", timeout_s=0.05, resolver=hanging)
+    for _ in range(MAX_RESOLVING):
+        with pytest.raises(FetchError, match="timed out"):
+            fetcher.fetch("svc")
+    with pytest.raises(FetchError, match=f"{MAX_RESOLVING} name resolutions are still waiting"):
+        fetcher.fetch("svc")
+    assert len(hanging.calls) == MAX_RESOLVING
+
+
+def test_a_literal_host_is_never_resolved() -> None:
+    def refuse(*args: object) -> Sequence[tuple[Any, ...]]:
+        raise AssertionError(f"resolver called for {args}")
+
+    with serving(Answer(GOOD)) as server:
+        assert HttpFetcher(server.url, timeout_s=5, resolver=refuse).fetch("svc") == GOOD
+    with pytest.raises(FetchError, match="ConnectionRefusedError"):
+        HttpFetcher("http://[::1]:1/sampling", timeout_s=5, resolver=refuse).fetch("svc")
+
+
+def test_a_name_is_resolved_and_each_address_tried() -> None:
+    """``localhost`` through the system resolver; an address that refuses (``::1``
+    where the server listens on 127.0.0.1 only) gives way to the next one."""
+    answers: list[str] = []
+
+    def both(host: str, port: int, family: int, kind: int) -> Sequence[tuple[Any, ...]]:
+        answers.append(host)
+        v6 = (socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("::1", port, 0, 0))
+        v4 = (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))
+        return [v6, v4]
+
+    with serving(Answer(GOOD)) as server:
+        url = server.url.replace("127.0.0.1", "localhost")
+        assert HttpFetcher(url, timeout_s=5).fetch("svc") == GOOD
+        assert HttpFetcher(url, timeout_s=5, resolver=both).fetch("svc") == GOOD
+    assert answers == ["localhost"]
+
+
+def test_a_resolver_failure_is_a_fetch_error_naming_the_url() -> None:
+    def fail(host: str, port: int, family: int, kind: int) -> Sequence[tuple[Any, ...]]:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    with pytest.raises(FetchError, match=r"GET http://nowhere\.invalid/sampling\?service=svc: gaierror"):
+        HttpFetcher("http://nowhere.invalid", timeout_s=5, resolver=fail).fetch("svc")
