@@ -9,7 +9,8 @@ peer "facade", a DSampler built with the same configuration):
   a per-operation strategy, and a child of a sampled remote parent.
 - ``remote-server``: ``dsampler serve`` in a subprocess, 50 concurrent clients from one
   asyncio process (``server_load.py``), kept-alive connections and a connection per
-  request; ``extra_info`` carries requests per second.
+  request, and over gRPC (``--grpc-port``, ``grpc_load.py``: a channel per client);
+  ``extra_info`` carries requests per second.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from grpc_load import run_grpc_load, serve_grpc
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace.sampling import Decision, Sampler
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
@@ -125,5 +127,25 @@ def test_server_requests_per_second(benchmark: BenchmarkFixture, case: str) -> N
         proc.terminate()
         proc.wait(10)
     benchmark.extra_info.update(impl="dsampler serve", case=case, concurrency=CONCURRENCY, **results)
+    assert results["errors"] == 0
+    assert results["requests"] > 0
+
+
+@pytest.mark.benchmark(group="remote-server")
+def test_grpc_server_requests_per_second(benchmark: BenchmarkFixture) -> None:
+    """dsampler serve --grpc-port under 50 concurrent gRPC clients (a channel, and so a
+    connection, each) for a fixed time; every answer must decode."""
+    proc, _, target = serve_grpc(str(STRATEGIES))
+    try:
+        results: dict[str, Any] = {}
+
+        def load() -> None:
+            results.update(run_grpc_load(target, CONCURRENCY, LOAD_SECONDS))
+
+        benchmark.pedantic(load, rounds=1, iterations=1)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    benchmark.extra_info.update(impl="dsampler serve", case="gRPC", concurrency=CONCURRENCY, **results)
     assert results["errors"] == 0
     assert results["requests"] > 0

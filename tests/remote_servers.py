@@ -175,6 +175,12 @@ def body(obj: Any) -> bytes:
 def start_serve(*args: str, timeout_s: float = 60.0) -> tuple[Any, str]:
     """``python -m dsampler serve ARGS`` in a subprocess; returns it and its URL once it
     says it listens (its log goes to a temporary file, so it never blocks on a pipe)."""
+    proc, urls = start_serve_urls(*args, timeout_s=timeout_s)
+    return proc, urls[0]
+
+
+def start_serve_urls(*args: str, count: int = 1, timeout_s: float = 60.0) -> tuple[Any, list[str]]:
+    """:func:`start_serve` waiting for ``count`` ``listening on`` lines (HTTP, then gRPC)."""
     import selectors
     import subprocess
     import sys
@@ -189,11 +195,26 @@ def start_serve(*args: str, timeout_s: float = 60.0) -> tuple[Any, str]:
     selector = selectors.DefaultSelector()
     selector.register(proc.stdout, selectors.EVENT_READ)
     deadline = time.monotonic() + timeout_s
+    urls: list[str] = []
     while time.monotonic() < deadline and proc.poll() is None:
         if selector.select(timeout=0.1):
             line = proc.stdout.readline()
             if "listening on " in line:
-                return proc, line.split("listening on ", 1)[1].split()[0]
+                urls.append(line.split("listening on ", 1)[1].split()[0])
+                if len(urls) == count:
+                    return proc, urls
     proc.kill()
     log.seek(0)
     raise AssertionError(f"dsampler serve did not start: {log.read().decode(errors='replace')}")
+
+
+def grpc_call(
+    port: int, body: bytes, method: str = "/jaeger.api_v2.SamplingManager/GetSamplingStrategy"
+) -> bytes:
+    """One unary call to 127.0.0.1:``port`` over a real grpcio channel, raw bytes both
+    ways (the codec under test is not used to frame the call)."""
+    import grpc
+
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        answer: bytes = channel.unary_unary(method)(body, timeout=10)
+    return answer

@@ -1,11 +1,14 @@
 """``dsampler serve``: a Jaeger sampling-strategies server for one host.
 
-    dsampler serve --strategies strategies.json [--host 127.0.0.1] [--port 5778]
+    dsampler serve --strategies strategies.json [--host 127.0.0.1] [--port 5778] [--grpc-port N]
 
 Answers ``GET /sampling?service=NAME`` (any path) like the Jaeger agent and collector,
 from a Jaeger strategies file or a dsampler configuration file, reloaded when it
-changes. Prints ``dsampler serve: listening on URL`` once ready; stops on Ctrl-C or
-SIGTERM. Exit 2 when the file is invalid at start or the address cannot be bound.
+changes; with ``--grpc-port`` also ``jaeger.api_v2.SamplingManager/GetSamplingStrategy``
+over gRPC (what OpenTelemetry Java polls; Jaeger v2 uses 5779, the OpenTelemetry
+Collector 14250). Prints ``dsampler serve: listening on URL`` once ready (a second line,
+``grpc://HOST:PORT``, for gRPC); stops on Ctrl-C or SIGTERM. Exit 2 when the file is
+invalid at start, an address cannot be bound, or gRPC is asked for without grpcio.
 """
 
 from __future__ import annotations
@@ -55,6 +58,13 @@ def add_parser(commands: Any) -> None:
         "--dialect", choices=("proto3", "legacy"), default="proto3", help="legacy: numeric strategyType"
     )
     parser.add_argument("--max-connections", type=int, default=1024, help="connections served at once")
+    parser.add_argument(
+        "--grpc-port",
+        type=int,
+        metavar="PORT",
+        help="also serve gRPC SamplingManager on this port (off by default; Jaeger v2 uses 5779, "
+        "the OTel Collector and OTel Java 14250; 0 picks a free one; needs dsampler[grpc])",
+    )
 
 
 #: Problems that come from the arguments, not the file, are named by their flag alone.
@@ -62,9 +72,17 @@ _ARGUMENT_FLAGS = {
     "--reload-interval": "--reload-interval",
     "default_sampling_probability": "--default-sampling-probability",
     "port": "--port",
+    "grpc_port": "--grpc-port",
     "max_connections": "--max-connections",
     "format": "--format",
 }
+
+
+def missing_grpc_message() -> str:
+    """What ``--grpc-port`` without grpcio prints (one line, the extra to install)."""
+    from dsampler.remote._grpc import MISSING_GRPC
+
+    return f"dsampler serve: --grpc-port: {MISSING_GRPC}"
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
@@ -83,7 +101,12 @@ def _server(args: argparse.Namespace) -> StrategiesServer:
         reload_interval_s=0.0 if never else parse_duration(args.reload_interval, "--reload-interval"),
     )
     return StrategiesServer(
-        source, args.host, args.port, dialect=args.dialect, max_connections=args.max_connections
+        source,
+        args.host,
+        args.port,
+        dialect=args.dialect,
+        max_connections=args.max_connections,
+        grpc_port=args.grpc_port,
     )
 
 
@@ -103,15 +126,21 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         _report(args, exc)
         return 2
+    except ImportError as exc:
+        if exc.name != "grpc":
+            raise
+        print(missing_grpc_message(), file=sys.stderr)
+        return 2
     except OSError as exc:
-        print(
-            f"dsampler serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
-            file=sys.stderr,
-        )
+        where = exc.filename or f"{args.host}:{args.port}"  # the gRPC listener names its address
+        print(f"dsampler serve: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     signal.signal(signal.SIGTERM, _stop)
-    print(f"dsampler serve: listening on {server.url} ({args.strategies or 'defaults'})", flush=True)
     try:
+        print(f"dsampler serve: listening on {server.url} ({args.strategies or 'defaults'})", flush=True)
+        if server.grpc is not None:
+            server.grpc.start()
+            print(f"dsampler serve: listening on {server.grpc.url}", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass

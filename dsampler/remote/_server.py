@@ -11,7 +11,8 @@ at most ``max_connections`` at once (503 beyond), a listen backlog of 1024; the 
 head (line and headers) must arrive within ``header_timeout_s`` and fit in 16 KiB, a URL
 in 8 KiB (414 beyond), so a client that trickles, stalls or floods is cut off without
 holding more than its own thread; idle keep-alive connections close after the same
-timeout. Binds 127.0.0.1 unless told otherwise.
+timeout. Binds 127.0.0.1 unless told otherwise. With ``grpc_port`` it also answers
+gRPC (:mod:`._grpc`) from the same reloaded strategies, and closes both together.
 """
 
 from __future__ import annotations
@@ -25,13 +26,16 @@ import time
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qs, urlsplit
 
 from dsampler._validate import check_int, check_seconds
 from dsampler.remote._provider import Strategies
 from dsampler.remote._render import Dialect, render
 from dsampler.remote._source import StrategiesFile
+
+if TYPE_CHECKING:
+    from dsampler.remote._grpc import GrpcStrategiesServer
 
 __all__ = ["StrategiesServer"]
 
@@ -212,9 +216,12 @@ class StrategiesServer:
         dialect: ``proto3`` (default) or ``legacy`` (numeric ``strategyType``).
         header_timeout_s: time a client has to send its request head (default 5 s).
         max_connections: connections served at once (default 1024).
+        grpc_port: also serve gRPC on this port of ``host`` (default None: HTTP only;
+            Jaeger v2 uses 5779, the OpenTelemetry Collector and Java 14250; 0 picks one).
 
     Raises:
-        OSError: the address cannot be bound.
+        OSError: an address cannot be bound.
+        ImportError: ``grpc_port`` without grpcio (``dsampler[grpc]``).
         ConfigError: an invalid bound.
     """
 
@@ -227,6 +234,7 @@ class StrategiesServer:
         dialect: Dialect = "proto3",
         header_timeout_s: float = 5.0,
         max_connections: int = 1024,
+        grpc_port: int | None = None,
     ) -> None:
         self._source = source
         self._dialect: Dialect = dialect
@@ -236,6 +244,17 @@ class StrategiesServer:
         self._httpd = _HTTPServer((host, check_int(port, "port", 0, 65535)), self.body_for, timeout, slots)
         self._thread: threading.Thread | None = None
         self._serving = False
+        #: the gRPC listener, if any (started by :meth:`start` and :meth:`serve_forever`)
+        self.grpc: GrpcStrategiesServer | None = None
+        if grpc_port is not None:
+            from dsampler.remote._grpc import GrpcStrategiesServer
+
+            try:
+                grpc_port = check_int(grpc_port, "grpc_port", 0, 65535)
+                self.grpc = GrpcStrategiesServer(lambda: self.strategies, host, grpc_port)
+            except BaseException:
+                self._httpd.server_close()
+                raise
 
     @property
     def strategies(self) -> Strategies:
@@ -264,6 +283,8 @@ class StrategiesServer:
         """Serve in this thread until :meth:`close` (from another thread or a signal)."""
         if isinstance(self._source, StrategiesFile):
             self._source.start()
+        if self.grpc is not None:
+            self.grpc.start()
         self._serving = True
         try:
             self._httpd.serve_forever(poll_interval=0.2)
@@ -272,13 +293,17 @@ class StrategiesServer:
 
     def start(self) -> StrategiesServer:
         """Serve from a daemon thread; returns self."""
+        if self.grpc is not None:
+            self.grpc.start()  # answering when start() returns
         if self._thread is None:
             self._thread = threading.Thread(target=self.serve_forever, name="dsampler-serve", daemon=True)
             self._thread.start()
         return self
 
     def close(self) -> None:
-        """Stop serving and release the port (idempotent)."""
+        """Stop serving and release the ports (idempotent)."""
+        if self.grpc is not None:
+            self.grpc.close()
         if self._serving or (self._thread is not None and self._thread.is_alive()):
             self._httpd.shutdown()
         self._httpd.server_close()

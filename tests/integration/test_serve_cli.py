@@ -1,5 +1,6 @@
-"""``dsampler serve`` as users run it: a subprocess that prints its URL, serves, stops on
-SIGTERM, and refuses to start on a bad file or a taken port (exit 2)."""
+"""``dsampler serve`` as users run it: a subprocess that prints its URL (and its gRPC
+one with ``--grpc-port``), serves, stops on SIGTERM, and refuses to start on a bad file,
+a taken port or a missing grpcio (exit 2)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from dsampler.remote import HttpFetcher, parse_strategy
-from tests.remote_servers import DATA, start_serve
+from dsampler.cli._serve import missing_grpc_message
+from dsampler.remote import HttpFetcher, parse_response, parse_strategy
+from tests.remote_servers import DATA, grpc_call, start_serve, start_serve_urls
 
 pytestmark = pytest.mark.slow
 
@@ -121,3 +123,88 @@ def test_a_malformed_strategies_url_exits_2_naming_it(url: str) -> None:
     assert f"dsampler serve: {url}: " in out.stderr
     assert "internal error" not in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_grpc_port_serves_grpc_too_and_both_stop_on_sigterm() -> None:
+    """--grpc-port 0: a second line `listening on grpc://127.0.0.1:PORT`, gRPC answers as
+    HTTP does, and SIGTERM closes both (exit 0, the gRPC port is free again)."""
+    from dsampler.remote._proto import decode_response, encode_params
+    from dsampler.remote._provider import jaeger_strategies
+
+    proc, (url, target) = start_serve_urls(
+        "--strategies", str(DATA / "strategies.json"), "--port", "0", "--grpc-port", "0", count=2
+    )
+    try:
+        assert url.startswith("http://127.0.0.1:")
+        assert target.startswith("grpc://127.0.0.1:")
+        port = int(target.rsplit(":", 1)[1])
+        expected = jaeger_strategies(json.loads((DATA / "strategies.json").read_text()))
+        for service in ("foo", "bar", "unknown"):
+            assert decode_response(grpc_call(port, encode_params(service))) == expected.response_for(service)
+            assert decode_response(grpc_call(port, encode_params(service))) == parse_response(
+                HttpFetcher(url, timeout_s=5).fetch(service)
+            )
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", port))
+
+
+def test_serve_without_grpc_port_prints_one_line_and_has_no_grpc() -> None:
+    """Without the flag: as before, one `listening on` line (all of stdout, read after
+    the exit), no gRPC listener."""
+    proc, url = start_serve("--port", "0")
+    try:
+        assert parse_strategy(HttpFetcher(url, timeout_s=5).fetch("x")).rate == 0.001  # type: ignore[union-attr]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    assert "listening on" not in proc.stdout.read()
+
+
+def test_a_taken_grpc_port_exits_2_naming_it() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        out = run("--port", "0", "--grpc-port", str(port))
+    assert out.returncode == 2
+    assert f"dsampler serve: cannot listen on 127.0.0.1:{port}: Address already in use" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_a_bad_grpc_port_exits_2() -> None:
+    out = run("--port", "0", "--grpc-port", "70000")
+    assert out.returncode == 2
+    assert "dsampler serve: grpc_port: expected an integer in [0, 65535], got 70000" in out.stderr
+    assert run("--grpc-port", "grpc").returncode == 2
+
+
+def test_grpc_port_without_grpcio_exits_2_naming_the_extra() -> None:
+    """grpcio hidden from the child (sys.modules['grpc'] = None): one line, exit 2."""
+    code = (
+        "import sys; sys.modules['grpc'] = None\n"
+        "from dsampler.cli import main\n"
+        "sys.exit(main(['serve', '--port', '0', '--grpc-port', '0']))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines()[-1] == missing_grpc_message()
+    assert "install dsampler[grpc]" in missing_grpc_message()
+    assert "Traceback" not in out.stderr
+    assert "listening on" not in out.stdout
+
+
+def test_grpc_is_imported_only_when_a_grpc_listener_is_asked_for() -> None:
+    """import dsampler, the serve command and an HTTP-only server leave grpc unimported."""
+    code = (
+        "import sys, dsampler, dsampler.remote, dsampler.cli._serve\n"
+        "from dsampler.remote import StrategiesServer, jaeger_strategies\n"
+        "StrategiesServer(jaeger_strategies(None), port=0).close()\n"
+        "print('grpc' in sys.modules)\n"
+        "StrategiesServer(jaeger_strategies(None), port=0, grpc_port=0).close()\n"
+        "print('grpc' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["False", "True"]

@@ -1,0 +1,234 @@
+"""A gRPC strategies server: ``jaeger.api_v2.SamplingManager/GetSamplingStrategy``, the
+only transport OpenTelemetry Java's ``jaeger_remote`` sampler speaks.
+
+It answers as Jaeger's handler does (``internal/sampling/grpc/grpc_handler.go``, which
+hands ``param.GetServiceName()`` to the provider): a listed service gets its strategy,
+any other name, the empty one included, the default strategy; a provider never fails
+here, so no error status is sent for a well-formed request. Bytes that are not a
+``SamplingStrategyParameters`` (or a name that is not UTF-8) get ``INVALID_ARGUMENT``
+naming the problem, where grpc-go would say ``INTERNAL``. Messages are encoded once per
+loaded file (:mod:`._proto`), so a request costs a decode and a dict lookup.
+
+``grpc.health.v1.Health/Check`` reports ``SERVING`` for ``""`` and
+``jaeger.api_v2.SamplingManager`` as Jaeger v2 does (``NOT_FOUND`` for other names, as
+grpc's health servicer); ``Watch`` is not offered (``UNIMPLEMENTED``), which needs no
+``grpcio-health-checking``.
+
+Bounded for a fleet and hostile clients: requests over :data:`MAX_REQUEST_BYTES` are
+refused by grpcio (``RESOURCE_EXHAUSTED``), RPCs run on ``max_workers`` threads with at
+most ``max_concurrent_rpcs`` admitted (``RESOURCE_EXHAUSTED`` beyond), 100 streams per
+connection, and the port is bound without ``SO_REUSEPORT`` so a taken port is an error,
+not a silently shared one. Binds 127.0.0.1 unless told otherwise. ``grpcio`` (the
+``dsampler[grpc]`` extra) is imported only when a server is built.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import socket
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
+from typing import Any, Final
+
+from dsampler._validate import check_int
+from dsampler.errors import ConfigError
+from dsampler.remote._proto import MAX_REQUEST_BYTES, decode_params, encode_response
+from dsampler.remote._provider import Strategies
+from dsampler.remote._source import StrategiesFile
+from dsampler.remote._wire import fields, read_text
+
+__all__ = ["GET_SAMPLING_STRATEGY", "MISSING_GRPC", "GrpcStrategiesServer", "import_grpc"]
+
+_log = logging.getLogger("dsampler.serve")
+SERVICE: Final = "jaeger.api_v2.SamplingManager"
+GET_SAMPLING_STRATEGY: Final = f"/{SERVICE}/GetSamplingStrategy"
+HEALTH_CHECK: Final = "/grpc.health.v1.Health/Check"
+MISSING_GRPC: Final = "gRPC needs grpcio: install dsampler[grpc] (pip install 'dsampler[grpc]')"
+_SERVING: Final = b"\x08\x01"  # HealthCheckResponse{status: SERVING (1)}
+_HEALTHY: Final = frozenset({"", SERVICE})
+_STOP_GRACE_S: Final = 1.0
+
+
+def import_grpc() -> ModuleType:
+    """``grpc``, or an :class:`ImportError` (``name`` "grpc") saying which extra to install."""
+    try:
+        import grpc
+    except ImportError as exc:
+        raise ModuleNotFoundError(MISSING_GRPC, name="grpc") from exc
+    module: ModuleType = grpc
+    return module
+
+
+def _health_service(data: bytes) -> str:
+    """The ``service`` of a ``HealthCheckRequest`` (field 1, a string)."""
+    service = ""
+    for found in fields(bytes(data), "HealthCheckRequest"):
+        if found[0] == 1:
+            service = read_text(found, "HealthCheckRequest.service")
+    return service
+
+
+def _bind_error(host: str, port: int, address: str) -> OSError:
+    """Why ``address`` cannot be bound: grpcio says only that it failed, so a plain
+    socket tries the same bind to get the system's reason (in use, not an address of
+    this host, a name that does not resolve)."""
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.bind((host, port))
+    except OSError as exc:
+        return OSError(exc.errno, exc.strerror or str(exc), address)
+    return OSError(errno.EADDRNOTAVAIL, "grpcio could not bind it", address)
+
+
+class _Messages:
+    """The encoded responses of one :class:`Strategies` value."""
+
+    __slots__ = ("default", "services", "strategies")
+
+    def __init__(self, strategies: Strategies) -> None:
+        self.strategies = strategies
+        self.default = encode_response(strategies.default)
+        self.services = {name: encode_response(r) for name, r in strategies.services.items()}
+
+
+class GrpcStrategiesServer:
+    """Serves strategies over gRPC.
+
+    Args:
+        source: a :class:`StrategiesFile` (started and stopped with this server), fixed
+            :class:`Strategies`, or a callable giving the strategies in force (how
+            :class:`~dsampler.remote.StrategiesServer` shares its reloaded file).
+        host: address to bind (default 127.0.0.1; ``0.0.0.0`` or ``[::]`` to serve
+            the network).
+        port: TCP port (Jaeger v2 uses 5779, the OpenTelemetry Collector and
+            OpenTelemetry Java's default 14250; 0 picks a free one, see :attr:`port`).
+        max_workers: threads running RPCs (default 8: an answer is a dict lookup).
+        max_concurrent_rpcs: RPCs admitted at once (default 1024).
+
+    Raises:
+        ImportError: grpcio is not installed (the message names ``dsampler[grpc]``).
+        OSError: the address cannot be bound.
+        ConfigError: an invalid bound.
+    """
+
+    def __init__(
+        self,
+        source: StrategiesFile | Strategies | Callable[[], Strategies],
+        host: str = "127.0.0.1",
+        port: int = 5779,
+        *,
+        max_workers: int = 8,
+        max_concurrent_rpcs: int = 1024,
+    ) -> None:
+        port = check_int(port, "port", 0, 65535)
+        grpc = import_grpc()
+        self._source = source
+        self._messages: _Messages | None = None
+        self._host = host.strip("[]")
+        workers = check_int(max_workers, "max_workers", 1, 1024)
+        admitted = check_int(max_concurrent_rpcs, "max_concurrent_rpcs", 1, 100_000)
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dsampler-grpc")
+        handlers = [
+            grpc.method_handlers_generic_handler(
+                SERVICE, {"GetSamplingStrategy": grpc.unary_unary_rpc_method_handler(self._get)}
+            ),
+            grpc.method_handlers_generic_handler(
+                "grpc.health.v1.Health", {"Check": grpc.unary_unary_rpc_method_handler(self._check)}
+            ),
+        ]
+        options = [
+            ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+            ("grpc.max_concurrent_streams", 100),
+            ("grpc.so_reuseport", 0),
+        ]
+        self._grpc = grpc
+        self._server: Any = grpc.server(
+            self._pool, handlers=handlers, options=options, maximum_concurrent_rpcs=admitted
+        )
+        address = f"[{self._host}]:{port}" if ":" in self._host else f"{self._host}:{port}"
+        bound = 0
+        try:
+            bound = self._server.add_insecure_port(address)
+        except RuntimeError as exc:  # grpcio >= 1.50 raises; older ones return 0
+            _log.debug("dsampler serve: gRPC bind of %s failed: %s", address, exc)
+        if not bound:
+            self._pool.shutdown(wait=False)
+            raise _bind_error(self._host, port, address)
+        self._port = int(bound)
+        self._started = False
+        self._closed = False
+        self._lock = threading.Lock()
+
+    @property
+    def strategies(self) -> Strategies:
+        """The strategies served now."""
+        source = self._source
+        if isinstance(source, StrategiesFile):
+            return source.current
+        return source if isinstance(source, Strategies) else source()
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """``grpc://HOST:PORT``, what the CLI prints (OpenTelemetry Java wants ``http://HOST:PORT``)."""
+        host = self._host
+        return f"grpc://[{host}]:{self.port}" if ":" in host else f"grpc://{host}:{self.port}"
+
+    def message_for(self, service: str) -> bytes:
+        """The encoded ``SamplingStrategyResponse`` for ``service`` (once per loaded file)."""
+        strategies = self.strategies
+        messages = self._messages
+        if messages is None or messages.strategies is not strategies:
+            messages = self._messages = _Messages(strategies)
+        return messages.services.get(service, messages.default)
+
+    def _get(self, request: bytes, context: Any) -> bytes:
+        try:
+            service = decode_params(request)
+        except ConfigError as exc:
+            context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, f"SamplingStrategyParameters: {exc}")
+        return self.message_for(service)
+
+    def _check(self, request: bytes, context: Any) -> bytes:
+        try:
+            service = _health_service(request)
+        except ConfigError as exc:
+            context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        if service not in _HEALTHY:
+            context.abort(self._grpc.StatusCode.NOT_FOUND, "unknown service")
+        return _SERVING
+
+    def start(self) -> GrpcStrategiesServer:
+        """Serve from grpcio's threads; returns self (idempotent)."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the gRPC server is closed")
+            if not self._started:
+                if isinstance(self._source, StrategiesFile):
+                    self._source.start()
+                self._server.start()
+                self._started = True
+        return self
+
+    def close(self) -> None:
+        """Stop serving (in-flight RPCs get a second) and release the port (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._server.stop(_STOP_GRACE_S).wait(5.0)
+        self._pool.shutdown(wait=True)
+        if isinstance(self._source, StrategiesFile):
+            self._source.stop()
+
+    def __enter__(self) -> GrpcStrategiesServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,230 @@
+"""``jaeger.api_v2`` sampling messages in protobuf binary, to and from the strategy model:
+what ``SamplingManager/GetSamplingStrategy`` carries over gRPC (Jaeger v2 :5779, the
+Jaeger v1 collector and the OpenTelemetry Collector :14250; OpenTelemetry Java speaks
+nothing else).
+
+Field numbers are jaeger-idl's ``proto/api_v2/sampling.proto``::
+
+    SamplingStrategyParameters     serviceName = 1 (string)
+    SamplingStrategyResponse       strategyType = 1 (enum: PROBABILISTIC 0, RATE_LIMITING 1)
+                                   probabilisticSampling = 2, rateLimitingSampling = 3,
+                                   operationSampling = 4
+    ProbabilisticSamplingStrategy  samplingRate = 1 (double)
+    RateLimitingSamplingStrategy   maxTracesPerSecond = 1 (int32)
+    PerOperationSamplingStrategies defaultSamplingProbability = 1 (double),
+                                   defaultLowerBoundTracesPerSecond = 2 (double),
+                                   perOperationStrategies = 3 (repeated),
+                                   defaultUpperBoundTracesPerSecond = 4 (double)
+    OperationSamplingStrategy      operation = 1 (string), probabilisticSampling = 2
+
+:func:`encode_response` writes what Jaeger's file provider sends for the same strategy,
+so a gRPC answer and the proto3-JSON one (:mod:`._render`) carry the same values:
+``defaultUpperBoundTracesPerSecond`` is always 0 (left out), an operation's
+``probabilisticSampling`` is always present, and a fractional traces-per-second figure
+(possible only for a strategy built in code) is truncated to int32 as Go's ``int32(x)``.
+
+:func:`decode_response` reads a response under the JSON parser's rules (:mod:`._parse`):
+absent scalars are 0, ``strategyType`` must be 0 or 1, the same range and size bounds,
+and errors naming the wire field (``operationSampling.perOperationStrategies[3]
+.probabilisticSampling.samplingRate``). Protobuf's own rules apply on top: a singular
+sub-message sent twice is merged, a scalar sent twice keeps the last value, unknown
+fields are skipped. The wire reading itself is :mod:`._wire`'s.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+from dsampler._validate import MAX_TEXT, check_per_second, check_rate, check_text, show
+from dsampler.errors import ConfigError
+from dsampler.remote._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES
+from dsampler.remote._strategy import (
+    PROBABILISTIC,
+    RATE_LIMITING,
+    OperationRate,
+    PerOperationStrategy,
+    ProbabilisticStrategy,
+    RateLimitingStrategy,
+    StrategyResponse,
+    StrategyType,
+)
+from dsampler.remote._wire import (
+    LEN,
+    VARINT,
+    Field,
+    double_field,
+    expect,
+    fields,
+    message_field,
+    read_double,
+    read_text,
+    string_field,
+    varint_field,
+)
+
+__all__ = [
+    "MAX_REQUEST_BYTES",
+    "decode_params",
+    "decode_response",
+    "encode_params",
+    "encode_response",
+]
+
+#: A request is a service name; 16 KiB is twice the HTTP server's URL cap.
+MAX_REQUEST_BYTES: Final = 16 << 10
+_INT32_MAX: Final = (1 << 31) - 1
+_ENUM: Final[dict[int, StrategyType]] = {0: PROBABILISTIC, 1: RATE_LIMITING}
+
+
+def encode_params(service: str) -> bytes:
+    """A ``SamplingStrategyParameters`` for ``service`` (what a client sends)."""
+    return string_field(1, service)
+
+
+def decode_params(data: bytes) -> str:
+    """The ``serviceName`` of a ``SamplingStrategyParameters`` ("" when absent, as
+    proto3 and Jaeger's ``GetServiceName()`` read it).
+
+    Raises:
+        ConfigError: oversized or malformed bytes, or a name that is not UTF-8.
+    """
+    if len(data) > MAX_REQUEST_BYTES:
+        raise ConfigError("request", f"expected at most {MAX_REQUEST_BYTES} bytes, got {len(data)}")
+    service = ""
+    for found in fields(bytes(data), "request"):
+        if found[0] == 1:
+            service = read_text(found, "serviceName")
+    return service
+
+
+def _probabilistic(rate: float) -> bytes:
+    return double_field(1, rate)
+
+
+def _per_operation(ops: PerOperationStrategy) -> bytes:
+    entries = b"".join(
+        message_field(3, string_field(1, op.operation) + message_field(2, _probabilistic(op.rate)))
+        for op in ops.operations
+    )
+    # defaultUpperBoundTracesPerSecond = 4 is 0 (left out), as the file provider sends it
+    return double_field(1, ops.default_rate) + double_field(2, ops.default_lower_bound_per_second) + entries
+
+
+def encode_response(response: StrategyResponse) -> bytes:
+    """A ``SamplingStrategyResponse`` carrying ``response`` (see the module docstring)."""
+    prob, limit, ops = response.probabilistic, response.rate_limiting, response.per_operation
+    out = varint_field(1, 1 if response.strategy_type == RATE_LIMITING else 0)
+    if prob is not None:
+        out += message_field(2, _probabilistic(prob.rate))
+    if limit is not None:
+        # at most MAX_PER_SECOND (1e9), so it fits an int32
+        out += message_field(3, varint_field(1, math.trunc(limit.traces_per_second)))
+    if ops is not None:
+        out += message_field(4, _per_operation(ops))
+    return out
+
+
+def _merged(parts: list[bytes] | None) -> bytes | None:
+    """Every occurrence of a singular sub-message as one: protobuf merges them, and
+    merging is parsing their concatenation."""
+    return None if parts is None else b"".join(parts)
+
+
+def _sub(found: Field, path: str) -> bytes:
+    value = expect(found, LEN, path)
+    assert isinstance(value, bytes)
+    return value
+
+
+def _int32(found: Field, path: str) -> int:
+    value = expect(found, VARINT, path)
+    assert isinstance(value, int)
+    value &= 0xFFFFFFFF  # int32 keeps the low 32 bits of the varint, as protobuf does
+    return value - (1 << 32) if value > _INT32_MAX else value
+
+
+def _read_rate(data: bytes, path: str) -> float:
+    """A ``ProbabilisticSamplingStrategy``'s rate."""
+    rate = 0.0
+    for found in fields(data, path):
+        if found[0] == 1:
+            rate = read_double(found, f"{path}.samplingRate")
+    return check_rate(rate, f"{path}.samplingRate")
+
+
+def _read_rate_limit(data: bytes) -> RateLimitingStrategy:
+    path = "rateLimitingSampling"
+    limit = 0
+    for found in fields(data, path):
+        if found[0] == 1:
+            limit = _int32(found, f"{path}.maxTracesPerSecond")
+    return RateLimitingStrategy(check_per_second(limit, f"{path}.maxTracesPerSecond"))
+
+
+def _read_operation(data: bytes, path: str) -> OperationRate:
+    name = ""
+    prob: list[bytes] = []  # absent reads as rate 0, as the JSON parser reads it
+    for found in fields(data, path):
+        if found[0] == 1:
+            name = read_text(found, f"{path}.operation")
+        elif found[0] == 2:
+            prob.append(_sub(found, f"{path}.probabilisticSampling"))
+    check_text(name, f"{path}.operation", MAX_TEXT)
+    try:
+        return OperationRate(name, _read_rate(b"".join(prob), f"{path}.probabilisticSampling"))
+    except ConfigError as exc:
+        raise ConfigError(exc.field, f"{exc.problem} (operation {show(name, 40)})") from None
+
+
+def _read_per_operation(data: bytes) -> PerOperationStrategy:
+    path = "operationSampling"
+    rate = bound = 0.0
+    entries: list[bytes] = []
+    list_path = f"{path}.perOperationStrategies"
+    for found in fields(data, path):
+        number = found[0]
+        if number == 1:
+            rate = read_double(found, f"{path}.defaultSamplingProbability")
+        elif number == 2:
+            bound = read_double(found, f"{path}.defaultLowerBoundTracesPerSecond")
+        elif number == 3:
+            if len(entries) == MAX_OPERATIONS:
+                raise ConfigError(list_path, f"expected at most {MAX_OPERATIONS} operations")
+            entries.append(_sub(found, f"{list_path}[{len(entries)}]"))
+        elif number == 4:
+            read_double(found, f"{path}.defaultUpperBoundTracesPerSecond")  # checked, not modelled
+    rate = check_rate(rate, f"{path}.defaultSamplingProbability")
+    bound = check_per_second(bound, f"{path}.defaultLowerBoundTracesPerSecond")
+    ops = tuple(_read_operation(entry, f"{list_path}[{i}]") for i, entry in enumerate(entries))
+    return PerOperationStrategy(rate, bound, ops)
+
+
+def decode_response(data: bytes) -> StrategyResponse:
+    """A whole ``SamplingStrategyResponse`` from protobuf bytes.
+
+    Raises:
+        ConfigError: oversized or malformed bytes, or an invalid value; the field is named.
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ConfigError("response", f"expected bytes, got {type(data).__name__}")
+    if len(data) > MAX_RESPONSE_BYTES:
+        raise ConfigError("response", f"expected at most {MAX_RESPONSE_BYTES} bytes, got {len(data)}")
+    kind = 0
+    subs: dict[int, list[bytes]] = {}
+    names = {2: "probabilisticSampling", 3: "rateLimitingSampling", 4: "operationSampling"}
+    for found in fields(bytes(data), "response"):
+        number = found[0]
+        if number == 1:
+            kind = _int32(found, "strategyType")
+        elif number in names:
+            subs.setdefault(number, []).append(_sub(found, names[number]))
+    if kind not in _ENUM:
+        raise ConfigError("strategyType", f"expected 0 (PROBABILISTIC) or 1 (RATE_LIMITING), got {kind}")
+    prob, limit, ops = (_merged(subs.get(n)) for n in (2, 3, 4))
+    return StrategyResponse(
+        _ENUM[kind],
+        probabilistic=None if prob is None else ProbabilisticStrategy(_read_rate(prob, names[2])),
+        rate_limiting=None if limit is None else _read_rate_limit(limit),
+        per_operation=None if ops is None else _read_per_operation(ops),
+    )

@@ -1,0 +1,242 @@
+"""The gRPC strategies server against real grpcio clients on 127.0.0.1: Jaeger's
+SamplingManager semantics, the same answers as HTTP, hostile requests, 50 concurrent
+clients, admission limits, reloads, and both listeners closed together."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import grpc
+import pytest
+
+from dsampler.remote import (
+    HttpFetcher,
+    ProbabilisticStrategy,
+    RateLimitingStrategy,
+    Strategies,
+    StrategiesFile,
+    StrategiesServer,
+    StrategyResponse,
+    jaeger_strategies,
+    parse_response,
+)
+from dsampler.remote._grpc import GrpcStrategiesServer
+from dsampler.remote._proto import MAX_REQUEST_BYTES, decode_response, encode_params
+from tests.google_sampling import Response, from_google
+from tests.remote_servers import grpc_call
+
+pytestmark = pytest.mark.slow
+
+STRATEGIES = {
+    "default_strategy": {"type": "probabilistic", "param": 0.5},
+    "service_strategies": [
+        {"service": "foo", "type": "probabilistic", "param": 0.8},
+        {"service": "bar", "type": "ratelimiting", "param": 5},
+    ],
+}
+HEALTH = "/grpc.health.v1.Health/Check"
+
+
+@pytest.fixture
+def server() -> Iterator[StrategiesServer]:
+    with StrategiesServer(jaeger_strategies(STRATEGIES), port=0, grpc_port=0) as running:
+        yield running
+
+
+def grpc_port(server: StrategiesServer) -> int:
+    assert server.grpc is not None
+    return server.grpc.port
+
+
+def ask(server: StrategiesServer, service: str) -> StrategyResponse:
+    return decode_response(grpc_call(grpc_port(server), encode_params(service)))
+
+
+def status_of(
+    port: int, body: bytes, method: str = "/jaeger.api_v2.SamplingManager/GetSamplingStrategy"
+) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.RpcError) as caught:
+        grpc_call(port, body, method)
+    return caught.value.code(), caught.value.details()  # type: ignore[attr-defined]
+
+
+def test_services_get_their_strategy_and_others_the_default(server: StrategiesServer) -> None:
+    """As Jaeger's handler: a listed service its own, any other name (the empty one
+    included, which Jaeger hands to the provider as is) the default; no error status."""
+    assert ask(server, "foo") == StrategyResponse.of(ProbabilisticStrategy(0.8))
+    assert ask(server, "bar") == StrategyResponse.of(RateLimitingStrategy(5))
+    assert ask(server, "unknown") == StrategyResponse.of(ProbabilisticStrategy(0.5))
+    assert ask(server, "") == StrategyResponse.of(ProbabilisticStrategy(0.5))
+    assert decode_response(grpc_call(grpc_port(server), b"")) == ask(server, "")  # no serviceName at all
+
+
+def test_grpc_and_http_answer_the_same_and_google_reads_it_too(server: StrategiesServer) -> None:
+    fetcher = HttpFetcher(server.url, timeout_s=5)
+    for service in ("foo", "bar", "unknown", ""):
+        body = grpc_call(grpc_port(server), encode_params(service))
+        over_http = parse_response(fetcher.fetch(service)) if service else ask(server, "")
+        assert decode_response(body) == over_http
+        assert from_google(Response.FromString(body)) == over_http
+
+
+def test_health_check_reports_serving_as_jaeger_does(server: StrategiesServer) -> None:
+    """SERVING (1) for "" and the SamplingManager; NOT_FOUND for another; no Watch."""
+    port = grpc_port(server)
+    assert grpc_call(port, b"", HEALTH) == b"\x08\x01"
+    assert grpc_call(port, b"\x0a\x1djaeger.api_v2.SamplingManager", HEALTH) == b"\x08\x01"
+    assert status_of(port, b"\x0a\x03foo", HEALTH)[0] == grpc.StatusCode.NOT_FOUND
+    assert status_of(port, b"\x0a\x01\xff", HEALTH)[0] == grpc.StatusCode.INVALID_ARGUMENT
+    assert status_of(port, b"", "/grpc.health.v1.Health/Watch")[0] == grpc.StatusCode.UNIMPLEMENTED
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "detail"),
+    [
+        (b"\xff\xff\xff", grpc.StatusCode.INVALID_ARGUMENT, "request: truncated varint at byte 0"),
+        (b"\x0a\x02\xff\xfe", grpc.StatusCode.INVALID_ARGUMENT, "serviceName: not valid UTF-8"),
+        (b"\x08\x01", grpc.StatusCode.INVALID_ARGUMENT, "serviceName: expected wire type 2"),
+        (b"\x0a\x09abc", grpc.StatusCode.INVALID_ARGUMENT, "run past the end"),
+        (b"\x00", grpc.StatusCode.INVALID_ARGUMENT, "invalid field number 0"),
+        (b"\x7a" + b"\xc0\x80\x01" + b"x" * 20000, grpc.StatusCode.RESOURCE_EXHAUSTED, "larger than max"),
+    ],
+)
+def test_hostile_requests_get_a_clear_status_and_the_server_goes_on(
+    server: StrategiesServer, body: bytes, code: grpc.StatusCode, detail: str
+) -> None:
+    got, details = status_of(grpc_port(server), body)
+    assert got == code
+    assert detail in details
+    assert ask(server, "foo") == StrategyResponse.of(ProbabilisticStrategy(0.8))
+
+
+def test_a_huge_service_name_gets_the_default_and_a_bigger_one_is_refused(server: StrategiesServer) -> None:
+    assert ask(server, "x" * (MAX_REQUEST_BYTES - 10)) == StrategyResponse.of(ProbabilisticStrategy(0.5))
+    got, _ = status_of(grpc_port(server), encode_params("x" * (MAX_REQUEST_BYTES + 1)))
+    assert got == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert ask(server, "bar") == StrategyResponse.of(RateLimitingStrategy(5))
+
+
+def test_50_concurrent_clients_are_all_served(server: StrategiesServer) -> None:
+    """50 channels, each on its own connection, 20 calls each, interleaved with garbage."""
+    port = grpc_port(server)
+    expected = {"foo": ask(server, "foo"), "bar": ask(server, "bar"), "x": ask(server, "x")}
+
+    def client(i: int) -> int:
+        ok = 0
+        with grpc.insecure_channel(
+            f"127.0.0.1:{port}", options=[("grpc.use_local_subchannel_pool", 1)]
+        ) as ch:
+            call = ch.unary_unary("/jaeger.api_v2.SamplingManager/GetSamplingStrategy")
+            for j in range(20):
+                service = ("foo", "bar", "x")[(i + j) % 3]
+                if j % 7 == 3:
+                    with pytest.raises(grpc.RpcError):
+                        call(b"\xff", timeout=30)
+                    continue
+                ok += decode_response(call(encode_params(service), timeout=30)) == expected[service]
+        return ok
+
+    with ThreadPoolExecutor(50) as pool:
+        served = list(pool.map(client, range(50)))
+    assert served == [17] * 50
+
+
+def test_rpcs_beyond_the_admission_limit_get_resource_exhausted() -> None:
+    """One RPC admitted: while it is held inside the handler, the next is refused at
+    once, and served once the first ends (events, not sleeps, order the steps)."""
+    entered, release = threading.Event(), threading.Event()
+    strategies = jaeger_strategies(STRATEGIES)
+
+    def held() -> Strategies:
+        entered.set()
+        assert release.wait(30)
+        return strategies
+
+    with (
+        GrpcStrategiesServer(held, port=0, max_workers=2, max_concurrent_rpcs=1) as srv,
+        grpc.insecure_channel(f"127.0.0.1:{srv.port}") as ch,
+    ):
+        call = ch.unary_unary("/jaeger.api_v2.SamplingManager/GetSamplingStrategy")
+        first = call.future(encode_params("foo"), timeout=30)
+        assert entered.wait(30)
+        with pytest.raises(grpc.RpcError) as refused:
+            call(encode_params("bar"), timeout=30)
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # type: ignore[attr-defined]
+        release.set()
+        assert decode_response(first.result(30)) == StrategyResponse.of(ProbabilisticStrategy(0.8))
+        # grpcio frees the slot just after the answer leaves: a few tries, at most 100
+        answer, refusals = None, set()
+        for _ in range(100):
+            try:
+                answer = call(encode_params("bar"), timeout=30)
+                break
+            except grpc.RpcError as exc:
+                refusals.add(exc.code())  # type: ignore[attr-defined]
+                threading.Event().wait(0.05)
+        assert refusals <= {grpc.StatusCode.RESOURCE_EXHAUSTED}
+        assert answer is not None
+        assert decode_response(answer).rate_limiting == RateLimitingStrategy(5)
+
+
+def test_a_file_reload_reaches_grpc_answers(tmp_path: Path) -> None:
+    """The gRPC listener answers from the HTTP server's reloaded file, the same answer."""
+    path = tmp_path / "strategies.json"
+    path.write_text(json.dumps(STRATEGIES))
+    source = StrategiesFile(path, reload_interval_s=0.5)
+    with StrategiesServer(source, port=0, grpc_port=0) as server:
+        assert ask(server, "foo") == StrategyResponse.of(ProbabilisticStrategy(0.8))
+        path.write_text(json.dumps({"default_strategy": {"type": "ratelimiting", "param": 9}}))
+        assert (source.poll_once(), source.poll_once()) == (False, True)
+        assert ask(server, "foo") == StrategyResponse.of(RateLimitingStrategy(9))
+        assert ask(server, "foo") == parse_response(HttpFetcher(server.url, timeout_s=5).fetch("foo"))
+        path.write_text("{broken")
+        assert (source.poll_once(), source.poll_once()) == (False, False)
+        assert ask(server, "foo") == StrategyResponse.of(RateLimitingStrategy(9))
+
+
+def test_a_standalone_grpc_server_runs_its_file(tmp_path: Path) -> None:
+    """Given a StrategiesFile, the gRPC server starts and stops its reloading itself."""
+    path = tmp_path / "strategies.json"
+    path.write_text(json.dumps(STRATEGIES))
+    with GrpcStrategiesServer(StrategiesFile(path, reload_interval_s=0.5), port=0) as srv:
+        assert srv.url == f"grpc://127.0.0.1:{srv.port}"
+        got = decode_response(grpc_call(srv.port, encode_params("bar")))
+        assert got == StrategyResponse.of(RateLimitingStrategy(5))
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def test_close_stops_both_listeners_and_frees_both_ports() -> None:
+    server = StrategiesServer(jaeger_strategies(STRATEGIES), port=0, grpc_port=0).start()
+    http_port, port = server.port, grpc_port(server)
+    assert ask(server, "foo").probabilistic == ProbabilisticStrategy(0.8)
+    server.close()
+    assert status_of(port, encode_params("foo"))[0] == grpc.StatusCode.UNAVAILABLE
+    assert _bindable(port)
+    assert _bindable(http_port)
+    server.close()  # idempotent
+
+
+def test_a_taken_grpc_port_is_an_error_naming_it_and_frees_the_http_port() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        with pytest.raises(OSError, match="Address already in use") as caught:
+            StrategiesServer(jaeger_strategies(STRATEGIES), port=0, grpc_port=port)
+    assert caught.value.filename == f"127.0.0.1:{port}"
+
+
+def test_without_grpc_port_there_is_no_grpc_listener() -> None:
+    with StrategiesServer(jaeger_strategies(STRATEGIES), port=0) as server:
+        assert server.grpc is None
