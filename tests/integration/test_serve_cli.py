@@ -175,7 +175,7 @@ def test_a_taken_grpc_port_exits_2_naming_it() -> None:
 def test_a_bad_grpc_port_exits_2() -> None:
     out = run("--port", "0", "--grpc-port", "70000")
     assert out.returncode == 2
-    assert "dsampler serve: grpc_port: expected an integer in [0, 65535], got 70000" in out.stderr
+    assert "dsampler serve: --grpc-port: expected an integer in [0, 65535], got 70000" in out.stderr
     assert run("--grpc-port", "grpc").returncode == 2
 
 
