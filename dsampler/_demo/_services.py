@@ -1,5 +1,6 @@
 """The demo's moving parts: an in-process ``dsampler serve`` on a free loopback port with
-a copy of the example strategies file, and two instrumented services.
+a copy of the example strategies file, two instrumented services, and a MeterProvider
+that reads dsampler's metrics (:mod:`._metrics`).
 
 - ``checkout``: a :class:`~dsampler.remote.JaegerRemoteSampler` (what
   ``OTEL_TRACES_SAMPLER=parentbased_jaeger_remote`` builds) polling the server every
@@ -35,6 +36,7 @@ from opentelemetry.trace import SpanKind, set_span_in_context
 from dsampler._demo._timeline import CHECKOUT_UPDATE_RATE, SEARCH_TARGET, Service, services
 
 if TYPE_CHECKING:
+    from dsampler._demo._metrics import DemoMetrics
     from dsampler.adaptive._controller import AdaptiveController
     from dsampler.remote._sampler import JaegerRemoteSampler
     from dsampler.samplers._dsampler import DSampler
@@ -139,6 +141,7 @@ class Demo:
         self._stack = ExitStack()
         self.strategies = Path(STRATEGIES)
         self.services: tuple[Instrumented, ...] = ()
+        self.metrics: DemoMetrics | None = None
         self.url = ""
 
     def __enter__(self) -> Demo:
@@ -153,9 +156,12 @@ class Demo:
         self._stack.close()
 
     def _start(self) -> None:
+        from dsampler._demo._metrics import DemoMetrics
         from dsampler.remote._server import StrategiesServer
         from dsampler.remote._source import StrategiesFile
 
+        self.metrics = DemoMetrics()
+        self._stack.callback(self.metrics.provider.shutdown)
         folder = Path(tempfile.mkdtemp(prefix="dsampler-demo-"))
         self._stack.callback(shutil.rmtree, folder, ignore_errors=True)
         self.strategies = folder / STRATEGIES

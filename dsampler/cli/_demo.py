@@ -145,7 +145,8 @@ def _intro(demo: Demo, timeline: Timeline) -> str:
     )
 
 
-def _run(settings: Settings) -> Record:
+def _run(settings: Settings) -> tuple[Record, str]:
+    """The run's record and its metrics, as the MeterProvider's reader collected them."""
     from dsampler._demo import _table, _workload
     from dsampler._demo._services import Demo
     from dsampler._demo._timeline import Timeline
@@ -156,7 +157,8 @@ def _run(settings: Settings) -> Record:
         table = _table.table_for(sys.stdout)
         record = _workload.run(demo, timeline, table.show)
         table.close(record)
-    return record  # everything is stopped here: server, poller, controller
+        metrics = demo.metrics.report(demo.services) if demo.metrics is not None else ""
+    return record, metrics  # everything is stopped here: server, poller, controller
 
 
 def run(args: argparse.Namespace) -> int:
@@ -171,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     if settings.plot_missing:
         say(f"dsampler demo: --plot {settings.plot_missing}; the demo runs without its PNG", err=True)
     try:
-        record = _run(settings)
+        record, metrics = _run(settings)
     except (OSError, RuntimeError) as exc:
         say(f"dsampler demo: cannot start: {exc}", err=True)
         return 1
@@ -180,6 +182,9 @@ def run(args: argparse.Namespace) -> int:
         return 130
     say("")
     say(summary(record))
+    if metrics:
+        say("")
+        say(metrics)
     return _picture(settings, record)
 
 

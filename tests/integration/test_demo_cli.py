@@ -97,6 +97,35 @@ def test_a_short_run_prints_its_table_and_summary_writes_the_png_and_stops_every
     assert f"Timeline: {png}" in proc.stdout
     assert png.read_bytes().startswith(PNG_SIGNATURE)
     assert_stopped(proc.stdout, proc.stderr)
+    assert_metrics_agree(proc.stdout)
+
+
+def metric(stdout: str, label: str) -> list[str]:
+    """The (checkout, search) cells of the metrics block's row ``label``."""
+    (line,) = [ln for ln in stdout.splitlines() if ln.strip().startswith(label)]
+    return line.strip()[len(label) :].split()
+
+
+def assert_metrics_agree(stdout: str) -> None:
+    """The metrics block, read through the OpenTelemetry metrics API: each service's
+    sampled decisions are exactly the spans its provider recorded (counted apart), the
+    remote service's fetches applied its first strategy and the hot update, and only
+    the adaptive service has a controller window."""
+    assert "Metrics, as a MeterProvider's reader collected them at the end:" in stdout
+    sampled = metric(stdout, "dsampler.decisions, sampled")
+    assert sampled == metric(stdout, "spans the provider recorded")
+    assert all(int(n.replace(",", "")) > 0 for n in sampled), sampled
+    applied, _, failed = (
+        int(n) for n in metric(stdout, "dsampler.remote.fetches (applied/unchanged/failed)")[0].split("/")
+    )
+    assert applied >= 2, stdout  # the first strategy and the rewritten file
+    assert failed == 0, stdout
+    assert metric(stdout, "dsampler.remote.fetches (applied/unchanged/failed)")[1] == "-"
+    window = metric(stdout, "dsampler.controller.window")
+    assert window[0] == "-", window
+    assert 3 <= float(window[1]) <= 30, window
+    assert metric(stdout, "dsampler.config.version")[0] == "3", stdout  # 1, the first fetch, the update
+    assert metric(stdout, "dsampler.faults") == ["0", "0"]
 
 
 def interrupted(png: Path, signum: signal.Signals, hide: str = "") -> tuple[int, str, str]:

@@ -35,7 +35,7 @@ def test_serve_answers_and_stops_on_sigterm() -> None:
     proc, url = start_serve("--strategies", str(DATA / "strategies.json"), "--port", "0")
     try:
         assert url.startswith("http://127.0.0.1:")
-        fetcher = HttpFetcher(url, timeout_s=5)
+        fetcher = HttpFetcher(url, timeout_s=30)
         assert parse_strategy(fetcher.fetch("foo")).rate == 0.8  # type: ignore[union-attr]
         assert parse_strategy(fetcher.fetch("bar")).traces_per_second == 5  # type: ignore[union-attr]
     finally:
@@ -47,7 +47,7 @@ def test_serve_without_a_file_serves_the_default_probability() -> None:
     """No --strategies: probabilistic 0.001 (or --default-sampling-probability) for all."""
     proc, url = start_serve("--port", "0", "--default-sampling-probability", "0.25")
     try:
-        assert parse_strategy(HttpFetcher(url, timeout_s=5).fetch("x")).rate == 0.25  # type: ignore[union-attr]
+        assert parse_strategy(HttpFetcher(url, timeout_s=30).fetch("x")).rate == 0.25  # type: ignore[union-attr]
     finally:
         proc.terminate()
         proc.wait(30)
@@ -142,7 +142,7 @@ def test_grpc_port_serves_grpc_too_and_both_stop_on_sigterm() -> None:
         for service in ("foo", "bar", "unknown"):
             assert decode_response(grpc_call(port, encode_params(service))) == expected.response_for(service)
             assert decode_response(grpc_call(port, encode_params(service))) == parse_response(
-                HttpFetcher(url, timeout_s=5).fetch(service)
+                HttpFetcher(url, timeout_s=30).fetch(service)
             )
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -156,7 +156,7 @@ def test_serve_without_grpc_port_prints_one_line_and_has_no_grpc() -> None:
     the exit), no gRPC listener."""
     proc, url = start_serve("--port", "0")
     try:
-        assert parse_strategy(HttpFetcher(url, timeout_s=5).fetch("x")).rate == 0.001  # type: ignore[union-attr]
+        assert parse_strategy(HttpFetcher(url, timeout_s=30).fetch("x")).rate == 0.001  # type: ignore[union-attr]
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
