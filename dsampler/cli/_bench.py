@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from dsampler._plotting import plot_path
 from dsampler._validate import check_int, check_seconds, show
+from dsampler.cli._output import error, refuse
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -180,9 +181,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings = settings_of(args)
     except ConfigError as exc:
-        for problem in exc.errors:
-            print(f"{problem.field}: {problem.problem}", file=sys.stderr)
-        return 2
+        return refuse("bench", exc)
     progress = _progress.progress_for(sys.stderr)
     try:
         report = _measure(settings, progress)
@@ -199,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             _plot.plot(report, settings.plot)
         except OSError as exc:
-            print(f"--plot: cannot write {show(str(settings.plot))}: {exc.strerror or exc}", file=sys.stderr)
+            error("bench", f"--plot: cannot write {show(str(settings.plot))}: {exc.strerror or exc}")
             return 2
         print(f"dsampler bench: wrote {settings.plot}", file=sys.stderr)
     return 0

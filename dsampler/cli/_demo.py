@@ -27,7 +27,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
 
 from dsampler._validate import check_int, check_seconds, show
-from dsampler.cli._output import say
+from dsampler.cli._output import error, refuse, say
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -165,15 +165,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings = settings_of(args)
     except ConfigError as exc:
-        for problem in exc.errors:
-            say(f"{problem.field}: {problem.problem}", err=True)
-        return 2
+        return refuse("demo", exc)
     if settings.plot_missing:
         say(f"dsampler demo: --plot {settings.plot_missing}; the demo runs without its PNG", err=True)
     try:
         record = _run(settings)
     except (OSError, RuntimeError) as exc:
-        say(f"dsampler demo: cannot start: {exc}", err=True)
+        error("demo", f"cannot start: {exc}")
         return 1
     except KeyboardInterrupt:
         say("dsampler demo: interrupted while starting", err=True)
@@ -194,7 +192,7 @@ def _picture(settings: Settings, record: Record) -> int:
     try:
         plot(record, settings.plot)
     except OSError as exc:
-        say(f"--plot: cannot write {show(str(settings.plot))}: {exc.strerror or exc}", err=True)
+        error("demo", f"--plot: cannot write {show(str(settings.plot))}: {exc.strerror or exc}")
         return 2
     say(f"Timeline: {settings.plot}")
     return 0

@@ -20,6 +20,7 @@ import sys
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from dsampler.cli._output import error, refuse
 from dsampler.config._shape import parse_duration
 from dsampler.errors import ConfigError
 
@@ -79,10 +80,10 @@ _ARGUMENT_FLAGS = {
 
 
 def missing_grpc_message() -> str:
-    """What ``--grpc-port`` without grpcio prints (one line, the extra to install)."""
+    """What ``--grpc-port`` without grpcio says after ``dsampler serve: `` (the extra to install)."""
     from dsampler.remote._grpc import MISSING_GRPC
 
-    return f"dsampler serve: --grpc-port: {MISSING_GRPC}"
+    return f"--grpc-port: {MISSING_GRPC}"
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
@@ -110,12 +111,13 @@ def _server(args: argparse.Namespace) -> StrategiesServer:
     )
 
 
-def _report(args: argparse.Namespace, exc: ConfigError) -> None:
-    for problem in exc.errors:
-        where = _ARGUMENT_FLAGS.get(problem.field, problem.field)
+def _report(args: argparse.Namespace, exc: ConfigError) -> int:
+    def where(problem: ConfigError) -> str:
         if args.strategies and problem.field != args.strategies and problem.field not in _ARGUMENT_FLAGS:
-            where = f"{args.strategies}: {problem.field}"
-        print(f"dsampler serve: {where}: {problem.problem}", file=sys.stderr)
+            return f"{args.strategies}: {problem.field}"
+        return _ARGUMENT_FLAGS.get(problem.field, problem.field)
+
+    return refuse("serve", exc, where)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -124,16 +126,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         server = _server(args)
     except ConfigError as exc:
-        _report(args, exc)
-        return 2
+        return _report(args, exc)
     except ImportError as exc:
         if exc.name != "grpc":
             raise
-        print(missing_grpc_message(), file=sys.stderr)
+        error("serve", missing_grpc_message())
         return 2
     except OSError as exc:
         where = exc.filename or f"{args.host}:{args.port}"  # the gRPC listener names its address
-        print(f"dsampler serve: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
+        error("serve", f"cannot listen on {where}: {exc.strerror or exc}")
         return 2
     signal.signal(signal.SIGTERM, _stop)
     try:

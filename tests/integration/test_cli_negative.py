@@ -75,23 +75,35 @@ def test_a_negative_value_parses_as_with_an_equals_sign(
         ),
         (
             ["simulate", "--scenario", "steady", "--target", "-1e3"],
-            "--target: expected traces per second in (0, 1000000], got '-1e3'",
+            "dsampler simulate: --target: expected traces per second in (0, 1000000], got '-1e3'",
         ),
         (
             ["simulate", "--scenario", "steady", "--seed", "-1e2"],
-            "--seed: expected an integer in [0, 9223372036854775807], got '-1e2'",
+            "dsampler simulate: --seed: expected an integer in [0, 9223372036854775807], got '-1e2'",
         ),
         (
             ["simulate", "--accuracy", "--ids", "-5e3"],
-            "--ids: expected an integer in [1000, 100000000], got '-5e3'",
+            "dsampler simulate: --ids: expected an integer in [1000, 100000000], got '-5e3'",
         ),
-        (["bench", "--rounds", "-1e2"], "--rounds: expected an integer in [1, 1000], got '-1e2'"),
-        (["bench", "--seconds", "-1s"], "--seconds: expected seconds in [0.1, 600], got '-1s'"),
-        (["demo", "--duration", "-1e2"], "--duration: expected seconds in [5, 600], got -100.0"),
-        (["demo", "--seed", "-inf"], "--seed: expected an integer in [0, 9223372036854775807], got '-inf'"),
+        (
+            ["bench", "--rounds", "-1e2"],
+            "dsampler bench: --rounds: expected an integer in [1, 1000], got '-1e2'",
+        ),
+        (
+            ["bench", "--seconds", "-1s"],
+            "dsampler bench: --seconds: expected seconds in [0.1, 600], got '-1s'",
+        ),
+        (
+            ["demo", "--duration", "-1e2"],
+            "dsampler demo: --duration: expected seconds in [5, 600], got -100.0",
+        ),
+        (
+            ["demo", "--seed", "-inf"],
+            "dsampler demo: --seed: expected an integer in [0, 9223372036854775807], got '-inf'",
+        ),
         (
             ["explain", "--config", "examples/configs/minimal.json", "--name", "op", "--trace-id", "-1e3"],
-            "--trace-id: expected 1 to 32 hex digits, got '-1e3'",
+            "dsampler explain: --trace-id: expected 1 to 32 hex digits, got '-1e3'",
         ),
     ],
 )
