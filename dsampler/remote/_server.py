@@ -37,11 +37,12 @@ from dsampler.remote._source import StrategiesFile
 if TYPE_CHECKING:
     from dsampler.remote._grpc import GrpcStrategiesServer
 
-__all__ = ["StrategiesServer"]
+__all__ = ["MAX_CONNECTIONS", "StrategiesServer"]
 
 _log = logging.getLogger("dsampler.serve")
 MAX_URL: Final = 8192
 MAX_HEAD: Final = 16384
+MAX_CONNECTIONS: Final = 100_000  # the bound of max_connections
 _WRITE_TIMEOUT_S: Final = 5.0
 _MISSING_SERVICE: Final = b"'service' parameter must be provided once\n"
 
@@ -240,7 +241,7 @@ class StrategiesServer:
         self._dialect: Dialect = dialect
         self._bodies: _Bodies | None = None
         timeout = check_seconds(header_timeout_s, "header_timeout_s", 0.01, 3600.0)
-        slots = check_int(max_connections, "max_connections", 1, 100_000)
+        slots = check_int(max_connections, "max_connections", 1, MAX_CONNECTIONS)
         self._httpd = _HTTPServer((host, check_int(port, "port", 0, 65535)), self.body_for, timeout, slots)
         self._thread: threading.Thread | None = None
         self._serving = False

@@ -81,7 +81,7 @@ def test_a_taken_port_exits_2() -> None:
 
 
 def test_bad_arguments_exit_2() -> None:
-    """An unknown format or a non-number port is argparse's exit 2."""
+    """An unknown format (argparse's refusal) or a non-number port (ours) exits 2."""
     assert run("--format", "xml").returncode == 2
     assert run("--port", "http").returncode == 2
     assert run("--reload-interval", "soon").returncode == 2
