@@ -37,6 +37,8 @@ __all__ = [
     "check_seconds",
     "check_text",
     "check_url_text",
+    "parse_float",
+    "parse_int",
     "show",
     "typed",
 ]
@@ -124,6 +126,26 @@ def check_int(value: object, field: str, low: int, high: int) -> int:
     if not low <= value <= high:
         raise ConfigError(field, f"expected an integer in [{low}, {high}], got {show(value)}")
     return int(value)
+
+
+def parse_int(text: str, field: str, low: int, high: int) -> int:
+    """An integer given as text (a command-line value), decimal, then :func:`check_int`:
+    ``'-1e3'`` and ``'abc'`` are refused with the same message as ``-1``."""
+    try:
+        value = int(text.strip(), 10)
+    except ValueError:  # not decimal digits, or more of them than int() will read
+        raise ConfigError(field, f"expected an integer in [{low}, {high}], got {show(text)}") from None
+    return check_int(value, field, low, high)
+
+
+def parse_float(text: str, field: str, expected: str) -> float:
+    """A number given as text (a command-line value), for a check such as
+    :func:`check_rate` to take on; ``expected`` says what is allowed when it is no
+    number at all (``'a number in [0, 1]'``)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise ConfigError(field, f"expected {expected}, got {show(text)}") from None
 
 
 def check_max_operations(value: object, field: str = "max_operations") -> int:

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dsampler._plotting import plot_path
-from dsampler._validate import check_int, check_seconds, show
+from dsampler._validate import check_seconds, parse_float, parse_int, show
+from dsampler.cli._output import error, refuse
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -77,22 +78,13 @@ class Settings:
 def _rounds(text: str | None, quick: bool) -> int:
     if text is None:
         return QUICK_ROUNDS if quick else ROUNDS
-    try:
-        value = int(text.strip(), 10)
-    except ValueError:
-        raise ConfigError("--rounds", f"expected an integer in [1, {MAX_ROUNDS}], got {show(text)}") from None
-    return check_int(value, "--rounds", 1, MAX_ROUNDS)
+    return parse_int(text, "--rounds", 1, MAX_ROUNDS)
 
 
 def _seconds(text: str | None, quick: bool) -> float:
     if text is None:
         return QUICK_SECONDS if quick else SECONDS
-    try:
-        value = float(text)
-    except ValueError:
-        raise ConfigError(
-            "--seconds", f"expected seconds in [{MIN_SECONDS:g}, {MAX_SECONDS:g}], got {show(text)}"
-        ) from None
+    value = parse_float(text, "--seconds", f"seconds in [{MIN_SECONDS:g}, {MAX_SECONDS:g}]")
     return check_seconds(value, "--seconds", MIN_SECONDS, MAX_SECONDS)
 
 
@@ -180,9 +172,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings = settings_of(args)
     except ConfigError as exc:
-        for problem in exc.errors:
-            print(f"{problem.field}: {problem.problem}", file=sys.stderr)
-        return 2
+        return refuse("bench", exc)
     progress = _progress.progress_for(sys.stderr)
     try:
         report = _measure(settings, progress)
@@ -199,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             _plot.plot(report, settings.plot)
         except OSError as exc:
-            print(f"--plot: cannot write {show(str(settings.plot))}: {exc.strerror or exc}", file=sys.stderr)
+            error("bench", f"--plot: cannot write {show(str(settings.plot))}: {exc.strerror or exc}")
             return 2
         print(f"dsampler bench: wrote {settings.plot}", file=sys.stderr)
     return 0

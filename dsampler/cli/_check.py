@@ -1,7 +1,7 @@
 """``dsampler check FILE...``: validate configuration files (``-`` reads standard input).
 
 Prints one summary line per valid file on stdout; one line per problem on stderr,
-``FILE: field.path: expected ..., got ...``. Exits 2 when any file has a problem, else
+``dsampler check: FILE: field.path: expected ..., got ...``. Exits 2 when any file has a problem, else
 0, whatever happens to the output: ``dsampler check bad.yaml | head -1`` still exits 2.
 """
 
@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any, Final
 
-from dsampler.cli._output import say
+from dsampler.cli._output import error, say
 from dsampler.config._files import MAX_FILE_BYTES, locate, parse_config_bytes, read_config_file
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
@@ -66,7 +66,7 @@ def _check_one(name: str) -> tuple[str, SamplingConfig | ConfigError]:
 
 def run(args: argparse.Namespace) -> int:
     if args.files.count("-") > 1:
-        say(f"{STDIN_NAME}: given more than once; standard input can be read once", err=True)
+        error("check", f"{STDIN_NAME}: given more than once; standard input can be read once")
         return 2
     failed = False
     for name in args.files:
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(outcome, ConfigError):
             failed = True
             for problem in outcome.errors:
-                say(locate(label, problem), err=True)
+                error("check", locate(label, problem))
         else:
             say(f"{label}: OK: {summary(outcome)}")
     return 2 if failed else 0

@@ -26,8 +26,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
 
-from dsampler._validate import check_int, check_seconds, show
-from dsampler.cli._output import say
+from dsampler._validate import check_seconds, parse_float, parse_int, show
+from dsampler.cli._output import error, refuse, say
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -71,22 +71,14 @@ class Settings:
 def _duration(text: str | None) -> float:
     if text is None:
         return DURATION_S
-    expected = f"expected seconds in [{MIN_DURATION_S:g}, {MAX_DURATION_S:g}]"
-    try:
-        value = float(text)
-    except ValueError:
-        raise ConfigError("--duration", f"{expected}, got {show(text)}") from None
+    value = parse_float(text, "--duration", f"seconds in [{MIN_DURATION_S:g}, {MAX_DURATION_S:g}]")
     return check_seconds(value, "--duration", MIN_DURATION_S, MAX_DURATION_S)
 
 
 def _seed(text: str | None) -> int:
     if text is None:
         return 0
-    try:
-        value = int(text.strip(), 10)
-    except ValueError:
-        raise ConfigError("--seed", f"expected an integer in [0, {MAX_SEED}], got {show(text)}") from None
-    return check_int(value, "--seed", 0, MAX_SEED)
+    return parse_int(text, "--seed", 0, MAX_SEED)
 
 
 def _plot(text: str | None) -> tuple[Path | None, str | None]:
@@ -167,15 +159,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings = settings_of(args)
     except ConfigError as exc:
-        for problem in exc.errors:
-            say(f"{problem.field}: {problem.problem}", err=True)
-        return 2
+        return refuse("demo", exc)
     if settings.plot_missing:
         say(f"dsampler demo: --plot {settings.plot_missing}; the demo runs without its PNG", err=True)
     try:
         record, metrics = _run(settings)
     except (OSError, RuntimeError) as exc:
-        say(f"dsampler demo: cannot start: {exc}", err=True)
+        error("demo", f"cannot start: {exc}")
         return 1
     except KeyboardInterrupt:
         say("dsampler demo: interrupted while starting", err=True)
@@ -199,7 +189,7 @@ def _picture(settings: Settings, record: Record) -> int:
     try:
         plot(record, settings.plot)
     except OSError as exc:
-        say(f"--plot: cannot write {show(str(settings.plot))}: {exc.strerror or exc}", err=True)
+        error("demo", f"--plot: cannot write {show(str(settings.plot))}: {exc.strerror or exc}")
         return 2
     say(f"Timeline: {settings.plot}")
     return 0

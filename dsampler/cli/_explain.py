@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from opentelemetry.trace import SpanKind
 
 from dsampler._validate import show
-from dsampler.cli._output import say
+from dsampler.cli._output import refuse, say
 from dsampler.cli._traceparent import Traceparent, parse_traceparent
 from dsampler.config._rule import KINDS
 from dsampler.errors import ConfigError
@@ -124,9 +124,7 @@ def run(args: argparse.Namespace) -> int:
         attributes = parse_pairs(args.attr, "--attr")
         sampler = _sampler(args)
     except ConfigError as exc:
-        for problem in exc.errors:
-            say(f"{problem.field}: {problem.problem}", err=True)
-        return 2
+        return refuse("explain", exc)
     lines = [f"trace id:   {trace_id:032x}"]
     if parent is not None:
         lines += _parent_lines(sampler, parent, args.name, kind, attributes)

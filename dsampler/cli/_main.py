@@ -25,7 +25,7 @@ from dsampler.cli import _demo as demo
 from dsampler.cli import _explain as explain
 from dsampler.cli import _serve as serve
 from dsampler.cli import _simulate as simulate
-from dsampler.cli._output import discard
+from dsampler.cli._output import discard, error
 
 __all__ = ["main"]
 
@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         discard(sys.stdout)
         return 1
     except Exception as exc:  # a bug of ours: say so in one line, exit 1, not a traceback
-        print(f"dsampler: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        error(args.command, f"internal error: {type(exc).__name__}: {exc}")
         return 1
     return code
 

@@ -5,15 +5,22 @@ validation's, never 0 because the reader left. Python ignores SIGPIPE, so a writ
 closed pipe raises :class:`BrokenPipeError`; the stream is then pointed at
 ``/dev/null`` and the command carries on to its own exit status. Without that, the
 interpreter's last flush at exit would fail too and turn any status into 120.
+
+Every error line a subcommand writes itself starts ``dsampler COMMAND: ``
+(:func:`error`, :func:`refuse`), as argparse's own usage errors do: one prefix to grep
+for in a log that several commands write to.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
-__all__ = ["discard", "is_terminal", "say"]
+from dsampler.errors import ConfigError
+
+__all__ = ["discard", "error", "is_terminal", "refuse", "say"]
 
 
 def say(line: str, *, err: bool = False) -> None:
@@ -24,6 +31,19 @@ def say(line: str, *, err: bool = False) -> None:
         stream.flush()  # now, while we can handle it, not at exit
     except BrokenPipeError:
         discard(stream)
+
+
+def error(command: str, line: str) -> None:
+    """One error line of ``dsampler COMMAND`` on stderr: ``dsampler COMMAND: line``."""
+    say(f"dsampler {command}: {line}", err=True)
+
+
+def refuse(command: str, exc: ConfigError, where: Callable[[ConfigError], str] | None = None) -> int:
+    """Each problem of ``exc`` as an error line, ``FIELD: PROBLEM`` (``where`` may name
+    the field otherwise, e.g. with its file); returns 2, the exit code of invalid input."""
+    for problem in exc.errors:
+        error(command, f"{problem.field if where is None else where(problem)}: {problem.problem}")
+    return 2
 
 
 def discard(stream: TextIO) -> None:

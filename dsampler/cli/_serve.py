@@ -20,6 +20,8 @@ import sys
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from dsampler._validate import check_rate, parse_float, parse_int
+from dsampler.cli._output import error, refuse
 from dsampler.config._shape import parse_duration
 from dsampler.errors import ConfigError
 
@@ -41,7 +43,7 @@ def add_parser(commands: Any) -> None:
         help="Jaeger strategies file or http(s) URL, or a dsampler config file (default: 0.001 for all)",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=5778, help="TCP port (default 5778; 0 picks a free one)")
+    parser.add_argument("--port", default="5778", help="TCP port (default 5778; 0 picks a free one)")
     parser.add_argument(
         "--reload-interval", default="1s", help="check the file for changes this often (0: never)"
     )
@@ -50,24 +52,23 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument(
         "--default-sampling-probability",
-        type=float,
-        default=0.001,
+        default="0.001",
         help="rate for types that are missing or unknown (default 0.001, as Jaeger)",
     )
     parser.add_argument(
         "--dialect", choices=("proto3", "legacy"), default="proto3", help="legacy: numeric strategyType"
     )
-    parser.add_argument("--max-connections", type=int, default=1024, help="connections served at once")
+    parser.add_argument("--max-connections", default="1024", help="connections served at once")
     parser.add_argument(
         "--grpc-port",
-        type=int,
         metavar="PORT",
         help="also serve gRPC SamplingManager on this port (off by default; Jaeger v2 uses 5779, "
         "the OTel Collector and OTel Java 14250; 0 picks a free one; needs dsampler[grpc])",
     )
 
 
-#: Problems that come from the arguments, not the file, are named by their flag alone.
+#: Problems that come from the arguments, not the file, are named by their flag alone
+#: (a field that is a flag already, or the parameter a flag is passed to).
 _ARGUMENT_FLAGS = {
     "--reload-interval": "--reload-interval",
     "default_sampling_probability": "--default-sampling-probability",
@@ -79,14 +80,35 @@ _ARGUMENT_FLAGS = {
 
 
 def missing_grpc_message() -> str:
-    """What ``--grpc-port`` without grpcio prints (one line, the extra to install)."""
+    """What ``--grpc-port`` without grpcio says after ``dsampler serve: `` (the extra to install)."""
     from dsampler.remote._grpc import MISSING_GRPC
 
-    return f"dsampler serve: --grpc-port: {MISSING_GRPC}"
+    return f"--grpc-port: {MISSING_GRPC}"
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
+
+
+_RATE = "--default-sampling-probability"
+
+
+def _numbers(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with its numbers parsed: our validators, not argparse's ``type=``, so
+    that ``--port -1e3`` reads like every other refusal (and names its range)."""
+    from dsampler.remote._server import MAX_CONNECTIONS
+
+    rate = parse_float(args.default_sampling_probability, _RATE, "a number in [0, 1]")
+    grpc = args.grpc_port
+    return argparse.Namespace(
+        **{
+            **vars(args),
+            "port": parse_int(args.port, "--port", 0, 65535),
+            "grpc_port": None if grpc is None else parse_int(grpc, "--grpc-port", 0, 65535),
+            "max_connections": parse_int(args.max_connections, "--max-connections", 1, MAX_CONNECTIONS),
+            "default_sampling_probability": check_rate(rate, _RATE),
+        }
+    )
 
 
 def _server(args: argparse.Namespace) -> StrategiesServer:
@@ -110,30 +132,32 @@ def _server(args: argparse.Namespace) -> StrategiesServer:
     )
 
 
-def _report(args: argparse.Namespace, exc: ConfigError) -> None:
-    for problem in exc.errors:
-        where = _ARGUMENT_FLAGS.get(problem.field, problem.field)
-        if args.strategies and problem.field != args.strategies and problem.field not in _ARGUMENT_FLAGS:
-            where = f"{args.strategies}: {problem.field}"
-        print(f"dsampler serve: {where}: {problem.problem}", file=sys.stderr)
+def _report(args: argparse.Namespace, exc: ConfigError) -> int:
+    def where(problem: ConfigError) -> str:
+        flag = problem.field in _ARGUMENT_FLAGS or problem.field.startswith("--")
+        if args.strategies and problem.field != args.strategies and not flag:
+            return f"{args.strategies}: {problem.field}"
+        return _ARGUMENT_FLAGS.get(problem.field, problem.field)
+
+    return refuse("serve", exc, where)
 
 
 def run(args: argparse.Namespace) -> int:
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     try:
+        args = _numbers(args)
         server = _server(args)
     except ConfigError as exc:
-        _report(args, exc)
-        return 2
+        return _report(args, exc)
     except ImportError as exc:
         if exc.name != "grpc":
             raise
-        print(missing_grpc_message(), file=sys.stderr)
+        error("serve", missing_grpc_message())
         return 2
     except OSError as exc:
         where = exc.filename or f"{args.host}:{args.port}"  # the gRPC listener names its address
-        print(f"dsampler serve: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
+        error("serve", f"cannot listen on {where}: {exc.strerror or exc}")
         return 2
     signal.signal(signal.SIGTERM, _stop)
     try:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 from typing import Any
 
 from dsampler._plotting import plot_path
+from dsampler.cli._output import refuse
 from dsampler.errors import ConfigError
 
 __all__ = ["add_parser", "run"]
@@ -116,7 +116,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _refuse(exc: ConfigError, name: str) -> int:
-    for problem in exc.errors:
+    """The problems of ``exc``; a field of the scenario file ``name`` is named with it."""
+
+    def where(problem: ConfigError) -> str:
         own = problem.field == name or problem.field.startswith("--")
-        print(f"{problem.field if own else f'{name}: {problem.field}'}: {problem.problem}", file=sys.stderr)
-    return 2
+        return problem.field if own else f"{name}: {problem.field}"
+
+    return refuse("simulate", exc, where)

@@ -8,6 +8,8 @@ resolved in a daemon thread the request waits for until its deadline or until it
 ``wake`` event is set (:meth:`~dsampler.remote.HttpFetcher.close` sets it); a resolver
 that hangs keeps only that thread, and at most ``MAX_RESOLVING`` such threads wait at
 once in the process (beyond that a request fails at once rather than pile up threads).
+The child of ``os.fork()`` starts with every slot free: the resolver threads holding
+slots at the fork do not exist there, and would never give them back.
 A numeric host (``127.0.0.1``, ``::1``) is never handed to the resolver.
 """
 
@@ -20,6 +22,8 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
+
+from dsampler import _fork
 
 __all__ = [
     "MAX_RESOLVING",
@@ -36,7 +40,22 @@ AddrInfo = tuple[Any, ...]  # one entry of socket.getaddrinfo's answer
 Resolver = Callable[[str, int, int, int], Sequence[AddrInfo]]
 
 MAX_RESOLVING: Final = 8
-_SLOTS: Final = threading.BoundedSemaphore(MAX_RESOLVING)
+
+
+class _Slots:
+    """The process's resolution slots, all free again in a forked child."""
+
+    __slots__ = ("__weakref__", "semaphore")
+
+    def __init__(self) -> None:
+        self.semaphore = threading.BoundedSemaphore(MAX_RESOLVING)
+        _fork.register(self)
+
+    def _reset_after_fork(self) -> None:
+        self.semaphore = threading.BoundedSemaphore(MAX_RESOLVING)
+
+
+_SLOTS: Final = _Slots()
 
 
 def remaining(deadline: float) -> float:
@@ -88,7 +107,8 @@ def resolve(
         pass
     else:  # a literal: getaddrinfo answers at once, without asking any resolver
         return socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_NUMERICHOST)
-    if not _SLOTS.acquire(blocking=False):
+    slots = _SLOTS.semaphore  # released to the semaphore it was taken from
+    if not slots.acquire(blocking=False):
         raise OSError(f"{MAX_RESOLVING} name resolutions are still waiting for the resolver")
     answer: list[Sequence[AddrInfo] | BaseException] = []
 
@@ -98,13 +118,13 @@ def resolve(
         except BaseException as exc:  # handed to the waiting request
             answer.append(exc)
         finally:
-            _SLOTS.release()
+            slots.release()
             wake.set()
 
     try:
         threading.Thread(target=run, name="dsampler-resolve", daemon=True).start()
     except RuntimeError:  # no thread to be had (interpreter shutting down)
-        _SLOTS.release()
+        slots.release()
         raise OSError(f"no thread to resolve {host}") from None
     wake.wait(remaining(deadline))
     if not answer:

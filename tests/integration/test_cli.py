@@ -49,7 +49,7 @@ def test_broken_files_give_the_documented_messages(path: Path) -> None:
     relative = str(path.relative_to(REPO))
     proc = run("check", relative)
     assert proc.returncode == 2
-    expected = [line for line in _documented_lines() if line.startswith(relative + ":")]
+    expected = [line for line in _documented_lines() if line.startswith(f"dsampler check: {relative}:")]
     assert expected, f"{relative} is not documented"
     assert proc.stderr.splitlines() == expected
     assert proc.stdout == ""
@@ -57,7 +57,7 @@ def test_broken_files_give_the_documented_messages(path: Path) -> None:
 
 def test_every_broken_file_is_documented_and_every_documented_file_exists() -> None:
     """The documented list and tests/data/broken/ are the same set of files."""
-    documented = {line.split(":", 1)[0] for line in _documented_lines()}
+    documented = {line.split(": ", 2)[1] for line in _documented_lines()}
     assert documented == {str(p.relative_to(REPO)) for p in BROKEN}
 
 
@@ -168,4 +168,4 @@ def test_an_internal_error_exits_1_with_one_line(
 
     monkeypatch.setattr(check, "run", broken)
     assert main(["check", "whatever.yaml"]) == 1
-    assert capsys.readouterr().err == "dsampler: internal error: RuntimeError: boom\n"
+    assert capsys.readouterr().err == "dsampler check: internal error: RuntimeError: boom\n"

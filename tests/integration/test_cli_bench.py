@@ -147,7 +147,7 @@ def test_plot_without_matplotlib_exits_2_before_timing(tmp_path: Path) -> None:
     """Without the plot extra: exit 2, a message naming --plot and the extra, no report."""
     proc = run(*SHORT, "--plot", str(tmp_path / "x.png"), hide="matplotlib")
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "--plot: " + MISSING
+    assert proc.stderr.strip() == "dsampler bench: --plot: " + MISSING
     assert proc.stdout == ""
     assert not (tmp_path / "x.png").exists()
 
@@ -194,18 +194,20 @@ def test_bad_options_exit_2_naming_the_option(
     """Each bad value is refused before any timing, with one line that names the option."""
     assert main(["bench", *args]) == 2
     out, err = capsys.readouterr()
-    assert err.splitlines() == [message]
+    assert err.splitlines() == [f"dsampler bench: {message}"]
     assert out == ""
 
 
 def test_plot_into_a_directory_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A directory is not a PNG path."""
     assert main(["bench", "--plot", str(tmp_path)]) == 2
-    assert capsys.readouterr().err.startswith("--plot: expected the path of a PNG file to write, got ")
+    assert capsys.readouterr().err.startswith(
+        "dsampler bench: --plot: expected the path of a PNG file to write, got "
+    )
 
 
 def test_bad_options_exit_2_from_the_command_line() -> None:
     """The installed entry point gives the same exit code and message as main()."""
     proc = run("bench", "--rounds", "abc")
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "--rounds: expected an integer in [1, 1000], got 'abc'"
+    assert proc.stderr.strip() == "dsampler bench: --rounds: expected an integer in [1, 1000], got 'abc'"

@@ -130,7 +130,7 @@ def test_check_dash_refuses_bad_stdin_naming_it(data: bytes, message: str) -> No
     line naming <stdin>."""
     proc = run("check", "-", stdin=data)
     assert proc.returncode == 2
-    assert proc.stderr.startswith(message), proc.stderr
+    assert proc.stderr.startswith(f"dsampler check: {message}"), proc.stderr
     assert proc.stdout == ""
 
 
@@ -152,7 +152,7 @@ def test_check_dash_with_stdin_closed_exits_2() -> None:
         check=False,
     )
     assert proc.returncode == 2
-    assert proc.stderr.startswith("<stdin>: cannot read standard input"), proc.stderr
+    assert proc.stderr.startswith("dsampler check: <stdin>: cannot read standard input"), proc.stderr
 
 
 # -- check: each problem names its file once ----------------------------------------------
@@ -166,7 +166,7 @@ def test_a_truncated_yaml_file_names_its_path_once(tmp_path: Path) -> None:
     assert proc.returncode == 2
     (line,) = proc.stderr.splitlines()
     assert line.count(str(path)) == 1
-    assert line.startswith(f"{path}: invalid YAML at line 3")
+    assert line.startswith(f"dsampler check: {path}: invalid YAML at line 3")
 
 
 @pytest.mark.parametrize(
@@ -271,7 +271,7 @@ def test_explain_refuses_bad_parents_and_ids_naming_the_option(extra: list[str],
     one short line naming the option."""
     proc = run("explain", "--config", CHECKOUT, "--name", "x", *extra)
     assert proc.returncode == 2
-    assert proc.stderr.startswith(message), proc.stderr
+    assert proc.stderr.startswith(f"dsampler explain: {message}"), proc.stderr
     assert len(proc.stderr) < 300
 
 

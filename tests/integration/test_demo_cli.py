@@ -206,7 +206,7 @@ def test_bad_options_exit_2_naming_the_option(
     """A bad --duration or --seed is refused before anything starts, with its name."""
     assert main(["demo", *args]) == 2
     captured = capsys.readouterr()
-    assert captured.err.startswith(message), captured.err
+    assert captured.err.startswith(f"dsampler demo: {message}"), captured.err
     assert len(captured.err) < 200  # a hostile value is described, not echoed
     assert captured.out == ""
 
@@ -218,5 +218,5 @@ def test_a_plot_path_that_cannot_be_written_exits_2(
     assert main(["demo", "--plot", str(tmp_path / "missing" / "x.png")]) == 2
     assert main(["demo", "--plot", str(tmp_path)]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("--plot: no such directory")
-    assert err[1].startswith("--plot: expected the path of a PNG file to write")
+    assert err[0].startswith("dsampler demo: --plot: no such directory")
+    assert err[1].startswith("dsampler demo: --plot: expected the path of a PNG file to write")

@@ -3,12 +3,15 @@ sampler): the child's poller restarts and follows an update made after the fork.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import textwrap
 
 import pytest
+
+from dsampler.remote._deadline import MAX_RESOLVING
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork() is POSIX-only")]
 
@@ -77,3 +80,68 @@ def test_the_child_polls_and_follows_an_update() -> None:
     report, code = proc.stdout.strip().splitlines()
     assert code == "0"
     assert report == '{"followed": true, "polled": true, "new_thread": true}'
+
+
+RESOLVE_CODE = """
+import json, os, socket, threading
+from dsampler.errors import FetchError
+from dsampler.remote import HttpFetcher
+from dsampler.remote._deadline import MAX_RESOLVING
+from tests.remote_servers import Answer, body, serving
+
+GOOD = body({"strategyType": "PROBABILISTIC", "probabilisticSampling": {"samplingRate": 0.25}})
+release = threading.Event()
+
+def hang(host, port, family, kind):
+    release.wait(60)
+    raise socket.gaierror(socket.EAI_AGAIN, "released")
+
+def local(host, port, family, kind):
+    return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+def outcome(fetcher):
+    try:
+        return fetcher.fetch("svc") == GOOD
+    except FetchError as exc:
+        return str(exc)
+
+with serving(Answer(GOOD)) as server:
+    url = server.url.replace("127.0.0.1", "agent.test")
+    stuck = HttpFetcher(url, timeout_s=0.05, resolver=hang)
+    for _ in range(MAX_RESOLVING):
+        assert "timed out" in outcome(stuck)          # each leaves its resolver thread hanging
+    full = outcome(HttpFetcher(url, timeout_s=5, resolver=local))
+    read, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        report = {"child": outcome(HttpFetcher(url, timeout_s=5, resolver=local))}
+        os.write(write_end, json.dumps(report).encode())
+        os._exit(0)
+    os.close(write_end)
+    _, status = os.waitpid(pid, 0)
+    release.set()
+    print(json.dumps({"parent": full, **json.loads(os.read(read, 4096).decode())}))
+    print(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_the_child_has_every_resolution_slot_free() -> None:
+    """At the fork every slot is held by a parent's resolver thread that hangs; the
+    child, where those threads do not exist, still resolves a host name and fetches
+    (without the reset its every poll by host name would fail at once, for good)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(RESOLVE_CODE)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+    )
+    assert proc.returncode == 0, proc.stderr
+    report, code = proc.stdout.strip().splitlines()
+    assert code == "0"
+    outcomes = json.loads(report)
+    full = f": OSError: {MAX_RESOLVING} name resolutions are still waiting for the resolver"
+    assert outcomes["parent"].endswith(full)  # the parent's slots: all held at the fork
+    assert outcomes["child"] is True

@@ -81,7 +81,7 @@ def test_a_taken_port_exits_2() -> None:
 
 
 def test_bad_arguments_exit_2() -> None:
-    """An unknown format or a non-number port is argparse's exit 2."""
+    """An unknown format (argparse's refusal) or a non-number port (ours) exits 2."""
     assert run("--format", "xml").returncode == 2
     assert run("--port", "http").returncode == 2
     assert run("--reload-interval", "soon").returncode == 2
@@ -190,7 +190,7 @@ def test_grpc_port_without_grpcio_exits_2_naming_the_extra() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert out.returncode == 2
-    assert out.stderr.strip().splitlines()[-1] == missing_grpc_message()
+    assert out.stderr.strip().splitlines()[-1] == f"dsampler serve: {missing_grpc_message()}"
     assert "install dsampler[grpc]" in missing_grpc_message()
     assert "Traceback" not in out.stderr
     assert "listening on" not in out.stdout

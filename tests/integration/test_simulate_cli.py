@@ -78,7 +78,7 @@ def test_bad_arguments_exit_2_naming_the_option(args: list[str], message: str, c
     """A bad option value: exit 2, one line naming the option, nothing on stdout."""
     assert main(["simulate", *args]) == 2
     captured = capsys.readouterr()
-    assert captured.err.startswith(message)
+    assert captured.err.startswith(f"dsampler simulate: {message}")
     assert captured.out == ""
 
 
@@ -87,7 +87,8 @@ def test_a_broken_scenario_file_exits_2_naming_the_field(tmp_path: Path, capsys:
     scenario = tmp_path / "bad.json"
     scenario.write_text(json.dumps({"phases": [{"duration": "10s", "qps": -5}]}))
     assert main(["simulate", "--scenario", str(scenario)]) == 2
-    assert capsys.readouterr().err.startswith(f"{scenario}: phases[0].qps: expected a number in [0, 1e+07]")
+    err = capsys.readouterr().err
+    assert err.startswith(f"dsampler simulate: {scenario}: phases[0].qps: expected a number in [0, 1e+07]")
 
 
 def test_an_unwritable_plot_path_exits_2(tmp_path: Path, capsys: Any) -> None:
@@ -131,7 +132,7 @@ def test_missing_matplotlib_is_said_before_running(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     assert main(["simulate", "--scenario", "spike", "--plot", "x.png"]) == 2
     captured = capsys.readouterr()
-    assert captured.err == "--plot: " + MISSING + "\n"
+    assert captured.err == "dsampler simulate: --plot: " + MISSING + "\n"
     assert captured.out == ""
 
 

@@ -1,0 +1,188 @@
+"""The HTTP side of the strategies server: one connection's requests, and the listener
+that accepts them (:class:`~dsampler.remote._server.StrategiesServer` owns its lifecycle).
+
+Answers as Jaeger's handler does (``internal/sampling/http/handler.go``): 200 with
+``Content-Type: application/json`` and the body ``body_for(service)`` gives; 400 with
+``'service' parameter must be provided once`` when ``service`` is missing or repeated.
+GET and HEAD only (405 otherwise).
+
+Built to face a fleet and hostile clients: a thread per connection (HTTP/1.1 keep-alive),
+at most ``max_connections`` at once (503 beyond), a listen backlog of 1024; the request
+head (line and headers) must arrive within ``header_timeout_s`` and fit in 16 KiB, a URL
+in 8 KiB (414 beyond), so a client that trickles, stalls or floods is cut off without
+holding more than its own thread; idle keep-alive connections close after the same
+timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Final
+from urllib.parse import parse_qs, urlsplit
+
+__all__ = ["MAX_HEAD", "MAX_URL", "HttpListener"]
+
+_log = logging.getLogger("dsampler.serve")
+MAX_URL: Final = 8192
+MAX_HEAD: Final = 16384
+_WRITE_TIMEOUT_S: Final = 5.0
+_MISSING_SERVICE: Final = b"'service' parameter must be provided once\n"
+
+
+class _HeadReader(io.RawIOBase):
+    """Reads a request head against the handler's deadline and byte budget."""
+
+    def __init__(self, handler: _Handler) -> None:
+        self._handler = handler
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        h = self._handler
+        remaining = h.head_deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("request head not received in time")
+        if h.head_budget <= 0:
+            raise ConnectionAbortedError("request head too large")
+        h.connection.settimeout(remaining)
+        read: int = h.connection.recv_into(memoryview(buffer)[: h.head_budget])
+        h.head_budget -= read
+        return read
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "dsampler-serve"
+    sys_version = ""
+    server: HttpListener
+    head_deadline = 0.0
+    head_budget = MAX_HEAD
+
+    def setup(self) -> None:
+        super().setup()
+        with contextlib.suppress(OSError):  # small answers go out at once
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.rfile = io.BufferedReader(_HeadReader(self), 8192)
+
+    def handle_one_request(self) -> None:
+        self.head_deadline = time.monotonic() + self.server.header_timeout_s
+        self.head_budget = MAX_HEAD
+        super().handle_one_request()
+
+    def do_GET(self) -> None:
+        self._answer(send_body=True)
+
+    def do_HEAD(self) -> None:
+        self._answer(send_body=False)
+
+    def _refuse_method(self) -> None:
+        self.close_connection = True  # a body we will not read must not be parsed as a request
+        self._reply(
+            HTTPStatus.METHOD_NOT_ALLOWED, b"only GET and HEAD\n", "text/plain", extra={"Allow": "GET, HEAD"}
+        )
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse_method  # noqa: N815
+
+    def _answer(self, *, send_body: bool) -> None:
+        self.connection.settimeout(_WRITE_TIMEOUT_S)
+        if (
+            self.headers.get("Content-Length", "0").strip() not in ("", "0")
+            or "Transfer-Encoding" in self.headers
+        ):
+            self.close_connection = True
+        if len(self.path) > MAX_URL:
+            self._reply(HTTPStatus.REQUEST_URI_TOO_LONG, b"URL too long\n", "text/plain", send_body)
+            return
+        try:
+            services = parse_qs(urlsplit(self.path).query, keep_blank_values=True, max_num_fields=64).get(
+                "service"
+            )
+        except ValueError:  # more than 64 parameters
+            services = None
+        if services is None or len(services) != 1:
+            self._reply(HTTPStatus.BAD_REQUEST, _MISSING_SERVICE, "text/plain", send_body)
+            return
+        self._reply(HTTPStatus.OK, self.server.body_for(services[0]), "application/json", send_body)
+
+    def _reply(
+        self,
+        status: HTTPStatus,
+        body: bytes,
+        content_type: str,
+        send_body: bool = True,
+        extra: dict[str, str] | None = None,
+    ) -> None:
+        # One write for head and body: two small segments would meet Nagle's algorithm and
+        # the client's delayed ACK (40 ms a request on a kept-alive connection).
+        head = [
+            f"{self.protocol_version} {status.value} {status.phrase}",
+            f"Server: {self.server_version}",
+            f"Date: {self.date_time_string()}",
+            f"Content-Type: {content_type}",
+            f"Content-Length: {len(body)}",
+            *(f"{key}: {value}" for key, value in (extra or {}).items()),
+        ]
+        if self.close_connection:
+            head.append("Connection: close")
+        self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + (body if send_body else b""))
+        if _log.isEnabledFor(logging.DEBUG):
+            self.log_request(status.value, len(body))
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if _log.isEnabledFor(logging.DEBUG):
+            _log.debug("dsampler serve: %s " + format, self.address_string(), *args)
+
+
+class HttpListener(ThreadingHTTPServer):
+    """Accepts connections on ``address``, a thread each, at most ``max_connections``
+    at once (503 beyond); every request's body comes from ``body_for(service)``."""
+
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 1024
+    allow_reuse_address = True
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        body_for: Callable[[str], bytes],
+        header_timeout_s: float,
+        max_connections: int,
+    ) -> None:
+        self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self.body_for = body_for
+        self.header_timeout_s = header_timeout_s
+        self._slots = threading.BoundedSemaphore(max_connections)
+        super().__init__(address, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(
+                    b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                )
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        _log.debug("dsampler serve: connection from %s ended with an error", client_address, exc_info=True)
