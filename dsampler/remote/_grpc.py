@@ -39,6 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 from typing import Any, Final
 
+from dsampler import _fork
 from dsampler._validate import check_int, check_seconds
 from dsampler.errors import ConfigError
 from dsampler.remote._proto import MAX_REQUEST_BYTES, decode_params, encode_response
@@ -157,7 +158,9 @@ class GrpcStrategiesServer:
         self._port = int(bound)
         self._started = False
         self._closed = False
+        self._forked = False  # in a forked child: the loop, its thread and grpcio's are the parent's
         self._lock = threading.Lock()
+        _fork.register(self)
 
     async def _build(self, address: str, admitted: int) -> tuple[Any, int]:
         """The grpcio asyncio server, built on its loop, and the port bound (0: failed)."""
@@ -262,6 +265,8 @@ class GrpcStrategiesServer:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the gRPC server is closed")
+            if self._forked:
+                raise RuntimeError("a gRPC server serves only in the process that built it (os.fork)")
             if not self._started:
                 if isinstance(self._source, StrategiesFile):
                     self._source.start()
@@ -275,12 +280,20 @@ class GrpcStrategiesServer:
             if self._closed:
                 return
             self._closed = True
+        if self._forked:  # nothing of grpcio's runs here to stop or wait for
+            if isinstance(self._source, StrategiesFile):
+                self._source.stop()
+            return
         try:
             self._call(self._server.stop(_STOP_GRACE_S))
         finally:
             self._end_loop()
             if isinstance(self._source, StrategiesFile):
                 self._source.stop()
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()
+        self._forked = True
 
     def __enter__(self) -> GrpcStrategiesServer:
         return self.start()

@@ -5,6 +5,8 @@ clients, admission limits, reloads, and both listeners closed together."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import threading
 from collections.abc import Iterator
@@ -300,3 +302,45 @@ def test_a_call_whose_request_never_comes_is_ended_naming_the_wait() -> None:
         assert decode_response(grpc_call(srv.port, encode_params("foo"))).probabilistic == (
             ProbabilisticStrategy(0.8)
         )
+
+
+def _close_in_a_forked_child(server: StrategiesServer) -> str:
+    """What close() did in a child forked while ``server`` serves: "closed", or the
+    exception it raised; a close that hangs is ended by the child's own alarm."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, then leave without running the parent's cleanups
+        try:
+            signal.alarm(30)
+            try:
+                server.close()
+                os.write(write, b"closed")
+            except BaseException as exc:
+                os.write(write, f"{type(exc).__name__}: {exc}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        said = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    return said or f"no report (wait status {status})"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("grpc_too", [False, True])
+def test_close_in_a_forked_child_returns_and_the_parent_serves_on(grpc_too: bool) -> None:
+    """A prefork worker that closes the server it inherited: the serving threads and
+    grpcio's loop are the parent's, so the child's close() must not wait for them (the
+    HTTP server's waited forever for a serve loop that does not exist in the child, the
+    gRPC one for a loop thread that does not either, then raised)."""
+    kwargs = {"grpc_port": 0} if grpc_too else {}
+    with StrategiesServer(jaeger_strategies(STRATEGIES), port=0, **kwargs) as server:
+        assert parse_response(HttpFetcher(server.url, timeout_s=10).fetch("foo")).probabilistic == (
+            ProbabilisticStrategy(0.8)
+        )
+        assert _close_in_a_forked_child(server) == "closed"
+        assert parse_response(HttpFetcher(server.url, timeout_s=10).fetch("bar")).rate_limiting == (
+            RateLimitingStrategy(5)
+        )
+        if grpc_too:
+            assert ask(server, "foo") == StrategyResponse.of(ProbabilisticStrategy(0.8))
