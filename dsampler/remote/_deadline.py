@@ -8,7 +8,9 @@ resolved in a daemon thread the request waits for until its deadline or until it
 ``wake`` event is set (:meth:`~dsampler.remote.HttpFetcher.close` sets it); a resolver
 that hangs keeps only that thread, and at most ``MAX_RESOLVING`` such threads wait at
 once in the process (beyond that a request fails at once rather than pile up threads).
-A numeric host (``127.0.0.1``, ``::1``) is never handed to the resolver.
+A numeric host (``127.0.0.1``, ``::1``) is never handed to the resolver. A resolver's
+answer is checked before it is used: anything but a list of ``(family, type, proto,
+canonname, sockaddr)`` tuples is an :class:`OSError` saying what came instead.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 __all__ = [
@@ -116,4 +118,21 @@ def resolve(
         if isinstance(result, OSError):
             raise result
         raise OSError(f"resolving {host}: {type(result).__name__}: {result}") from result
-    return result
+    return _checked(host, result)
+
+
+def _checked(host: str, result: object) -> list[AddrInfo]:
+    """The resolver's answer as a list of address entries, or OSError saying what it was."""
+    expected = f"resolving {host}: expected a list of (family, type, proto, canonname, sockaddr) tuples"
+    if isinstance(result, (str, bytes)) or not isinstance(result, Iterable):
+        raise OSError(f"{expected}, got {type(result).__name__}")
+    entries = list(result)
+    for entry in entries:
+        if not (
+            isinstance(entry, tuple)
+            and len(entry) == 5
+            and all(isinstance(n, int) for n in entry[:3])
+            and isinstance(entry[4], tuple)
+        ):
+            raise OSError(f"{expected}, got an entry {repr(entry)[:100]}")
+    return entries

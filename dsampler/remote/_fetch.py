@@ -248,9 +248,13 @@ class HttpFetcher:
                 raw.settimeout(remaining(deadline))
                 raw.connect(address)
                 return raw
-            except OSError as exc:
+            except (OSError, TypeError, ValueError) as exc:  # the resolver's sockaddr may be junk
                 raw.close()
-                problem = exc
+                problem = (
+                    exc
+                    if isinstance(exc, OSError)
+                    else OSError(f"the resolver gave an unusable address {repr(address)[:100]}: {exc}")
+                )
         with self._lock:
             self._check_open(url)  # close() aborted the connect: say so
         raise problem

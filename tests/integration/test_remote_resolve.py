@@ -118,3 +118,32 @@ def test_a_resolver_failure_is_a_fetch_error_naming_the_url() -> None:
 
     with pytest.raises(FetchError, match=r"GET http://nowhere\.invalid/sampling\?service=svc: gaierror"):
         HttpFetcher("http://nowhere.invalid", timeout_s=5, resolver=fail).fetch("svc")
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (None, "expected a list of"),
+        (5, "expected a list of"),
+        ("127.0.0.1", "expected a list of"),
+        ([(1, 2, 3)], "expected a list of"),
+        ([("x", socket.SOCK_STREAM, 0, "", ("127.0.0.1", 1))], "expected a list of"),
+        ([(socket.AF_INET, socket.SOCK_STREAM, 0, "", "127.0.0.1")], "expected a list of"),
+        ([(socket.AF_INET, socket.SOCK_STREAM, 0, "", ("127.0.0.1",))], "unusable address"),
+        ([(socket.AF_INET, socket.SOCK_STREAM, 0, "", ("127.0.0.1", "http"))], "unusable address"),
+    ],
+)
+def test_a_resolver_answering_junk_fails_the_poll_naming_the_url(answer: Any, said: str) -> None:
+    """A resolver hook that returns the wrong shape or types: a FetchError naming the
+    URL (a TypeError escaped fetch(), so the poller counted no failure and kept none)."""
+
+    def junk(host: str, port: int, family: int, kind: int) -> Any:
+        return answer
+
+    fetcher = HttpFetcher("http://agent.invalid:5778/sampling", timeout_s=5, resolver=junk)
+    with pytest.raises(FetchError, match=r"GET http://agent\.invalid:5778/sampling\?service=svc: ") as caught:
+        fetcher.fetch("svc")
+    assert said in str(caught.value)
+    poller = StrategyPoller(fetcher, "svc", lambda strategy: True, interval_s=3600)
+    assert poller.poll_once() is PollOutcome.FAILED
+    assert said in (poller.last_error or "")
