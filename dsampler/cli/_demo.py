@@ -137,19 +137,30 @@ def _intro(demo: Demo, timeline: Timeline) -> str:
     )
 
 
-def _run(settings: Settings) -> tuple[Record, str]:
-    """The run's record and its metrics, as the MeterProvider's reader collected them."""
+def _run(settings: Settings) -> tuple[Record | None, str]:
+    """The run's record and its metrics, as the MeterProvider's reader collected them.
+    A Ctrl-C once the demo has started ends the run; another while it ends keeps what
+    was measured (the record, None if the workload had not returned it; the metrics,
+    "" if not collected yet). Raises KeyboardInterrupt only while starting."""
     from dsampler._demo import _table, _workload
     from dsampler._demo._services import Demo
     from dsampler._demo._timeline import Timeline
 
     timeline = Timeline.for_duration(settings.duration_s)
-    with _sigterm_ends_the_run(), Demo(settings.seed) as demo:
-        say(_intro(demo, timeline))
-        table = _table.table_for(sys.stdout)
-        record = _workload.run(demo, timeline, table.show)
-        table.close(record)
-        metrics = demo.metrics.report(demo.services) if demo.metrics is not None else ""
+    record: Record | None = None
+    metrics = ""
+    started = False
+    try:
+        with _sigterm_ends_the_run(), Demo(settings.seed) as demo:
+            started = True
+            say(_intro(demo, timeline))
+            table = _table.table_for(sys.stdout)
+            record = _workload.run(demo, timeline, table.show)
+            table.close(record)
+            metrics = demo.metrics.report(demo.services) if demo.metrics is not None else ""
+    except KeyboardInterrupt:
+        if not started:
+            raise
     return record, metrics  # everything is stopped here: server, poller, controller
 
 
@@ -169,6 +180,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         say("dsampler demo: interrupted while starting", err=True)
+        return 130
+    if record is None:
+        say("dsampler demo: interrupted again while the run ended; nothing to summarise", err=True)
         return 130
     say("")
     say(summary(record))

@@ -10,7 +10,9 @@ that hangs keeps only that thread, and at most ``MAX_RESOLVING`` such threads wa
 once in the process (beyond that a request fails at once rather than pile up threads).
 The child of ``os.fork()`` starts with every slot free: the resolver threads holding
 slots at the fork do not exist there, and would never give them back.
-A numeric host (``127.0.0.1``, ``::1``) is never handed to the resolver.
+A numeric host (``127.0.0.1``, ``::1``) is never handed to the resolver. A resolver's
+answer is checked before it is used: anything but a list of ``(family, type, proto,
+canonname, sockaddr)`` tuples is an :class:`OSError` saying what came instead.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from dsampler import _fork
@@ -136,4 +138,21 @@ def resolve(
         if isinstance(result, OSError):
             raise result
         raise OSError(f"resolving {host}: {type(result).__name__}: {result}") from result
-    return result
+    return _checked(host, result)
+
+
+def _checked(host: str, result: object) -> list[AddrInfo]:
+    """The resolver's answer as a list of address entries, or OSError saying what it was."""
+    expected = f"resolving {host}: expected a list of (family, type, proto, canonname, sockaddr) tuples"
+    if isinstance(result, (str, bytes)) or not isinstance(result, Iterable):
+        raise OSError(f"{expected}, got {type(result).__name__}")
+    entries = list(result)
+    for entry in entries:
+        if not (
+            isinstance(entry, tuple)
+            and len(entry) == 5
+            and all(isinstance(n, int) for n in entry[:3])
+            and isinstance(entry[4], tuple)
+        ):
+            raise OSError(f"{expected}, got an entry {repr(entry)[:100]}")
+    return entries

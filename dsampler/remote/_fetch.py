@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
-from urllib.parse import SplitResult, parse_qs, urlencode, urljoin, urlsplit
+from urllib.parse import SplitResult, parse_qs, unquote, urlencode, urljoin, urlsplit
 
 from opentelemetry import context
 
@@ -210,7 +210,8 @@ class HttpFetcher:
 
     def _connect(self, parts: SplitResult, deadline: float) -> socket.socket:
         url = parts.geturl()
-        host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+        host = _socket_host(parts.hostname or "")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
         wake = threading.Event()
         with self._lock:
             self._check_open(url)
@@ -248,9 +249,13 @@ class HttpFetcher:
                 raw.settimeout(remaining(deadline))
                 raw.connect(address)
                 return raw
-            except OSError as exc:
+            except (OSError, TypeError, ValueError) as exc:  # the resolver's sockaddr may be junk
                 raw.close()
-                problem = exc
+                problem = (
+                    exc
+                    if isinstance(exc, OSError)
+                    else OSError(f"the resolver gave an unusable address {repr(address)[:100]}: {exc}")
+                )
         with self._lock:
             self._check_open(url)  # close() aborted the connect: say so
         raise problem
@@ -293,6 +298,17 @@ class HttpFetcher:
 
     def __repr__(self) -> str:
         return f"HttpFetcher({self.endpoint!r}, timeout_s={self.timeout_s})"
+
+
+def _socket_host(hostname: str) -> str:
+    """The host as the system resolver wants it: an IPv6 literal's zone is written
+    ``%25eth0`` in a URL (RFC 6874, as Go's net/url reads it) and is ``%eth0`` to
+    getaddrinfo; an unencoded ``%eth0`` is taken as it is. (http.client leaves the zone
+    out of the Host header by itself.)"""
+    address, percent, zone = hostname.partition("%")
+    if percent and ":" in address and zone.startswith("25") and len(zone) > 2:
+        return f"{address}%{unquote(zone[2:])}"
+    return hostname
 
 
 def _snippet(body: bytes) -> str:

@@ -15,15 +15,21 @@ grpc's health servicer); ``Watch`` is not offered (``UNIMPLEMENTED``), which nee
 ``grpcio-health-checking``.
 
 Bounded for a fleet and hostile clients: requests over :data:`MAX_REQUEST_BYTES` are
-refused by grpcio (``RESOURCE_EXHAUSTED``), RPCs run on ``max_workers`` threads with at
-most ``max_concurrent_rpcs`` admitted (``RESOURCE_EXHAUSTED`` beyond), 100 streams per
-connection, and the port is bound without ``SO_REUSEPORT`` so a taken port is an error,
-not a silently shared one. Binds 127.0.0.1 unless told otherwise. ``grpcio`` (the
-``dsampler[grpc]`` extra) is imported only when a server is built.
+refused by grpcio (``RESOURCE_EXHAUSTED``), at most ``max_concurrent_rpcs`` admitted
+(``RESOURCE_EXHAUSTED`` beyond), 100 streams per connection. Calls are served by grpcio's
+asyncio server on one event-loop thread, so a call waiting for its request message costs
+no thread (grpcio's threaded server held a worker per such call: ``max_workers`` clients
+that opened a call and never sent stopped every other answer); the request must arrive
+within ``request_timeout_s`` (``DEADLINE_EXCEEDED`` then, as the HTTP server's head
+timeout), and the answer is looked up on ``max_workers`` threads. The port is bound
+without ``SO_REUSEPORT`` so a taken port is an error, not a silently shared one. Binds
+127.0.0.1 unless told otherwise. ``grpcio`` (the ``dsampler[grpc]`` extra) is imported
+only when a server is built.
 """
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import logging
 import socket
@@ -33,7 +39,8 @@ from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 from typing import Any, Final
 
-from dsampler._validate import check_int
+from dsampler import _fork
+from dsampler._validate import check_int, check_seconds
 from dsampler.errors import ConfigError
 from dsampler.remote._proto import MAX_REQUEST_BYTES, decode_params, encode_response
 from dsampler.remote._provider import Strategies
@@ -50,6 +57,7 @@ MISSING_GRPC: Final = "gRPC needs grpcio: install dsampler[grpc] (pip install 'd
 _SERVING: Final = b"\x08\x01"  # HealthCheckResponse{status: SERVING (1)}
 _HEALTHY: Final = frozenset({"", SERVICE})
 _STOP_GRACE_S: Final = 1.0
+_LOOP_WAIT_S: Final = 10.0
 
 
 def import_grpc() -> ModuleType:
@@ -105,8 +113,9 @@ class GrpcStrategiesServer:
             the network).
         port: TCP port (Jaeger v2 uses 5779, the OpenTelemetry Collector and
             OpenTelemetry Java's default 14250; 0 picks a free one, see :attr:`port`).
-        max_workers: threads running RPCs (default 8: an answer is a dict lookup).
+        max_workers: threads looking answers up (default 8: an answer is a dict lookup).
         max_concurrent_rpcs: RPCs admitted at once (default 1024).
+        request_timeout_s: time a call has to send its request (default 5 s).
 
     Raises:
         ImportError: grpcio is not installed (the message names ``dsampler[grpc]``).
@@ -122,6 +131,7 @@ class GrpcStrategiesServer:
         *,
         max_workers: int = 8,
         max_concurrent_rpcs: int = 1024,
+        request_timeout_s: float = 5.0,
     ) -> None:
         port = check_int(port, "port", 0, 65535)
         grpc = import_grpc()
@@ -130,13 +140,37 @@ class GrpcStrategiesServer:
         self._host = host.strip("[]")
         workers = check_int(max_workers, "max_workers", 1, 1024)
         admitted = check_int(max_concurrent_rpcs, "max_concurrent_rpcs", 1, 100_000)
+        self._request_timeout_s = check_seconds(request_timeout_s, "request_timeout_s", 0.01, 3600.0)
+        self._grpc = grpc
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dsampler-grpc")
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="dsampler-grpc-loop", daemon=True)
+        self._thread.start()
+        address = f"[{self._host}]:{port}" if ":" in self._host else f"{self._host}:{port}"
+        try:
+            self._server, bound = self._call(self._build(address, admitted))
+        except BaseException:
+            self._end_loop()
+            raise
+        if not bound:
+            self._end_loop()
+            raise _bind_error(self._host, port, address)
+        self._port = int(bound)
+        self._started = False
+        self._closed = False
+        self._forked = False  # in a forked child: the loop, its thread and grpcio's are the parent's
+        self._lock = threading.Lock()
+        _fork.register(self)
+
+    async def _build(self, address: str, admitted: int) -> tuple[Any, int]:
+        """The grpcio asyncio server, built on its loop, and the port bound (0: failed)."""
+        grpc = self._grpc
         handlers = [
             grpc.method_handlers_generic_handler(
-                SERVICE, {"GetSamplingStrategy": grpc.unary_unary_rpc_method_handler(self._get)}
+                SERVICE, {"GetSamplingStrategy": grpc.stream_unary_rpc_method_handler(self._get)}
             ),
             grpc.method_handlers_generic_handler(
-                "grpc.health.v1.Health", {"Check": grpc.unary_unary_rpc_method_handler(self._check)}
+                "grpc.health.v1.Health", {"Check": grpc.stream_unary_rpc_method_handler(self._check)}
             ),
         ]
         options = [
@@ -144,23 +178,28 @@ class GrpcStrategiesServer:
             ("grpc.max_concurrent_streams", 100),
             ("grpc.so_reuseport", 0),
         ]
-        self._grpc = grpc
-        self._server: Any = grpc.server(
-            self._pool, handlers=handlers, options=options, maximum_concurrent_rpcs=admitted
-        )
-        address = f"[{self._host}]:{port}" if ":" in self._host else f"{self._host}:{port}"
+        server = grpc.aio.server(handlers=handlers, options=options, maximum_concurrent_rpcs=admitted)
         bound = 0
         try:
-            bound = self._server.add_insecure_port(address)
+            bound = server.add_insecure_port(address)
         except RuntimeError as exc:  # grpcio >= 1.50 raises; older ones return 0
             _log.debug("dsampler serve: gRPC bind of %s failed: %s", address, exc)
         if not bound:
-            self._pool.shutdown(wait=False)
-            raise _bind_error(self._host, port, address)
-        self._port = int(bound)
-        self._started = False
-        self._closed = False
-        self._lock = threading.Lock()
+            await server.stop(None)
+        return server, bound
+
+    def _call(self, coro: Any) -> Any:
+        """Run ``coro`` on the server's loop and wait for its result (bounded)."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(_LOOP_WAIT_S)
+
+    def _end_loop(self) -> None:
+        """Stop the loop thread, close the loop, release the lookup threads."""
+        if self._loop.is_running():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(_LOOP_WAIT_S)
+        if not self._thread.is_alive():
+            self._loop.close()
+        self._pool.shutdown(wait=True)
 
     @property
     def strategies(self) -> Strategies:
@@ -188,31 +227,50 @@ class GrpcStrategiesServer:
             messages = self._messages = _Messages(strategies)
         return messages.services.get(service, messages.default)
 
-    def _get(self, request: bytes, context: Any) -> bytes:
+    async def _request(self, requests: Any, context: Any) -> bytes:
+        """The call's one request message, waited for at most ``request_timeout_s``."""
+        status = self._grpc.StatusCode
+        try:
+            request = await asyncio.wait_for(requests.__anext__(), self._request_timeout_s)
+        except asyncio.TimeoutError:
+            await context.abort(
+                status.DEADLINE_EXCEEDED, f"no request message within {self._request_timeout_s:g} s"
+            )
+        except StopAsyncIteration:
+            await context.abort(status.INVALID_ARGUMENT, "no request message")
+        return bytes(request)
+
+    async def _get(self, requests: Any, context: Any) -> bytes:
+        request = await self._request(requests, context)
         try:
             service = decode_params(request)
         except ConfigError as exc:
-            context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, f"SamplingStrategyParameters: {exc}")
-        return self.message_for(service)
+            await context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, f"SamplingStrategyParameters: {exc}")
+        loop = asyncio.get_running_loop()
+        answer: bytes = await loop.run_in_executor(self._pool, self.message_for, service)
+        return answer
 
-    def _check(self, request: bytes, context: Any) -> bytes:
+    async def _check(self, requests: Any, context: Any) -> bytes:
+        request = await self._request(requests, context)
         try:
             service = _health_service(request)
         except ConfigError as exc:
-            context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            await context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         if service not in _HEALTHY:
-            context.abort(self._grpc.StatusCode.NOT_FOUND, "unknown service")
+            await context.abort(self._grpc.StatusCode.NOT_FOUND, "unknown service")
         return _SERVING
 
     def start(self) -> GrpcStrategiesServer:
-        """Serve from grpcio's threads; returns self (idempotent)."""
+        """Serve from the server's loop thread; returns self (idempotent)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("the gRPC server is closed")
+            if self._forked:
+                raise RuntimeError("a gRPC server serves only in the process that built it (os.fork)")
             if not self._started:
                 if isinstance(self._source, StrategiesFile):
                     self._source.start()
-                self._server.start()
+                self._call(self._server.start())
                 self._started = True
         return self
 
@@ -222,10 +280,20 @@ class GrpcStrategiesServer:
             if self._closed:
                 return
             self._closed = True
-        self._server.stop(_STOP_GRACE_S).wait(5.0)
-        self._pool.shutdown(wait=True)
-        if isinstance(self._source, StrategiesFile):
-            self._source.stop()
+        if self._forked:  # nothing of grpcio's runs here to stop or wait for
+            if isinstance(self._source, StrategiesFile):
+                self._source.stop()
+            return
+        try:
+            self._call(self._server.stop(_STOP_GRACE_S))
+        finally:
+            self._end_loop()
+            if isinstance(self._source, StrategiesFile):
+                self._source.stop()
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()
+        self._forked = True
 
     def __enter__(self) -> GrpcStrategiesServer:
         return self.start()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Final
 
+from dsampler import _fork
 from dsampler._validate import check_int, check_seconds
 from dsampler.remote._http import HttpListener
 from dsampler.remote._provider import Strategies
@@ -89,6 +90,7 @@ class StrategiesServer:
             except BaseException:
                 self._httpd.server_close()
                 raise
+        _fork.register(self)
 
     @property
     def strategies(self) -> Strategies:
@@ -145,6 +147,12 @@ class StrategiesServer:
             self._source.stop()
         if self._thread is not None:
             self._thread.join(timeout=5.0)
+
+    def _reset_after_fork(self) -> None:
+        # The serve loop running at the fork is the parent's thread: nothing here serves,
+        # so close() has no loop to shut down (it would wait for it forever).
+        self._serving = False
+        self._thread = None
 
     def __enter__(self) -> StrategiesServer:
         return self.start()

@@ -183,6 +183,36 @@ def test_an_interrupted_run_still_writes_its_png(tmp_path: Path) -> None:
     assert_stopped(stdout, stderr)
 
 
+def test_a_second_ctrl_c_while_the_run_ends_still_gives_the_summary() -> None:
+    """Ctrl-C, then Ctrl-C again once the run has said it was interrupted (the metrics
+    collected, the server and services being stopped): the summary of what ran, never
+    "interrupted while starting" (which it said, exit 130 and no summary, when the
+    second signal found the demo stopping)."""
+    proc = subprocess.Popen(
+        command("--duration", "60"), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=relay, args=(proc, lines), daemon=True)
+    reader.start()
+    try:
+        while not ROW.match(lines.get(timeout=60).rstrip("\n")):
+            pass
+        proc.send_signal(signal.SIGINT)
+        while "-- interrupted (Ctrl-C or SIGTERM)" not in lines.get(timeout=60):
+            pass
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    reader.join(10)
+    assert proc.stderr is not None
+    stdout, stderr = "".join(list(lines.queue)), proc.stderr.read()
+    assert "while starting" not in stderr
+    assert proc.returncode == 0, stderr
+    assert "Interrupted after" in stdout
+    assert "threads left: \n" in stderr, stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

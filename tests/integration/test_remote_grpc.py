@@ -5,6 +5,8 @@ clients, admission limits, reloads, and both listeners closed together."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import threading
 from collections.abc import Iterator
@@ -40,6 +42,7 @@ STRATEGIES = {
     ],
 }
 HEALTH = "/grpc.health.v1.Health/Check"
+GET = "/jaeger.api_v2.SamplingManager/GetSamplingStrategy"
 
 
 @pytest.fixture
@@ -240,3 +243,104 @@ def test_a_taken_grpc_port_is_an_error_naming_it_and_frees_the_http_port() -> No
 def test_without_grpc_port_there_is_no_grpc_listener() -> None:
     with StrategiesServer(jaeger_strategies(STRATEGIES), port=0) as server:
         assert server.grpc is None
+
+
+def test_clients_that_open_calls_and_never_send_do_not_starve_the_others() -> None:
+    """Twice max_workers calls whose request never comes (headers sent, no message, no
+    half-close), then a well-behaved call on the same connection and one on another:
+    both are answered. grpcio's threaded server held a worker per call while it waited
+    for the message, so max_workers such calls stopped every other answer until the
+    stalled clients went away."""
+    never = threading.Event()
+
+    def stalled() -> Iterator[bytes]:
+        never.wait(60)
+        yield b""
+
+    with (
+        GrpcStrategiesServer(jaeger_strategies(STRATEGIES), port=0, max_workers=2) as srv,
+        grpc.insecure_channel(f"127.0.0.1:{srv.port}") as stuck,
+    ):
+        grpc.channel_ready_future(stuck).result(timeout=10)
+        calls = [stuck.stream_unary(GET).future(stalled(), timeout=60) for _ in range(4)]
+        try:
+            answer = stuck.unary_unary(GET)(encode_params("foo"), timeout=10)
+            assert decode_response(answer) == StrategyResponse.of(ProbabilisticStrategy(0.8))
+            assert decode_response(grpc_call(srv.port, encode_params("bar"))).rate_limiting == (
+                RateLimitingStrategy(5)
+            )
+        finally:
+            never.set()
+            for call in calls:
+                call.cancel()
+
+
+def test_a_call_whose_request_never_comes_is_ended_naming_the_wait() -> None:
+    """The request must arrive within request_timeout_s, as an HTTP request's head must:
+    past it the call ends with DEADLINE_EXCEEDED, and one with no message at all (the
+    client half-closed at once) with INVALID_ARGUMENT."""
+    never = threading.Event()
+
+    def stalled() -> Iterator[bytes]:
+        never.wait(60)
+        yield b""
+
+    with (
+        GrpcStrategiesServer(jaeger_strategies(STRATEGIES), port=0, request_timeout_s=0.2) as srv,
+        grpc.insecure_channel(f"127.0.0.1:{srv.port}") as ch,
+    ):
+        try:
+            with pytest.raises(grpc.RpcError) as ended:
+                ch.stream_unary(GET)(stalled(), timeout=30)
+        finally:
+            never.set()
+        assert ended.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED  # type: ignore[attr-defined]
+        assert "no request message within 0.2 s" in ended.value.details()  # type: ignore[attr-defined]
+        with pytest.raises(grpc.RpcError) as empty:
+            ch.stream_unary(HEALTH)(iter(()), timeout=30)
+        assert empty.value.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+        assert decode_response(grpc_call(srv.port, encode_params("foo"))).probabilistic == (
+            ProbabilisticStrategy(0.8)
+        )
+
+
+def _close_in_a_forked_child(server: StrategiesServer) -> str:
+    """What close() did in a child forked while ``server`` serves: "closed", or the
+    exception it raised; a close that hangs is ended by the child's own alarm."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, then leave without running the parent's cleanups
+        try:
+            signal.alarm(30)
+            try:
+                server.close()
+                os.write(write, b"closed")
+            except BaseException as exc:
+                os.write(write, f"{type(exc).__name__}: {exc}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        said = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    return said or f"no report (wait status {status})"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("grpc_too", [False, True])
+def test_close_in_a_forked_child_returns_and_the_parent_serves_on(grpc_too: bool) -> None:
+    """A prefork worker that closes the server it inherited: the serving threads and
+    grpcio's loop are the parent's, so the child's close() must not wait for them (the
+    HTTP server's waited forever for a serve loop that does not exist in the child, the
+    gRPC one for a loop thread that does not either, then raised)."""
+    kwargs = {"grpc_port": 0} if grpc_too else {}
+    with StrategiesServer(jaeger_strategies(STRATEGIES), port=0, **kwargs) as server:
+        assert parse_response(HttpFetcher(server.url, timeout_s=10).fetch("foo")).probabilistic == (
+            ProbabilisticStrategy(0.8)
+        )
+        assert _close_in_a_forked_child(server) == "closed"
+        assert parse_response(HttpFetcher(server.url, timeout_s=10).fetch("bar")).rate_limiting == (
+            RateLimitingStrategy(5)
+        )
+        if grpc_too:
+            assert ask(server, "foo") == StrategyResponse.of(ProbabilisticStrategy(0.8))

@@ -5,6 +5,8 @@ event the test holds, so the hang is deterministic and ends when the test says s
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import socket
 import threading
 from collections.abc import Iterator, Sequence
@@ -118,3 +120,90 @@ def test_a_resolver_failure_is_a_fetch_error_naming_the_url() -> None:
 
     with pytest.raises(FetchError, match=r"GET http://nowhere\.invalid/sampling\?service=svc: gaierror"):
         HttpFetcher("http://nowhere.invalid", timeout_s=5, resolver=fail).fetch("svc")
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (None, "expected a list of"),
+        (5, "expected a list of"),
+        ("127.0.0.1", "expected a list of"),
+        ([(1, 2, 3)], "expected a list of"),
+        ([("x", socket.SOCK_STREAM, 0, "", ("127.0.0.1", 1))], "expected a list of"),
+        ([(socket.AF_INET, socket.SOCK_STREAM, 0, "", "127.0.0.1")], "expected a list of"),
+        ([(socket.AF_INET, socket.SOCK_STREAM, 0, "", ("127.0.0.1",))], "unusable address"),
+        ([(socket.AF_INET, socket.SOCK_STREAM, 0, "", ("127.0.0.1", "http"))], "unusable address"),
+    ],
+)
+def test_a_resolver_answering_junk_fails_the_poll_naming_the_url(answer: Any, said: str) -> None:
+    """A resolver hook that returns the wrong shape or types: a FetchError naming the
+    URL (a TypeError escaped fetch(), so the poller counted no failure and kept none)."""
+
+    def junk(host: str, port: int, family: int, kind: int) -> Any:
+        return answer
+
+    fetcher = HttpFetcher("http://agent.invalid:5778/sampling", timeout_s=5, resolver=junk)
+    with pytest.raises(FetchError, match=r"GET http://agent\.invalid:5778/sampling\?service=svc: ") as caught:
+        fetcher.fetch("svc")
+    assert said in str(caught.value)
+    poller = StrategyPoller(fetcher, "svc", lambda strategy: True, interval_s=3600)
+    assert poller.poll_once() is PollOutcome.FAILED
+    assert said in (poller.last_error or "")
+
+
+def _link_local() -> tuple[str, str] | None:
+    """A link-local IPv6 address of this host and its interface's name (Linux)."""
+    try:
+        with open("/proc/net/if_inet6", encoding="ascii") as table:
+            rows = [line.split() for line in table]
+    except OSError:
+        return None
+    for row in rows:
+        if len(row) == 6 and row[0].startswith("fe80"):
+            return str(ipaddress.ip_address(int(row[0], 16))), row[5]
+    return None
+
+
+def test_an_ipv6_zone_written_as_rfc_6874_says_is_used_and_not_sent() -> None:
+    """``http://[fe80::...%25eth0]:PORT``: a URL writes the zone's ``%`` as ``%25``
+    (RFC 6874; Go's net/url reads it so), the system wants ``fe80::...%eth0``: the
+    ``25`` was handed to getaddrinfo as part of the interface name (gaierror: Name or
+    service not known). The zone is the client's own: the Host header goes without it."""
+    found = _link_local()
+    if found is None:
+        pytest.skip("no link-local IPv6 address")
+    address, interface = found
+    try:
+        listener = socket.create_server(
+            (address, 0, 0, socket.if_nametoindex(interface)), family=socket.AF_INET6
+        )
+    except OSError as exc:
+        pytest.skip(f"cannot listen on {address}%{interface}: {exc}")
+    heads: list[bytes] = []
+
+    def answer() -> None:
+        listener.settimeout(30)
+        with contextlib.suppress(OSError), listener.accept()[0] as conn:
+            conn.settimeout(30)
+            head = b""
+            while b"\r\n\r\n" not in head and len(head) < 65536:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    break
+                head += chunk
+            heads.append(head)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(GOOD) + GOOD)
+
+    port = listener.getsockname()[1]
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    try:
+        fetcher = HttpFetcher(f"http://[{address}%25{interface}]:{port}/sampling", timeout_s=10)
+        assert fetcher.fetch("svc") == GOOD
+    finally:
+        if not heads:  # wake the accept: closing the listener does not
+            with contextlib.suppress(OSError):
+                socket.create_connection((address, port, 0, listener.getsockname()[3]), timeout=5).close()
+        listener.close()
+        thread.join(30)
+    assert f"\r\nHost: [{address}]:{port}\r\n".encode() in heads[0]
