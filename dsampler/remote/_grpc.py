@@ -116,6 +116,8 @@ class GrpcStrategiesServer:
         max_workers: threads looking answers up (default 8: an answer is a dict lookup).
         max_concurrent_rpcs: RPCs admitted at once (default 1024).
         request_timeout_s: time a call has to send its request (default 5 s).
+        owns_source: start and stop a :class:`StrategiesFile` source with this server
+            (default); False when another server (the HTTP one) owns it.
 
     Raises:
         ImportError: grpcio is not installed (the message names ``dsampler[grpc]``).
@@ -132,10 +134,13 @@ class GrpcStrategiesServer:
         max_workers: int = 8,
         max_concurrent_rpcs: int = 1024,
         request_timeout_s: float = 5.0,
+        owns_source: bool = True,
     ) -> None:
         port = check_int(port, "port", 0, 65535)
         grpc = import_grpc()
         self._source = source
+        self._in_loop = isinstance(source, (StrategiesFile, Strategies))
+        self._owned = source if owns_source and isinstance(source, StrategiesFile) else None
         self._messages: _Messages | None = None
         self._host = host.strip("[]")
         workers = check_int(max_workers, "max_workers", 1, 1024)
@@ -246,7 +251,9 @@ class GrpcStrategiesServer:
             service = decode_params(request)
         except ConfigError as exc:
             await context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, f"SamplingStrategyParameters: {exc}")
-        loop = asyncio.get_running_loop()
+        if self._in_loop:  # an attribute read and a dict lookup (encoded once per loaded file)
+            return self.message_for(service)
+        loop = asyncio.get_running_loop()  # a callable source may block: not on the loop
         answer: bytes = await loop.run_in_executor(self._pool, self.message_for, service)
         return answer
 
@@ -268,8 +275,8 @@ class GrpcStrategiesServer:
             if self._forked:
                 raise RuntimeError("a gRPC server serves only in the process that built it (os.fork)")
             if not self._started:
-                if isinstance(self._source, StrategiesFile):
-                    self._source.start()
+                if self._owned is not None:
+                    self._owned.start()
                 self._call(self._server.start())
                 self._started = True
         return self
@@ -281,15 +288,15 @@ class GrpcStrategiesServer:
                 return
             self._closed = True
         if self._forked:  # nothing of grpcio's runs here to stop or wait for
-            if isinstance(self._source, StrategiesFile):
-                self._source.stop()
+            if self._owned is not None:
+                self._owned.stop()
             return
         try:
             self._call(self._server.stop(_STOP_GRACE_S))
         finally:
             self._end_loop()
-            if isinstance(self._source, StrategiesFile):
-                self._source.stop()
+            if self._owned is not None:
+                self._owned.stop()
 
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()

@@ -86,7 +86,7 @@ class StrategiesServer:
 
             try:
                 grpc_port = check_int(grpc_port, "grpc_port", 0, 65535)
-                self.grpc = GrpcStrategiesServer(lambda: self.strategies, host, grpc_port)
+                self.grpc = GrpcStrategiesServer(source, host, grpc_port, owns_source=False)
             except BaseException:
                 self._httpd.server_close()
                 raise

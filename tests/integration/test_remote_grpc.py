@@ -202,6 +202,25 @@ def test_a_file_reload_reaches_grpc_answers(tmp_path: Path) -> None:
         assert ask(server, "foo") == StrategyResponse.of(RateLimitingStrategy(9))
 
 
+def test_a_servers_grpc_listener_leaves_the_shared_file_to_the_server(tmp_path: Path) -> None:
+    """StrategiesServer hands its gRPC listener the file itself (answers are looked up on
+    the listener's loop, no thread hop), not to start or stop: closing the gRPC listener
+    alone leaves the file reloading for HTTP; closing the server stops it."""
+    path = tmp_path / "strategies.json"
+    path.write_text(json.dumps(STRATEGIES))
+    source = StrategiesFile(path, reload_interval_s=0.5)
+    assert source._poller is not None
+    with StrategiesServer(source, port=0, grpc_port=0) as server:
+        assert server.grpc is not None
+        assert ask(server, "foo") == StrategyResponse.of(ProbabilisticStrategy(0.8))
+        server.grpc.close()
+        assert source._poller.running
+        assert parse_response(HttpFetcher(server.url, timeout_s=30).fetch("foo")) == StrategyResponse.of(
+            ProbabilisticStrategy(0.8)
+        )
+    assert not source._poller.running
+
+
 def test_a_standalone_grpc_server_runs_its_file(tmp_path: Path) -> None:
     """Given a StrategiesFile, the gRPC server starts and stops its reloading itself."""
     path = tmp_path / "strategies.json"
