@@ -224,13 +224,17 @@ class HttpFetcher:
                 self._check_open(url)  # close() woke the wait: say so
         raw = self._connect_any(url, addresses, deadline)
         sock: socket.socket = DeadlineSocket(raw.family, raw.type, raw.proto, fileno=raw.detach())
-        sock.deadline = deadline  # type: ignore[attr-defined]
-        sock.settimeout(remaining(deadline))  # bounds the (tiny) request write; reads re-arm
-        if parts.scheme == "https":
-            tls = ssl.create_default_context()
-            tls.sslsocket_class = DeadlineSSLSocket
-            sock = tls.wrap_socket(sock, server_hostname=parts.hostname)
+        try:
             sock.deadline = deadline  # type: ignore[attr-defined]
+            sock.settimeout(remaining(deadline))  # bounds the (tiny) request write; reads re-arm
+            if parts.scheme == "https":
+                tls = ssl.create_default_context()
+                tls.sslsocket_class = DeadlineSSLSocket
+                sock = tls.wrap_socket(sock, server_hostname=parts.hostname)
+                sock.deadline = deadline  # type: ignore[attr-defined]
+        except BaseException:  # the deadline passed, or TLS failed: the socket is ours to close
+            sock.close()
+            raise
         with self._lock:
             if self._closed:
                 sock.close()
@@ -242,15 +246,17 @@ class HttpFetcher:
         """A socket connected to the first address that answers, by the deadline."""
         problem = OSError("the resolver gave no address")
         for family, kind, proto, _, address in addresses:
-            with self._lock:
-                self._check_open(url)
-                raw = self._active = socket.socket(family, kind, proto)  # close() aborts connect
+            raw: socket.socket | None = None
             try:
+                with self._lock:
+                    self._check_open(url)
+                    raw = self._active = socket.socket(family, kind, proto)  # close() aborts connect
                 raw.settimeout(remaining(deadline))
                 raw.connect(address)
                 return raw
-            except (OSError, TypeError, ValueError) as exc:  # the resolver's sockaddr may be junk
-                raw.close()
+            except (OSError, OverflowError, TypeError, ValueError) as exc:  # the resolver's entry may be junk
+                if raw is not None:
+                    raw.close()
                 problem = (
                     exc
                     if isinstance(exc, OSError)

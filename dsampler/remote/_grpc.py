@@ -204,7 +204,7 @@ class GrpcStrategiesServer:
         self._thread.join(_LOOP_WAIT_S)
         if not self._thread.is_alive():
             self._loop.close()
-        self._pool.shutdown(wait=True)
+        self._pool.shutdown(wait=False, cancel_futures=True)  # a callable source may block: not close()
 
     @property
     def strategies(self) -> Strategies:

@@ -117,10 +117,16 @@ class StrategiesServer:
 
     def serve_forever(self) -> None:
         """Serve in this thread until :meth:`close` (from another thread or a signal)."""
-        if isinstance(self._source, StrategiesFile):
-            self._source.start()
         if self.grpc is not None:
             self.grpc.start()
+        self._serve()
+
+    def _serve(self) -> None:
+        """The HTTP loop (and the file's reloading). :meth:`start`'s thread runs only this:
+        a gRPC listener closed by a quick :meth:`close` must not be started again there,
+        or the thread would die before the loop that ``shutdown()`` waits for."""
+        if isinstance(self._source, StrategiesFile):
+            self._source.start()
         self._serving = True
         try:
             self._httpd.serve_forever(poll_interval=0.2)
@@ -132,21 +138,24 @@ class StrategiesServer:
         if self.grpc is not None:
             self.grpc.start()  # answering when start() returns
         if self._thread is None:
-            self._thread = threading.Thread(target=self.serve_forever, name="dsampler-serve", daemon=True)
+            self._thread = threading.Thread(target=self._serve, name="dsampler-serve", daemon=True)
             self._thread.start()
         return self
 
     def close(self) -> None:
-        """Stop serving and release the ports (idempotent)."""
-        if self.grpc is not None:
-            self.grpc.close()
-        if self._serving or (self._thread is not None and self._thread.is_alive()):
-            self._httpd.shutdown()
-        self._httpd.server_close()
-        if isinstance(self._source, StrategiesFile):
-            self._source.stop()
-        if self._thread is not None:
-            self._thread.join(timeout=5.0)
+        """Stop serving and release the ports (idempotent; HTTP is released even if the
+        gRPC listener fails to stop)."""
+        try:
+            if self.grpc is not None:
+                self.grpc.close()
+        finally:
+            if self._serving or (self._thread is not None and self._thread.is_alive()):
+                self._httpd.shutdown()
+            self._httpd.server_close()
+            if isinstance(self._source, StrategiesFile):
+                self._source.stop()
+            if self._thread is not None:
+                self._thread.join(timeout=5.0)
 
     def _reset_after_fork(self) -> None:
         # The serve loop running at the fork is the parent's thread: nothing here serves,

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -363,3 +364,54 @@ def test_close_in_a_forked_child_returns_and_the_parent_serves_on(grpc_too: bool
         )
         if grpc_too:
             assert ask(server, "foo") == StrategyResponse.of(ProbabilisticStrategy(0.8))
+
+
+def test_a_server_closed_at_once_after_start_leaves_no_thread_dying(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``with StrategiesServer(..., grpc_port=0): pass`` ten times, thread switches forced
+    often: start()'s serve thread once started gRPC again, and a close() that had already
+    closed it made the thread die ("the gRPC server is closed") before the HTTP loop that
+    close()'s shutdown() waits for (a hang when the timing was wrong). No thread dies now."""
+    path = tmp_path / "strategies.json"
+    path.write_text(json.dumps(STRATEGIES))
+    died: list[str] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: died.append(repr(args.exc_value)))
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(10):
+            with StrategiesServer(StrategiesFile(path, reload_interval_s=1), port=0, grpc_port=0) as server:
+                assert server.grpc is not None
+    finally:
+        sys.setswitchinterval(interval)
+    assert died == []
+
+
+def test_close_does_not_wait_for_a_blocked_callable_source() -> None:
+    """A callable source may block (it runs on the worker threads, not the loop): close()
+    returns while it is still blocked, instead of waiting for it to give up."""
+    entered, release = threading.Event(), threading.Event()
+    strategies = jaeger_strategies(STRATEGIES)
+
+    def held() -> Strategies:
+        entered.set()
+        release.wait(60)
+        return strategies
+
+    srv = GrpcStrategiesServer(held, port=0).start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{srv.port}") as ch:
+            call = ch.unary_unary("/jaeger.api_v2.SamplingManager/GetSamplingStrategy")
+            pending = call.future(encode_params("foo"), timeout=60)
+            assert entered.wait(30)
+            closing = threading.Thread(target=srv.close)
+            closing.start()
+            closing.join(30)
+            assert not closing.is_alive()  # closed while the source still blocks
+            assert not release.is_set()
+            with pytest.raises(grpc.RpcError):
+                pending.result(30)
+    finally:
+        release.set()
+        srv.close()

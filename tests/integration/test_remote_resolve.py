@@ -114,6 +114,23 @@ def test_a_name_is_resolved_and_each_address_tried() -> None:
     assert answers == ["localhost"]
 
 
+def test_an_entry_no_socket_can_be_made_for_gives_way_to_the_next() -> None:
+    """An entry whose family no socket can have (out of C's range, or unknown) is
+    skipped like an address that refuses: the next entry is tried."""
+
+    def odd_first(host: str, port: int, family: int, kind: int) -> Sequence[tuple[Any, ...]]:
+        v4 = (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))
+        return [
+            (2**40, socket.SOCK_STREAM, 0, "", ("127.0.0.1", port)),
+            (9999, socket.SOCK_STREAM, 0, "", ()),
+            v4,
+        ]
+
+    with serving(Answer(GOOD)) as server:
+        url = server.url.replace("127.0.0.1", "agent.invalid")
+        assert HttpFetcher(url, timeout_s=5, resolver=odd_first).fetch("svc") == GOOD
+
+
 def test_a_resolver_failure_is_a_fetch_error_naming_the_url() -> None:
     def fail(host: str, port: int, family: int, kind: int) -> Sequence[tuple[Any, ...]]:
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
@@ -133,6 +150,7 @@ def test_a_resolver_failure_is_a_fetch_error_naming_the_url() -> None:
         ([(socket.AF_INET, socket.SOCK_STREAM, 0, "", "127.0.0.1")], "expected a list of"),
         ([(socket.AF_INET, socket.SOCK_STREAM, 0, "", ("127.0.0.1",))], "unusable address"),
         ([(socket.AF_INET, socket.SOCK_STREAM, 0, "", ("127.0.0.1", "http"))], "unusable address"),
+        ([(2**40, socket.SOCK_STREAM, 0, "", ("127.0.0.1", 1))], "unusable address"),  # OverflowError
     ],
 )
 def test_a_resolver_answering_junk_fails_the_poll_naming_the_url(answer: Any, said: str) -> None:
