@@ -132,7 +132,12 @@ class Service:
         self.proc = subprocess.Popen(
             cmd, env=env, cwd=HERE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
-        self.startup_s = self._first_200(started)
+        try:
+            self.startup_s = self._first_200(started)
+        except BaseException:  # no 200: nobody else will stop it
+            self.proc.kill()
+            self.proc.wait()
+            raise
 
     def _first_200(self, started: float, timeout_s: float = 60.0) -> float:
         while time.perf_counter() - started < timeout_s:

@@ -18,6 +18,7 @@ master and worker, from ``/proc``), which moves far less than requests per secon
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import sys
 import tempfile
@@ -46,9 +47,11 @@ def run(variants: list[str], pairs: int, seconds: float) -> str:
     sink = ThreadingHTTPServer(("127.0.0.1", 0), service._Sink)
     threading.Thread(target=sink.serve_forever, daemon=True).start()
     cache = tempfile.mkdtemp(prefix="dsampler-paired-numba-")
-    services = {v: service.Service(v, 1, sink.server_address[1], cache) for v in [PEER, *variants]}
+    services: dict[str, service.Service] = {}
     ratios: dict[str, dict[str, list[float]]] = {v: {} for v in variants}
     try:
+        for v in [PEER, *variants]:  # one at a time: a failed start stops those already up
+            services[v] = service.Service(v, 1, sink.server_address[1], cache)
         for svc in services.values():
             service.load(svc.port, 2.0, None)  # warm-up
         for i in range(pairs):
@@ -63,6 +66,8 @@ def run(variants: list[str], pairs: int, seconds: float) -> str:
         for svc in services.values():
             svc.stop()
         sink.shutdown()
+        sink.server_close()
+        shutil.rmtree(cache, ignore_errors=True)
     lines = [
         f"{pairs} pairs of {seconds:g} s loads per kind; ratio to `{PEER}` within each pair, "
         "median (inter-quartile range)\n",

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from grpc_load import run_grpc_load, serve_grpc
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace.sampling import Decision, Sampler
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
@@ -134,7 +133,11 @@ def test_server_requests_per_second(benchmark: BenchmarkFixture, case: str) -> N
 @pytest.mark.benchmark(group="remote-server")
 def test_grpc_server_requests_per_second(benchmark: BenchmarkFixture) -> None:
     """dsampler serve --grpc-port under 50 concurrent gRPC clients (a channel, and so a
-    connection, each) for a fixed time; every answer must decode."""
+    connection, each) for a fixed time; every answer must decode. Skipped without
+    grpcio (the ``grpc`` extra), which the HTTP benchmarks beside it do not need."""
+    pytest.importorskip("grpc")
+    from grpc_load import run_grpc_load, serve_grpc
+
     proc, _, target = serve_grpc(str(STRATEGIES))
     try:
         results: dict[str, Any] = {}

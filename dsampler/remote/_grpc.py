@@ -21,7 +21,8 @@ asyncio server on one event-loop thread, so a call waiting for its request messa
 no thread (grpcio's threaded server held a worker per such call: ``max_workers`` clients
 that opened a call and never sent stopped every other answer); the request must arrive
 within ``request_timeout_s`` (``DEADLINE_EXCEEDED`` then, as the HTTP server's head
-timeout), and the answer is looked up on ``max_workers`` threads. The port is bound
+timeout). For a file or fixed strategies the answer is looked up on the loop (a dict
+lookup); a callable source, which may block, runs on ``max_workers`` threads. The port is bound
 without ``SO_REUSEPORT`` so a taken port is an error, not a silently shared one. Binds
 127.0.0.1 unless told otherwise. ``grpcio`` (the ``dsampler[grpc]`` extra) is imported
 only when a server is built.
@@ -43,7 +44,7 @@ from dsampler import _fork
 from dsampler._validate import check_int, check_seconds
 from dsampler.errors import ConfigError
 from dsampler.remote._proto import MAX_REQUEST_BYTES, decode_params, encode_response
-from dsampler.remote._provider import Strategies
+from dsampler.remote._provider import Answers, Strategies
 from dsampler.remote._source import StrategiesFile
 from dsampler.remote._wire import fields, read_text
 
@@ -91,17 +92,6 @@ def _bind_error(host: str, port: int, address: str) -> OSError:
     return OSError(errno.EADDRNOTAVAIL, "grpcio could not bind it", address)
 
 
-class _Messages:
-    """The encoded responses of one :class:`Strategies` value."""
-
-    __slots__ = ("default", "services", "strategies")
-
-    def __init__(self, strategies: Strategies) -> None:
-        self.strategies = strategies
-        self.default = encode_response(strategies.default)
-        self.services = {name: encode_response(r) for name, r in strategies.services.items()}
-
-
 class GrpcStrategiesServer:
     """Serves strategies over gRPC.
 
@@ -113,7 +103,8 @@ class GrpcStrategiesServer:
             the network).
         port: TCP port (Jaeger v2 uses 5779, the OpenTelemetry Collector and
             OpenTelemetry Java's default 14250; 0 picks a free one, see :attr:`port`).
-        max_workers: threads looking answers up (default 8: an answer is a dict lookup).
+        max_workers: threads calling a callable ``source`` (default 8; a file or fixed
+            strategies are looked up on the loop).
         max_concurrent_rpcs: RPCs admitted at once (default 1024).
         request_timeout_s: time a call has to send its request (default 5 s).
         owns_source: start and stop a :class:`StrategiesFile` source with this server
@@ -141,7 +132,7 @@ class GrpcStrategiesServer:
         self._source = source
         self._in_loop = isinstance(source, (StrategiesFile, Strategies))
         self._owned = source if owns_source and isinstance(source, StrategiesFile) else None
-        self._messages: _Messages | None = None
+        self._messages = Answers(encode_response)
         self._host = host.strip("[]")
         workers = check_int(max_workers, "max_workers", 1, 1024)
         admitted = check_int(max_concurrent_rpcs, "max_concurrent_rpcs", 1, 100_000)
@@ -226,11 +217,7 @@ class GrpcStrategiesServer:
 
     def message_for(self, service: str) -> bytes:
         """The encoded ``SamplingStrategyResponse`` for ``service`` (once per loaded file)."""
-        strategies = self.strategies
-        messages = self._messages
-        if messages is None or messages.strategies is not strategies:
-            messages = self._messages = _Messages(strategies)
-        return messages.services.get(service, messages.default)
+        return self._messages.for_service(self.strategies, service)
 
     async def _request(self, requests: Any, context: Any) -> bytes:
         """The call's one request message, waited for at most ``request_timeout_s``."""

@@ -10,7 +10,7 @@ Jaeger does by :mod:`dsampler.remote._jaeger_file`) or dsampler's own configurat
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
 
@@ -53,6 +53,26 @@ class Strategies:
 
     def response_for(self, service: str) -> StrategyResponse:
         return self.services.get(service, self.default)
+
+
+class Answers:
+    """Each service's answer in one encoding (proto3-JSON, legacy JSON, protobuf), made
+    once per :class:`Strategies` value: a reload brings a new value, so a request costs
+    an identity check and a dict lookup. Shared by the HTTP and the gRPC listener."""
+
+    __slots__ = ("_encode", "_encoded")
+
+    def __init__(self, encode: Callable[[StrategyResponse], bytes]) -> None:
+        self._encode = encode
+        self._encoded: tuple[Strategies, bytes, dict[str, bytes]] | None = None
+
+    def for_service(self, strategies: Strategies, service: str) -> bytes:
+        encoded = self._encoded
+        if encoded is None or encoded[0] is not strategies:  # two threads may both encode: same bytes
+            encode = self._encode
+            services = {name: encode(r) for name, r in strategies.services.items()}
+            encoded = self._encoded = (strategies, encode(strategies.default), services)
+        return encoded[2].get(service, encoded[1])
 
 
 def _default(probability: float) -> StrategyResponse:

@@ -11,13 +11,14 @@ together.
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import TYPE_CHECKING, Final
 
 from dsampler import _fork
 from dsampler._validate import check_int, check_seconds
 from dsampler.remote._http import HttpListener
-from dsampler.remote._provider import Strategies
+from dsampler.remote._provider import Answers, Strategies
 from dsampler.remote._render import Dialect, render
 from dsampler.remote._source import StrategiesFile
 
@@ -27,17 +28,6 @@ if TYPE_CHECKING:
 __all__ = ["MAX_CONNECTIONS", "StrategiesServer"]
 
 MAX_CONNECTIONS: Final = 100_000  # the bound of max_connections
-
-
-class _Bodies:
-    """The rendered responses of one :class:`Strategies` value."""
-
-    __slots__ = ("default", "services", "strategies")
-
-    def __init__(self, strategies: Strategies, dialect: Dialect) -> None:
-        self.strategies = strategies
-        self.default = render(strategies.default, dialect)
-        self.services = {name: render(r, dialect) for name, r in strategies.services.items()}
 
 
 class StrategiesServer:
@@ -72,8 +62,7 @@ class StrategiesServer:
         grpc_port: int | None = None,
     ) -> None:
         self._source = source
-        self._dialect: Dialect = dialect
-        self._bodies: _Bodies | None = None
+        self._bodies = Answers(functools.partial(render, dialect=dialect))
         timeout = check_seconds(header_timeout_s, "header_timeout_s", 0.01, 3600.0)
         slots = check_int(max_connections, "max_connections", 1, MAX_CONNECTIONS)
         self._httpd = HttpListener((host, check_int(port, "port", 0, 65535)), self.body_for, timeout, slots)
@@ -109,11 +98,7 @@ class StrategiesServer:
 
     def body_for(self, service: str) -> bytes:
         """The response body for ``service`` (rendered once per loaded file)."""
-        strategies = self.strategies
-        bodies = self._bodies
-        if bodies is None or bodies.strategies is not strategies:
-            bodies = self._bodies = _Bodies(strategies, self._dialect)
-        return bodies.services.get(service, bodies.default)
+        return self._bodies.for_service(self.strategies, service)
 
     def serve_forever(self) -> None:
         """Serve in this thread until :meth:`close` (from another thread or a signal)."""
