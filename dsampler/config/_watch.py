@@ -46,22 +46,35 @@ class Changes:
 
     :meth:`check` answers None for the content in force, False for one to leave alone
     this time, True for one to parse now; the caller then says :meth:`applied` or
-    :meth:`rejected`.
+    :meth:`rejected`, and reports what went wrong through :meth:`problem`, which says
+    whether it is new (a problem is logged once, until the source is good again). The
+    watcher's ``reloads`` and ``problems`` are counted here.
     """
 
-    __slots__ = ("_applied", "_pending", "_rejected", "_seen", "settle")
+    __slots__ = (
+        "_applied",
+        "_last_problem",
+        "_pending",
+        "_rejected",
+        "_seen",
+        "problems",
+        "reloads",
+        "settle",
+    )
 
     def __init__(self, applied: bytes | None = None, rejected: bytes | None = None, *, settle: bool = True):
         self._applied = None if applied is None else _digest(applied)
         self._rejected = None if rejected is None else _digest(rejected)
         self._pending: bytes | None = None  # a new content seen once, waiting to hold still
         self._seen: bytes | None = None
+        self._last_problem: str | None = None
         self.settle = settle
+        self.reloads = self.problems = 0
 
     def check(self, data: bytes) -> bool | None:
         digest = self._seen = _digest(data)
         if digest == self._applied:
-            self._pending = None
+            self._pending = self._last_problem = None  # in force: whatever went wrong is over
             return None
         if digest == self._rejected:  # refused already, unchanged since: nothing to do
             return False
@@ -71,12 +84,19 @@ class Changes:
         return True
 
     def applied(self) -> None:
-        """The content :meth:`check` last saw is in force."""
-        self._applied, self._pending = self._seen, None
+        """The content :meth:`check` last saw is in force (a reload)."""
+        self._applied, self._pending, self._last_problem = self._seen, None, None
+        self.reloads += 1
 
     def rejected(self) -> None:
         """The content :meth:`check` last saw was refused."""
         self._rejected, self._pending = self._seen, None
+
+    def problem(self, text: str) -> bool:
+        """Count a problem (unreadable, refused); whether it differs from the last one."""
+        self.problems += 1
+        new, self._last_problem = text != self._last_problem, text
+        return new
 
 
 class FileWatcher:
@@ -106,10 +126,7 @@ class FileWatcher:
         self._publish = publish
         self._interval = float(interval_s)
         self._changes = Changes(applied, rejected)
-        self._last_problem: str | None = None
         self._poller = Poller(self, self._interval, name="dsampler-config-watch")
-        self.reloads = 0
-        self.problems = 0
 
     def poll_once(self) -> bool:
         """Check the file once; True when a new configuration was published. A new
@@ -119,10 +136,7 @@ class FileWatcher:
         except ConfigError as exc:
             self._report(exc)
             return False
-        fresh = self._changes.check(data)
-        if not fresh:
-            if fresh is None:  # the content in force: whatever went wrong before is over
-                self._last_problem = None
+        if not self._changes.check(data):
             return False
         try:
             self._publish(parse_config_bytes(data, self.path))  # publishing validates too
@@ -131,17 +145,21 @@ class FileWatcher:
             self._report(exc)
             return False
         self._changes.applied()
-        self._last_problem = None
-        self.reloads += 1
         _log.info("dsampler: reloaded %s", self.path)
         return True
 
     def _report(self, exc: ConfigError) -> None:
-        self.problems += 1
         text = describe(self.path, exc)
-        if text != self._last_problem:
+        if self._changes.problem(text):
             _log.warning("dsampler: keeping the running configuration: %s", text)
-        self._last_problem = text
+
+    @property
+    def reloads(self) -> int:
+        return self._changes.reloads
+
+    @property
+    def problems(self) -> int:
+        return self._changes.problems
 
     def start(self) -> None:
         """Start polling in a daemon thread (idempotent)."""

@@ -79,8 +79,6 @@ class StrategiesFile:
         self.format: FileFormat = format
         self.default_probability = default_probability
         self.reload_interval_s = check_seconds(reload_interval_s, "reload_interval_s", 0.0, 86400.0)
-        self.reloads = self.problems = 0
-        self._last_problem: str | None = None
         self._fetcher: HttpFetcher | None = None
         if self.path is not None and _is_url(self.path):
             self._fetcher = HttpFetcher(self.path, timeout_s=URL_TIMEOUT_S, max_bytes=MAX_FILE_BYTES)
@@ -123,10 +121,7 @@ class StrategiesFile:
         except ConfigError as exc:
             self._report(exc)
             return False
-        fresh = self._changes.check(data)
-        if not fresh:
-            if fresh is None:  # the strategies in force: whatever went wrong before is over
-                self._last_problem = None
+        if not self._changes.check(data):
             return False
         try:
             strategies = self._load(data)
@@ -135,18 +130,22 @@ class StrategiesFile:
             self._report(exc)
             return False
         self._changes.applied()
-        self.current, self._last_problem = strategies, None
-        self.reloads += 1
+        self.current = strategies
         _log.info("dsampler serve: reloaded %s (%d services)", self.path, len(strategies.services))
         self._report_warnings(strategies)
         return True
 
     def _report(self, exc: ConfigError) -> None:
-        self.problems += 1
-        text = str(exc)
-        if text != self._last_problem:
-            _log.warning("dsampler serve: keeping the strategies in force; %s: %s", self.path, text)
-        self._last_problem = text
+        if self._changes.problem(str(exc)):
+            _log.warning("dsampler serve: keeping the strategies in force; %s: %s", self.path, exc)
+
+    @property
+    def reloads(self) -> int:
+        return self._changes.reloads
+
+    @property
+    def problems(self) -> int:
+        return self._changes.problems
 
     def _report_warnings(self, strategies: Strategies) -> None:
         for warning in strategies.warnings:
