@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from typing import Final, Protocol
+from collections.abc import Callable
+from typing import Any, Final, Protocol
 
 __all__ = ["ForkAware", "ModuleLock", "register"]
 
@@ -37,16 +38,19 @@ def register(owner: ForkAware) -> None:
 class ModuleLock:
     """A module's lock (``with guard.lock:``), fresh in the child: a thread of the
     parent (a metrics reader, an audit) may hold it at the fork, and in the child,
-    where that thread does not exist, the next caller would wait forever."""
+    where that thread does not exist, the next caller would wait forever. ``make``
+    builds another primitive the same way (a semaphore whose slots parent threads hold).
+    """
 
-    __slots__ = ("__weakref__", "lock")
+    __slots__ = ("__weakref__", "_make", "lock")
 
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
+    def __init__(self, make: Callable[[], Any] = threading.Lock) -> None:
+        self._make = make
+        self.lock = make()
         register(self)
 
     def _reset_after_fork(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = self._make()
 
 
 def _after_fork_in_child() -> None:

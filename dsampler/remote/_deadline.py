@@ -44,20 +44,9 @@ Resolver = Callable[[str, int, int, int], Sequence[AddrInfo]]
 MAX_RESOLVING: Final = 8
 
 
-class _Slots:
-    """The process's resolution slots, all free again in a forked child."""
-
-    __slots__ = ("__weakref__", "semaphore")
-
-    def __init__(self) -> None:
-        self.semaphore = threading.BoundedSemaphore(MAX_RESOLVING)
-        _fork.register(self)
-
-    def _reset_after_fork(self) -> None:
-        self.semaphore = threading.BoundedSemaphore(MAX_RESOLVING)
-
-
-_SLOTS: Final = _Slots()
+#: The process's resolution slots, all free again in a forked child (the resolver
+#: threads holding some at the fork do not exist there).
+_SLOTS: Final = _fork.ModuleLock(lambda: threading.BoundedSemaphore(MAX_RESOLVING))
 
 
 def remaining(deadline: float) -> float:
@@ -109,7 +98,7 @@ def resolve(
         pass
     else:  # a literal: getaddrinfo answers at once, without asking any resolver
         return socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_NUMERICHOST)
-    slots = _SLOTS.semaphore  # released to the semaphore it was taken from
+    slots = _SLOTS.lock  # released to the semaphore it was taken from
     if not slots.acquire(blocking=False):
         raise OSError(f"{MAX_RESOLVING} name resolutions are still waiting for the resolver")
     answer: list[Sequence[AddrInfo] | BaseException] = []
