@@ -46,7 +46,7 @@ from dsampler.errors import ConfigError
 from dsampler.remote._proto import MAX_REQUEST_BYTES, decode_params, encode_response
 from dsampler.remote._provider import Answers, Strategies
 from dsampler.remote._source import StrategiesFile
-from dsampler.remote._wire import fields, read_text
+from dsampler.remote._wire import last, read_text
 
 __all__ = ["GET_SAMPLING_STRATEGY", "MISSING_GRPC", "GrpcStrategiesServer", "import_grpc"]
 
@@ -73,11 +73,7 @@ def import_grpc() -> ModuleType:
 
 def _health_service(data: bytes) -> str:
     """The ``service`` of a ``HealthCheckRequest`` (field 1, a string)."""
-    service = ""
-    for found in fields(bytes(data), "HealthCheckRequest"):
-        if found[0] == 1:
-            service = read_text(found, "HealthCheckRequest.service")
-    return service
+    return last(bytes(data), "HealthCheckRequest", 1, read_text, "HealthCheckRequest.service", "")
 
 
 def _bind_error(host: str, port: int, address: str) -> OSError:

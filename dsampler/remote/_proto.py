@@ -56,6 +56,7 @@ from dsampler.remote._wire import (
     double_field,
     expect,
     fields,
+    last,
     message_field,
     read_double,
     read_text,
@@ -91,11 +92,7 @@ def decode_params(data: bytes) -> str:
     """
     if len(data) > MAX_REQUEST_BYTES:
         raise ConfigError("request", f"expected at most {MAX_REQUEST_BYTES} bytes, got {len(data)}")
-    service = ""
-    for found in fields(bytes(data), "request"):
-        if found[0] == 1:
-            service = read_text(found, "serviceName")
-    return service
+    return last(bytes(data), "request", 1, read_text, "serviceName", "")
 
 
 def _probabilistic(rate: float) -> bytes:
@@ -146,20 +143,14 @@ def _int32(found: Field, path: str) -> int:
 
 def _read_rate(data: bytes, path: str) -> float:
     """A ``ProbabilisticSamplingStrategy``'s rate."""
-    rate = 0.0
-    for found in fields(data, path):
-        if found[0] == 1:
-            rate = read_double(found, f"{path}.samplingRate")
+    rate = last(data, path, 1, read_double, f"{path}.samplingRate", 0.0)
     return check_rate(rate, f"{path}.samplingRate")
 
 
 def _read_rate_limit(data: bytes) -> RateLimitingStrategy:
-    path = "rateLimitingSampling"
-    limit = 0
-    for found in fields(data, path):
-        if found[0] == 1:
-            limit = _int32(found, f"{path}.maxTracesPerSecond")
-    return RateLimitingStrategy(check_per_second(limit, f"{path}.maxTracesPerSecond"))
+    path = "rateLimitingSampling.maxTracesPerSecond"
+    limit = last(data, "rateLimitingSampling", 1, _int32, path, 0)
+    return RateLimitingStrategy(check_per_second(limit, path))
 
 
 def _read_operation(data: bytes, path: str) -> OperationRate:

@@ -18,8 +18,8 @@ message with a double sent as a varint is broken, and saying so is kinder than r
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
-from typing import Final, TypeAlias
+from collections.abc import Callable, Iterator
+from typing import Final, TypeAlias, TypeVar
 
 from dsampler.errors import ConfigError
 
@@ -33,6 +33,7 @@ __all__ = [
     "double_field",
     "expect",
     "fields",
+    "last",
     "message_field",
     "read_double",
     "read_text",
@@ -57,6 +58,7 @@ _WIRE_NAMES: Final = {
     I32: "32-bit",
 }
 _DOUBLE: Final = struct.Struct("<d")
+T = TypeVar("T")
 
 #: A field's payload: an int for a varint, the raw bytes for the fixed and
 #: length-delimited types, None for a skipped group.
@@ -170,6 +172,19 @@ def fields(data: bytes, path: str) -> Iterator[Field]:
         number, wire, at = _read_key(data, at, path)
         at, value = _skip(data, at, number, wire, 0, path)
         yield number, wire, value
+
+
+def last(
+    data: bytes, path: str, number: int, read: Callable[[Field, str], T], field_path: str, absent: T
+) -> T:
+    """The singular scalar field ``number`` of the message ``data``, read by ``read``:
+    the last occurrence wins, as protobuf reads it; ``absent`` when it is not there
+    (proto3's zero value). Every occurrence is read, so a bad earlier one is refused."""
+    value = absent
+    for found in fields(data, path):
+        if found[0] == number:
+            value = read(found, field_path)
+    return value
 
 
 def expect(found: Field, wire: int, path: str) -> int | bytes:
