@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import TextIO
 
 from dsampler.errors import ConfigError
@@ -38,11 +38,21 @@ def error(command: str, line: str) -> None:
     say(f"dsampler {command}: {line}", err=True)
 
 
-def refuse(command: str, exc: ConfigError, where: Callable[[ConfigError], str] | None = None) -> int:
-    """Each problem of ``exc`` as an error line, ``FIELD: PROBLEM`` (``where`` may name
-    the field otherwise, e.g. with its file); returns 2, the exit code of invalid input."""
+def refuse(
+    command: str, exc: ConfigError, *, file: str | None = None, flags: Mapping[str, str] | None = None
+) -> int:
+    """Each problem of ``exc`` as an error line, ``FIELD: PROBLEM``; returns 2, the exit
+    code of invalid input. A field in ``flags`` is named by its flag as typed; a field of
+    ``file`` (any other field not a ``--flag`` and not the file itself) is named with it,
+    ``FILE: FIELD``."""
+    flags = flags or {}
     for problem in exc.errors:
-        error(command, f"{problem.field if where is None else where(problem)}: {problem.problem}")
+        field = problem.field
+        if field in flags:
+            field = flags[field]
+        elif file and field != file and not field.startswith("--"):
+            field = f"{file}: {field}"
+        error(command, f"{field}: {problem.problem}")
     return 2
 
 

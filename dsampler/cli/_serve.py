@@ -133,13 +133,7 @@ def _server(args: argparse.Namespace) -> StrategiesServer:
 
 
 def _report(args: argparse.Namespace, exc: ConfigError) -> int:
-    def where(problem: ConfigError) -> str:
-        flag = problem.field in _ARGUMENT_FLAGS or problem.field.startswith("--")
-        if args.strategies and problem.field != args.strategies and not flag:
-            return f"{args.strategies}: {problem.field}"
-        return _ARGUMENT_FLAGS.get(problem.field, problem.field)
-
-    return refuse("serve", exc, where)
+    return refuse("serve", exc, file=args.strategies, flags=_ARGUMENT_FLAGS)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -77,7 +77,7 @@ def _accuracy(args: argparse.Namespace) -> int:
         if args.plot is not None:
             plot_path(args.plot)
     except ConfigError as exc:
-        return _refuse(exc, "")
+        return refuse("simulate", exc)
     cells = _accuracy.study(n=ids, seed=seed)
     print(_accuracy.render(cells))
     if args.plot is not None:
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             scenario = dataclasses.replace(scenario, target_traces_per_second=target)
         result = simulate(scenario, seed)
     except ConfigError as exc:
-        return _refuse(exc, args.scenario)
+        return refuse("simulate", exc, file=args.scenario)
     print(render(result))
     if args.plot is not None:
         from dsampler.adaptive._plot import plot
@@ -110,16 +110,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             plot(result, args.plot)
         except OSError as exc:
-            return _refuse(ConfigError("--plot", f"cannot write {args.plot!r}: {exc.strerror or exc}"), "")
+            problem = f"cannot write {args.plot!r}: {exc.strerror or exc}"
+            return refuse("simulate", ConfigError("--plot", problem))
         print(f"plot: {args.plot}")
     return 0
-
-
-def _refuse(exc: ConfigError, name: str) -> int:
-    """The problems of ``exc``; a field of the scenario file ``name`` is named with it."""
-
-    def where(problem: ConfigError) -> str:
-        own = problem.field == name or problem.field.startswith("--")
-        return problem.field if own else f"{name}: {problem.field}"
-
-    return refuse("simulate", exc, where)
