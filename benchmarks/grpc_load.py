@@ -17,10 +17,10 @@ import argparse
 import asyncio
 import json
 import subprocess
-import sys
 import time
 
 import grpc
+from server_load import serve_urls
 
 from dsampler.errors import ConfigError
 from dsampler.remote._grpc import GET_SAMPLING_STRATEGY
@@ -60,19 +60,7 @@ def run_grpc_load(target: str, concurrency: int = 50, seconds: float = 5.0) -> d
 
 def serve_grpc(path: str | None) -> tuple[subprocess.Popen[str], str, str]:
     """`dsampler serve --grpc-port 0` (its log discarded); it, its HTTP URL and gRPC target."""
-    args = [sys.executable, "-m", "dsampler", "serve", "--port", "0", "--grpc-port", "0"]
-    proc = subprocess.Popen(
-        args + (["--strategies", path] if path else []),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    lines = [proc.stdout.readline(), proc.stdout.readline()]
-    if not all("listening on " in line for line in lines):
-        proc.kill()
-        raise SystemExit(f"dsampler serve did not start: {lines!r}")
-    url, target = (line.split("listening on ", 1)[1].split()[0] for line in lines)
+    proc, (url, target) = serve_urls(path, "--grpc-port", "0")
     return proc, url, target.removeprefix("grpc://")
 
 

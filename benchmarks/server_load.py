@@ -81,18 +81,24 @@ def run_load(
     return asyncio.run(_load(url, concurrency, seconds, new_connections))
 
 
-def serve(path: str | None) -> tuple[subprocess.Popen[str], str]:
-    """`dsampler serve` on a free port (its log discarded); it and its URL."""
-    args = [sys.executable, "-m", "dsampler", "serve", "--port", "0"] + (
-        ["--strategies", path] if path else []
-    )
+def serve_urls(path: str | None, *flags: str) -> tuple[subprocess.Popen[str], list[str]]:
+    """`dsampler serve` on a free port with ``flags`` (its log discarded); it and the URL
+    of each listener (HTTP, then gRPC with ``--grpc-port``)."""
+    args = [sys.executable, "-m", "dsampler", "serve", "--port", "0", *flags]
+    args += ["--strategies", path] if path else []
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if "listening on " not in line:
+    lines = [proc.stdout.readline() for _ in range(1 + ("--grpc-port" in flags))]
+    if not all("listening on " in line for line in lines):
         proc.kill()
-        raise SystemExit(f"dsampler serve did not start: {line!r}")
-    return proc, line.split("listening on ", 1)[1].split()[0]
+        raise SystemExit(f"dsampler serve did not start: {lines!r}")
+    return proc, [line.split("listening on ", 1)[1].split()[0] for line in lines]
+
+
+def serve(path: str | None) -> tuple[subprocess.Popen[str], str]:
+    """`dsampler serve` on a free port (its log discarded); it and its URL."""
+    proc, (url,) = serve_urls(path)
+    return proc, url
 
 
 def main() -> None:
