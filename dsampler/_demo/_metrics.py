@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["DemoMetrics"]
 
 _KEPT = "RECORD_AND_SAMPLE"
+Point = tuple[str, dict[str, Any], float]  # (instrument, attributes, value)
 
 
 class DemoMetrics:
@@ -36,10 +37,10 @@ class DemoMetrics:
         self.provider = MeterProvider(metric_readers=[self._reader])
         dsampler.telemetry.enable(self.provider, audit_interval_s=None)  # audited at the collection
 
-    def points(self) -> list[tuple[str, dict[str, Any], float]]:
+    def points(self) -> list[Point]:
         """(instrument name, attributes, value) of every data point, collected now."""
         data = self._reader.get_metrics_data()
-        out: list[tuple[str, dict[str, Any], float]] = []
+        out: list[Point] = []
         for resource in data.resource_metrics if data is not None else ():
             for scope in resource.scope_metrics:
                 for metric in scope.metrics:
@@ -63,42 +64,35 @@ class DemoMetrics:
         return "\n".join(lines)
 
 
-def _sum(points: Iterable[tuple[str, dict[str, Any], float]], name: str, **match: str) -> float:
+def _sum(points: Iterable[Point], name: str, **match: str) -> float:
     return sum(v for n, a, v in points if n == name and all(a.get(k) == want for k, want in match.items()))
 
 
-def _one(points: list[tuple[str, dict[str, Any], float]], name: str, who: str) -> float | None:
-    found = [v for n, a, v in points if n == name and a.get("dsampler.sampler") == who]
-    return found[0] if found else None
+def _gauge(points: Iterable[Point], name: str, fmt: str) -> str:
+    """The gauge's value formatted, "-" where the sampler reports none."""
+    found = [v for n, _, v in points if n == name]
+    return format(found[0], fmt) if found else "-"
 
 
-def _column(points: list[tuple[str, dict[str, Any], float]], service: Instrumented) -> dict[str, str]:
-    who = service.dsampler._telemetry_id
-    mine = [p for p in points if p[1].get("dsampler.sampler") == who]
-    fetched = {
-        r: _sum(points, "dsampler.remote.fetches", result=r, service=service.spec.name)
+def _column(points: list[Point], service: Instrumented) -> dict[str, str]:
+    mine = [p for p in points if p[1].get("dsampler.sampler") == service.dsampler._telemetry_id]
+    fetched = [
+        _sum(points, "dsampler.remote.fetches", result=r, service=service.spec.name)  # by service name
         for r in ("applied", "unchanged", "failed")
-    }
-    window, rate = (
-        _one(points, "dsampler.controller.window", who),
-        _one(points, "dsampler.controller.rate", who),
-    )
-    version, effective = (
-        _one(points, "dsampler.config.version", who),
-        _one(points, "dsampler.rate.effective", who),
-    )
+    ]
+    window = _gauge(mine, "dsampler.controller.window", ".3g")
     return {
         "dsampler.decisions, sampled": f"{_sum(mine, 'dsampler.decisions', decision=_KEPT):,.0f}",
         "  spans the provider recorded": f"{service.counter.spans:,}",
         "dsampler.decisions, dropped": f"{_sum(mine, 'dsampler.decisions', decision='DROP'):,.0f}",
         "  of them refused by a cap": f"{_sum(mine, 'dsampler.decisions', strategy='cap'):,.0f}",
-        "dsampler.rate.configured": f"{_one(points, 'dsampler.rate.configured', who) or 0:.4g}",
-        "dsampler.rate.effective": "-" if effective is None else f"{effective:.4g}",
-        "dsampler.config.version": "-" if version is None else f"{version:.0f}",
-        "dsampler.remote.fetches (applied/unchanged/failed)": "-"
-        if not any(fetched.values())
-        else "/".join(f"{v:.0f}" for v in fetched.values()),
-        "dsampler.controller.window": "-" if window is None else f"{window:.3g} s",
-        "dsampler.controller.rate": "-" if rate is None else f"{rate:.4g}",
+        "dsampler.rate.configured": _gauge(mine, "dsampler.rate.configured", ".4g"),
+        "dsampler.rate.effective": _gauge(mine, "dsampler.rate.effective", ".4g"),
+        "dsampler.config.version": _gauge(mine, "dsampler.config.version", ".0f"),
+        "dsampler.remote.fetches (applied/unchanged/failed)": "/".join(f"{v:.0f}" for v in fetched)
+        if any(fetched)
+        else "-",
+        "dsampler.controller.window": window if window == "-" else f"{window} s",
+        "dsampler.controller.rate": _gauge(mine, "dsampler.controller.rate", ".4g"),
         "dsampler.faults": f"{_sum(mine, 'dsampler.faults'):,.0f}",
     }

@@ -162,3 +162,28 @@ def test_the_live_table_redraws_its_block_in_place() -> None:
     assert second.startswith(f"\x1b[{height}F")
     assert second.count("\x1b[2K") == height
     assert "] 2/45 s  steady" in second
+
+
+def test_a_metrics_column_with_nothing_collected_says_so() -> None:
+    """Before any collection has data (a run interrupted at once), every gauge reads "-"
+    and every counter 0: the report never fails for want of a data point. Points of
+    another sampler are not this one's."""
+    from dsampler import DSampler
+    from dsampler._demo._metrics import _column
+    from dsampler._demo._services import Instrumented
+    from dsampler._demo._timeline import services
+
+    sampler = DSampler(rate=0.1, resource={})
+    service = Instrumented(services()[1], sampler, sampler, seed=0)
+    other = "0" if sampler._telemetry_id != "0" else "-1"
+    for points in ([], [("dsampler.config.version", {"dsampler.sampler": other}, 7.0)]):
+        cells = _column(points, service)
+        assert cells["dsampler.config.version"] == "-"
+        assert cells["dsampler.controller.window"] == "-"
+        assert cells["dsampler.remote.fetches (applied/unchanged/failed)"] == "-"
+        assert cells["dsampler.decisions, sampled"] == "0"
+        assert cells["  spans the provider recorded"] == "0"
+    version = [("dsampler.config.version", {"dsampler.sampler": sampler._telemetry_id}, 7.0)]
+    assert _column(version, service)["dsampler.config.version"] == "7"
+    service.provider.shutdown()
+    sampler.close()
