@@ -23,14 +23,18 @@ NEGATIVES = ["-1", "-.5", "-1s", "-5m", "-1e3", "-1E-3", "-1_000", "-0x1", "-inf
 REQUIRED = {"check": ["FILE"], "explain": ["--config", "c.yaml", "--name", "op"], "simulate": ["--accuracy"]}
 
 
-def value_flags() -> Iterator[tuple[str, str]]:
-    """(subcommand, flag) for every option of every subcommand that takes one value."""
+def actions() -> Iterator[tuple[str, argparse.Action]]:
+    """(subcommand, action) for every argument of every subcommand, positionals too."""
     parser = build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for name, sub in commands.choices.items():
         for action in sub._actions:
-            if action.option_strings and action.nargs is None:
-                yield name, action.option_strings[0]
+            yield name, action
+
+
+def value_flags() -> Iterator[tuple[str, str]]:
+    """(subcommand, flag) for every option of every subcommand that takes one value."""
+    return ((name, a.option_strings[0]) for name, a in actions() if a.option_strings and a.nargs is None)
 
 
 FLAGS = sorted(value_flags())
@@ -88,12 +92,7 @@ def test_every_value_flag_is_found() -> None:
 def test_every_value_flag_is_numeric_or_text_and_none_has_an_argparse_type() -> None:
     assert set(NUMERIC) | TEXT == set(FLAGS)
     assert not set(NUMERIC) & TEXT
-    parser = build_parser()
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    typed = [
-        (name, a.option_strings) for name, sub in commands.choices.items() for a in sub._actions if a.type
-    ]
-    assert typed == []
+    assert [(name, a.option_strings) for name, a in actions() if a.type] == []
 
 
 REFUSE = """

@@ -10,7 +10,7 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -50,6 +50,24 @@ GET = "/jaeger.api_v2.SamplingManager/GetSamplingStrategy"
 def server() -> Iterator[StrategiesServer]:
     with StrategiesServer(jaeger_strategies(STRATEGIES), port=0, grpc_port=0) as running:
         yield running
+
+
+def stalled(never: threading.Event) -> Iterator[bytes]:
+    """A call's request stream that sends nothing until ``never`` is set."""
+    never.wait(60)
+    yield b""
+
+
+def held_source(entered: threading.Event, release: threading.Event) -> Callable[[], Strategies]:
+    """A callable source that blocks once called (``entered``) until ``release``."""
+    strategies = jaeger_strategies(STRATEGIES)
+
+    def held() -> Strategies:
+        entered.set()
+        release.wait(60)
+        return strategies
+
+    return held
 
 
 def grpc_port(server: StrategiesServer) -> int:
@@ -154,18 +172,12 @@ def test_rpcs_beyond_the_admission_limit_get_resource_exhausted() -> None:
     """One RPC admitted: while it is held inside the handler, the next is refused at
     once, and served once the first ends (events, not sleeps, order the steps)."""
     entered, release = threading.Event(), threading.Event()
-    strategies = jaeger_strategies(STRATEGIES)
-
-    def held() -> Strategies:
-        entered.set()
-        assert release.wait(30)
-        return strategies
-
+    held = held_source(entered, release)
     with (
         GrpcStrategiesServer(held, port=0, max_workers=2, max_concurrent_rpcs=1) as srv,
         grpc.insecure_channel(f"127.0.0.1:{srv.port}") as ch,
     ):
-        call = ch.unary_unary("/jaeger.api_v2.SamplingManager/GetSamplingStrategy")
+        call = ch.unary_unary(GET)
         first = call.future(encode_params("foo"), timeout=30)
         assert entered.wait(30)
         with pytest.raises(grpc.RpcError) as refused:
@@ -272,17 +284,12 @@ def test_clients_that_open_calls_and_never_send_do_not_starve_the_others() -> No
     for the message, so max_workers such calls stopped every other answer until the
     stalled clients went away."""
     never = threading.Event()
-
-    def stalled() -> Iterator[bytes]:
-        never.wait(60)
-        yield b""
-
     with (
         GrpcStrategiesServer(jaeger_strategies(STRATEGIES), port=0, max_workers=2) as srv,
         grpc.insecure_channel(f"127.0.0.1:{srv.port}") as stuck,
     ):
         grpc.channel_ready_future(stuck).result(timeout=10)
-        calls = [stuck.stream_unary(GET).future(stalled(), timeout=60) for _ in range(4)]
+        calls = [stuck.stream_unary(GET).future(stalled(never), timeout=60) for _ in range(4)]
         try:
             answer = stuck.unary_unary(GET)(encode_params("foo"), timeout=10)
             assert decode_response(answer) == StrategyResponse.of(ProbabilisticStrategy(0.8))
@@ -300,18 +307,13 @@ def test_a_call_whose_request_never_comes_is_ended_naming_the_wait() -> None:
     past it the call ends with DEADLINE_EXCEEDED, and one with no message at all (the
     client half-closed at once) with INVALID_ARGUMENT."""
     never = threading.Event()
-
-    def stalled() -> Iterator[bytes]:
-        never.wait(60)
-        yield b""
-
     with (
         GrpcStrategiesServer(jaeger_strategies(STRATEGIES), port=0, request_timeout_s=0.2) as srv,
         grpc.insecure_channel(f"127.0.0.1:{srv.port}") as ch,
     ):
         try:
             with pytest.raises(grpc.RpcError) as ended:
-                ch.stream_unary(GET)(stalled(), timeout=30)
+                ch.stream_unary(GET)(stalled(never), timeout=30)
         finally:
             never.set()
         assert ended.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED  # type: ignore[attr-defined]
@@ -392,17 +394,11 @@ def test_close_does_not_wait_for_a_blocked_callable_source() -> None:
     """A callable source may block (it runs on the worker threads, not the loop): close()
     returns while it is still blocked, instead of waiting for it to give up."""
     entered, release = threading.Event(), threading.Event()
-    strategies = jaeger_strategies(STRATEGIES)
-
-    def held() -> Strategies:
-        entered.set()
-        release.wait(60)
-        return strategies
-
+    held = held_source(entered, release)
     srv = GrpcStrategiesServer(held, port=0).start()
     try:
         with grpc.insecure_channel(f"127.0.0.1:{srv.port}") as ch:
-            call = ch.unary_unary("/jaeger.api_v2.SamplingManager/GetSamplingStrategy")
+            call = ch.unary_unary(GET)
             pending = call.future(encode_params("foo"), timeout=60)
             assert entered.wait(30)
             closing = threading.Thread(target=srv.close)
