@@ -128,6 +128,10 @@ def check_int(value: object, field: str, low: int, high: int) -> int:
     return int(value)
 
 
+#: The largest seed a command (simulate, demo) takes: an int64, so it fits any store.
+MAX_SEED: Final = 2**63 - 1
+
+
 def parse_int(text: str, field: str, low: int, high: int) -> int:
     """An integer given as text (a command-line value), decimal, then :func:`check_int`:
     ``'-1e3'`` and ``'abc'`` are refused with the same message as ``-1``."""

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
 
-from dsampler._validate import check_seconds, parse_float, parse_int, show
+from dsampler._validate import MAX_SEED, check_seconds, parse_float, parse_int, show
 from dsampler.cli._output import error, refuse, say
 from dsampler.errors import ConfigError
 
@@ -41,7 +41,6 @@ __all__ = ["add_parser", "run"]
 
 DURATION_S: Final = 45.0
 MIN_DURATION_S, MAX_DURATION_S = 5.0, 600.0
-MAX_SEED: Final = 2**63 - 1
 
 
 def add_parser(commands: Any) -> None:

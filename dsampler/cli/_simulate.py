@@ -16,12 +16,11 @@ import dataclasses
 from typing import Any
 
 from dsampler._plotting import plot_path
+from dsampler._validate import MAX_SEED, parse_float, parse_int, show
 from dsampler.cli._output import refuse
 from dsampler.errors import ConfigError
 
 __all__ = ["add_parser", "run"]
-
-MAX_SEED = 2**63 - 1
 
 
 def add_parser(commands: Any) -> None:
@@ -46,27 +45,21 @@ def add_parser(commands: Any) -> None:
 
 
 def _seed(text: str) -> int:
-    if not text.isdigit() or len(text) > 19 or int(text) > MAX_SEED:
-        raise ConfigError("--seed", f"expected an integer in [0, {MAX_SEED}], got {text!r}")
-    return int(text)
+    return parse_int(text, "--seed", 0, MAX_SEED)
 
 
 def _target(text: str | None) -> float | None:
     if text is None:
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise ConfigError("--target", f"expected traces per second above 0, got {text[:40]!r}") from None
+    expected = "traces per second in (0, 1000000]"
+    value = parse_float(text, "--target", expected)
     if not 0.0 < value <= 1e6:
-        raise ConfigError("--target", f"expected traces per second in (0, 1000000], got {text[:40]!r}")
+        raise ConfigError("--target", f"expected {expected}, got {show(text)}")
     return value
 
 
 def _ids(text: str) -> int:
-    if not text.isdigit() or not 1000 <= int(text) <= 10**8:
-        raise ConfigError("--ids", f"expected an integer in [1000, 100000000], got {text[:40]!r}")
-    return int(text)
+    return parse_int(text, "--ids", 1000, 10**8)
 
 
 def _accuracy(args: argparse.Namespace) -> int:

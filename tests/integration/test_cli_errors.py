@@ -31,7 +31,7 @@ EXPLAIN = ["explain", "--config", CONFIG, "--name", "GET /"]
         (["simulate", "--scenario", "no-such-scenario"], "--scenario: expected one of steady, spike"),
         (
             ["simulate", "--accuracy", "--ids", "5"],
-            "--ids: expected an integer in [1000, 100000000], got '5'",
+            "--ids: expected an integer in [1000, 100000000], got 5",
         ),
         (["bench", "--rounds", "0"], "--rounds: expected an integer in [1, 1000], got 0"),
         (["bench", "--plot", ""], "--plot: expected the path of a PNG file to write, got ''"),
