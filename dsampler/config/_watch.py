@@ -20,16 +20,17 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from dsampler._poller import Poller
 from dsampler.config._files import describe, parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
 
-__all__ = ["Changes", "FileWatcher", "Start", "read_at_start"]
+__all__ = ["Changes", "FileWatcher", "Start", "Watched", "read_at_start"]
 
 _log = logging.getLogger("dsampler.config")
+T = TypeVar("T")
 
 
 def _digest(data: bytes) -> bytes:
@@ -46,9 +47,10 @@ class Changes:
 
     :meth:`check` answers None for the content in force, False for one to leave alone
     this time, True for one to parse now; the caller then says :meth:`applied` or
-    :meth:`rejected`, and reports what went wrong through :meth:`problem`, which says
-    whether it is new (a problem is logged once, until the source is good again). The
-    watcher's ``reloads`` and ``problems`` are counted here.
+    :meth:`rejected` (:meth:`take` does all three around a load). What went wrong is
+    reported through :meth:`problem`, which says whether it is new (a problem is logged
+    once, until the source is good again). The watcher's ``reloads`` and ``problems``
+    are counted here.
     """
 
     __slots__ = (
@@ -92,6 +94,22 @@ class Changes:
         """The content :meth:`check` last saw was refused."""
         self._rejected, self._pending = self._seen, None
 
+    def take(
+        self, data: bytes, load: Callable[[bytes], T], report: Callable[[ConfigError], None]
+    ) -> T | None:
+        """What ``load`` makes of ``data`` if it is worth parsing now (:meth:`check`), as
+        the new content in force; None otherwise. A refusal is remembered and reported."""
+        if not self.check(data):
+            return None
+        try:
+            value = load(data)
+        except ConfigError as exc:
+            self.rejected()
+            report(exc)
+            return None
+        self.applied()
+        return value
+
     def problem(self, text: str) -> bool:
         """Count a problem (unreadable, refused); whether it differs from the last one."""
         self.problems += 1
@@ -99,7 +117,22 @@ class Changes:
         return new
 
 
-class FileWatcher:
+class Watched:
+    """What every watched source reports: its reloads and problems, kept by its
+    :class:`Changes`."""
+
+    _changes: Changes
+
+    @property
+    def reloads(self) -> int:
+        return self._changes.reloads
+
+    @property
+    def problems(self) -> int:
+        return self._changes.problems
+
+
+class FileWatcher(Watched):
     """Polls ``path`` every ``interval_s`` seconds and hands each new valid
     configuration to ``publish``.
 
@@ -136,30 +169,20 @@ class FileWatcher:
         except ConfigError as exc:
             self._report(exc)
             return False
-        if not self._changes.check(data):
+        if self._changes.take(data, self._apply, self._report) is None:
             return False
-        try:
-            self._publish(parse_config_bytes(data, self.path))  # publishing validates too
-        except ConfigError as exc:
-            self._changes.rejected()
-            self._report(exc)
-            return False
-        self._changes.applied()
         _log.info("dsampler: reloaded %s", self.path)
         return True
+
+    def _apply(self, data: bytes) -> SamplingConfig:
+        config = parse_config_bytes(data, self.path)
+        self._publish(config)  # publishing validates too
+        return config
 
     def _report(self, exc: ConfigError) -> None:
         text = describe(self.path, exc)
         if self._changes.problem(text):
             _log.warning("dsampler: keeping the running configuration: %s", text)
-
-    @property
-    def reloads(self) -> int:
-        return self._changes.reloads
-
-    @property
-    def problems(self) -> int:
-        return self._changes.problems
 
     def start(self) -> None:
         """Start polling in a daemon thread (idempotent)."""

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from dsampler._poller import Poller
 from dsampler._validate import check_seconds
 from dsampler.config._files import MAX_FILE_BYTES, read_bytes
-from dsampler.config._watch import Changes
+from dsampler.config._watch import Changes, Watched
 from dsampler.errors import ConfigError, FetchError
 from dsampler.remote._fetch import HttpFetcher
 from dsampler.remote._provider import (
@@ -53,7 +53,7 @@ def _is_url(path: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
-class StrategiesFile:
+class StrategiesFile(Watched):
     """The strategies of ``path`` (None: probabilistic ``default_probability`` for all).
 
     Args:
@@ -121,15 +121,9 @@ class StrategiesFile:
         except ConfigError as exc:
             self._report(exc)
             return False
-        if not self._changes.check(data):
+        strategies = self._changes.take(data, self._load, self._report)
+        if strategies is None:
             return False
-        try:
-            strategies = self._load(data)
-        except ConfigError as exc:
-            self._changes.rejected()
-            self._report(exc)
-            return False
-        self._changes.applied()
         self.current = strategies
         _log.info("dsampler serve: reloaded %s (%d services)", self.path, len(strategies.services))
         self._report_warnings(strategies)
@@ -138,14 +132,6 @@ class StrategiesFile:
     def _report(self, exc: ConfigError) -> None:
         if self._changes.problem(str(exc)):
             _log.warning("dsampler serve: keeping the strategies in force; %s: %s", self.path, exc)
-
-    @property
-    def reloads(self) -> int:
-        return self._changes.reloads
-
-    @property
-    def problems(self) -> int:
-        return self._changes.problems
 
     def _report_warnings(self, strategies: Strategies) -> None:
         for warning in strategies.warnings:
