@@ -1,7 +1,7 @@
 """AdaptiveController: "keep about 50 traces per second" instead of guessing a rate.
 
 The controller counts the root decisions its DSampler makes at the default rate (one
-integer increment per decision, see :mod:`._meter`), takes root-span latencies and
+list append per decision, see :mod:`._meter`), takes root-span latencies and
 errors from :meth:`AdaptiveController.observe` or its span processor, and every
 ``tick_s`` (a background thread on the system clock; :meth:`~AdaptiveController.tick`
 by hand on an injected one) steps its :class:`~dsampler.adaptive.ControllerCore`.
@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from dsampler import _fork
 from dsampler._poller import Poller
+from dsampler.adaptive._cap import HardCap
 from dsampler.adaptive._core import Change, ControllerCore
 from dsampler.adaptive._meter import Meter
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._adaptive import AdaptiveSettings
 from dsampler.config._shape import no_unknown_keys
 from dsampler.errors import ConfigError
-from dsampler.samplers._bucket import TokenBucket
 
 if TYPE_CHECKING:
     from dsampler.adaptive._processor import AdaptiveSpanProcessor
@@ -52,11 +52,11 @@ def _settings(base: float | AdaptiveSettings, changes: dict[str, Any]) -> Adapti
     return AdaptiveSettings(base, **changes)
 
 
-def _backstop(settings: AdaptiveSettings, clock: Clock) -> TokenBucket | None:
+def _backstop(settings: AdaptiveSettings, clock: Clock) -> HardCap | None:
     cap = settings.hard_cap_per_second
     if cap is None:
         return None
-    return TokenBucket(cap, max(1.0, cap * settings.hard_cap_burst_s), clock=clock)
+    return HardCap(cap, max(1.0, cap * settings.hard_cap_burst_s), clock=clock)
 
 
 class AdaptiveController:

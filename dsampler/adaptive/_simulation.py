@@ -2,7 +2,7 @@
 
 Arrivals are Poisson per tick (drawn up front from the scenario's offered load); the
 traces the rate samples are binomial, each checked by the hard cap at its own instant
-within the tick (:class:`HardCap`, the token bucket's law); root-span latencies
+within the tick (:class:`CapModel`, the hard cap's law); root-span latencies
 are lognormal (the baseline times the phase's factor) and errors binomial. Everything
 is drawn from one ``numpy`` generator seeded with ``seed``, so a run is a function of
 (scenario, seed, settings). The controller is the real :class:`ControllerCore`, stepped
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["MAX_TICKS", "MAX_TRACES", "HardCap", "Run", "check_size", "scenario_settings", "simulate"]
+__all__ = ["MAX_TICKS", "MAX_TRACES", "CapModel", "Run", "check_size", "scenario_settings", "simulate"]
 
 _POOL = 1 << 16
 _BLOCK = 256
@@ -113,11 +113,12 @@ class _Draws:
         return out
 
 
-class HardCap:
-    """The hard cap's token bucket, as arithmetic on one float: the law of
-    :class:`~dsampler.samplers._bucket.TokenBucket` (balance grows at ``rate`` up to
+class CapModel:
+    """The hard cap, as arithmetic on local floats over a batch of arrivals: the law of
+    :class:`~dsampler.adaptive._cap.HardCap` (balance grows at ``rate`` up to
     ``capacity``, starts full, an arrival is admitted iff a whole credit is there),
-    20 times cheaper per arrival; a unit test checks that both admit the same arrivals."""
+    about ten times cheaper per arrival than a check; a property test checks that both
+    admit the same arrivals."""
 
     __slots__ = ("balance", "capacity", "last", "rate")
 
@@ -137,7 +138,7 @@ class HardCap:
         return admitted
 
 
-def _admit(cap: HardCap | None, uniform: _Draws, end: float, tick: float, k: int) -> int:
+def _admit(cap: CapModel | None, uniform: _Draws, end: float, tick: float, k: int) -> int:
     """What the hard cap admits of ``k`` sampled traces arriving uniformly in the tick
     (Poisson arrivals, given their number), each checked at its own instant."""
     if cap is None or k == 0:
@@ -240,7 +241,7 @@ def _run(
     errors high), and the changes the core published."""
     s = core.settings
     tick, cap_rate = s.tick_s, s.hard_cap_per_second
-    cap = None if cap_rate is None else HardCap(cap_rate, max(1.0, cap_rate * s.hard_cap_burst_s))
+    cap = None if cap_rate is None else CapModel(cap_rate, max(1.0, cap_rate * s.hard_cap_burst_s))
     factors, error_ratios = _per_tick(scenario, [t - tick / 2 for t in times])
     sampled, draws, uniform = _Sampled(rng, offered), _Draws(rng.standard_normal), _Draws(rng.random)
     median, sigma, every = scenario.latency_median_s, scenario.latency_sigma, scenario.observe == "all"

@@ -23,7 +23,7 @@ from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import MASK128
 from dsampler.samplers._compile import compile_snapshot
-from dsampler.samplers._counts import Stats
+from dsampler.samplers._counts import DEFAULT, Stats
 from dsampler.samplers._otel import (
     DEFAULT_TRACE_STATE,
     DROPPED,
@@ -220,7 +220,7 @@ class DSampler(FaultCountingSampler):
             self._watcher.stop()
         self._owners.close()
 
-    def should_sample(
+    def should_sample(  # noqa: PLR0911, PLR0912 -- the request path, inline on purpose: a call costs more than a branch
         self,
         parent_context: Context | None,
         trace_id: int,
@@ -259,17 +259,21 @@ class DSampler(FaultCountingSampler):
             ) < d.bound
             offered = snap.offered  # counted once the ID is hashed: a numpy int comes back
             if offered is not None:  # as an int through _fallback and is counted there
-                next(offered)  # the adaptive controller counts: one add, no lock
+                offered.append(None)  # the adaptive controller counts: one append, no lock
             tally = snap.default_tally
             if tally is not None:  # telemetry on (samplers/_counts.py); constant indexes are fastest
                 if sampled:
                     tally[1] += 1
                 else:
                     tally[0] += 1
-            if not sampled or (
-                offered is not None and snap.backstop is not None and not snap.backstop_admits()
-            ):  # not sampled by the rate, or refused by the controller's hard cap
+            if not sampled:
                 return DROPPED if ts is None else Results.drop(ts)
+            if offered is not None:  # the controller's hard cap has the last word
+                if len(offered) > snap.fold_at:  # nothing has counted for long: bound the memory
+                    snap.fold()
+                backstop = snap.backstop
+                if backstop is not None and not backstop.try_acquire():
+                    return snap.capped(DEFAULT, ts)
             return d.results.sampled if not attributes and ts is None else d.results.sample(attributes, ts)
         except Exception:
             return self._fallback(snap, parent_context, trace_id, name, kind, attributes, links)

@@ -55,8 +55,10 @@ class Snapshot:
         "counts",
         "default",
         "default_tally",
+        "fold_at",
         "lower_bound",
         "lower_results",
+        "meter",
         "offered",
         "operations",
         "parent_based",
@@ -97,8 +99,10 @@ class Snapshot:
         self.lower_results = Results(tagger("lowerbound", config.rate))
         self.simple = not rules and not operations and cap is None and self.lower_bound == 0
         # The adaptive controller's hook: its count of the root decisions the default
-        # rate makes (one add, no lock) and its hard cap on what they sample.
+        # rate makes (one append, no lock) and its hard cap on what they sample.
+        self.meter = meter
         self.offered = None if meter is None else meter.offered
+        self.fold_at = 0 if meter is None else meter.fold_at
         self.backstop = None if meter is None else meter.backstop
         self.counts = counts  # decisions counted when telemetry is on (samplers/_counts.py)
         self.tally = None if counts is None else counts.tally
@@ -147,25 +151,31 @@ class Snapshot:
         if tally is not None:  # telemetry on (samplers/_counts.py)
             tally[strategy][KEPT if sampled else DROPPED] += 1
         if by_default and self.offered is not None:
-            next(self.offered)  # the adaptive controller counts it: one add, no lock
-            if sampled and self.backstop is not None and not self.backstop.try_acquire():
-                return self._capped(strategy, trace_state)
+            self.offered.append(None)  # the adaptive controller counts it: one append, no lock
+            if sampled and not self.backstop_admits():
+                return self.capped(strategy, trace_state)
         if sampled and self.cap is not None and not self.cap.try_acquire():
-            return self._capped(strategy, trace_state)
+            return self.capped(strategy, trace_state)
         return result
 
     def backstop_admits(self) -> bool:
-        """The adaptive controller's hard cap admits a default-rate decision the rate
-        sampled (a refusal is counted as capped)."""
-        if self.backstop is not None and not self.backstop.try_acquire():
-            if self.tally is not None:
-                self.tally[DEFAULT][CAPPED] += 1
-            return False
-        return True
+        """The adaptive controller's hard cap admits a sampled default-rate decision
+        (and the uncounted decisions are folded if nothing has counted them for long)."""
+        meter = self.meter
+        if meter is None:
+            return True
+        if len(meter.offered) > self.fold_at:
+            meter.fold()
+        return self.backstop is None or self.backstop.try_acquire()
 
-    def _capped(self, strategy: int, trace_state: TraceState | None) -> SamplingResult:
+    def fold(self) -> None:
+        """Count the decisions the controller has not counted for long (bounds memory)."""
+        if self.meter is not None:
+            self.meter.fold()
+
+    def capped(self, strategy: int, trace_state: TraceState | None) -> SamplingResult:
         """Kept by its strategy, refused by a cap (the global one, or the adaptive
-        controller's hard cap)."""
+        controller's hard cap): counted, and dropped."""
         if self.tally is not None:
             self.tally[strategy][CAPPED] += 1
         return Results.drop(trace_state)

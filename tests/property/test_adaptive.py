@@ -162,12 +162,16 @@ def test_core_keeps_rate_and_window_in_range_under_any_ticks(chosen: Any, steps:
         assert chosen.min_window_s <= core.window_s <= max(chosen.max_window_s, chosen.window_s)
 
 
-@given(st.lists(st.integers(0, 500), max_size=20))
-def test_meter_counts_exactly_between_takes(batches: list[int]) -> None:
-    """take() returns exactly the increments since the previous take."""
+@given(st.lists(st.tuples(st.integers(0, 500), st.integers(0, 500)), max_size=20))
+def test_meter_counts_exactly_between_takes(batches: list[tuple[int, int]]) -> None:
+    """take() returns exactly the decisions since the previous take, folded or not."""
     meter = Meter(None)
-    for n in batches:
-        for _ in range(n):
-            next(meter.offered)
-        assert meter.take() == n
-    assert meter.total == sum(batches)
+    for before, after in batches:
+        for _ in range(before):
+            meter.offered.append(None)
+        meter.fold()
+        for _ in range(after):
+            meter.offered.append(None)
+        assert meter.take() == before + after
+        assert meter.offered == []
+    assert meter.total == sum(b + a for b, a in batches)

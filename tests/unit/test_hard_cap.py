@@ -1,0 +1,322 @@
+"""The adaptive controller's hard cap (``HardCap``) and its offered-load count
+(``Meter``): exact against a continuous bucket, never over under threads, a baton
+that survives a raising clock and a fork, and a count whose memory stays bounded."""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import sys
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dsampler import ConfigError, DSampler, ManualClock
+from dsampler.adaptive._cap import HardCap
+from dsampler.adaptive._meter import FOLD_AT, Meter
+from dsampler.adaptive._simulation import CapModel
+from tests.unit.test_ratelimit import ContinuousBucket
+
+RNG = random.Random(5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rate=st.sampled_from([0.5, 1.0, 2.0, 4.0, 64.0, 100.0]),
+    size=st.sampled_from([1.0, 1.5, 2.0, 10.0]),
+    steps=st.lists(st.tuples(st.integers(0, 256), st.integers(0, 12)), min_size=1, max_size=40),
+)
+def test_admits_exactly_what_a_continuous_bucket_admits(
+    rate: float, size: float, steps: list[tuple[int, int]]
+) -> None:
+    """Advance k/64 s, then n checks: the same answers as the continuous reference,
+    sparse checks of a full bucket (the controller's case) and bursts that drain it."""
+    clock = ManualClock(start=0.0)
+    cap = HardCap(rate, size, clock=clock)
+    reference = ContinuousBucket(rate, size, 0.0)
+    for ticks, checks in steps:
+        clock.advance(ticks / 64)
+        for _ in range(checks):
+            assert cap.try_acquire() == reference.check(clock.now)
+        accrued = reference.balance + max(0.0, clock.now - reference.last) * rate
+        assert cap.balance == pytest.approx(min(size, accrued), abs=1e-9)
+
+
+def test_threads_are_not_refused_while_the_cap_has_credit() -> None:
+    """Four threads deciding flat out on the system clock, switching threads often, on
+    a cap that never runs dry: a check is never held across a thread switch (the clock
+    is read before the baton), so next to nothing is refused (it was 10-30%)."""
+    cap = HardCap(1e9, 1e9)
+    refused = [0] * 4
+    start = threading.Barrier(4)
+
+    def work(i: int) -> None:
+        start.wait()
+        refused[i] = sum(not cap.try_acquire() for _ in range(50_000))
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    finally:
+        sys.setswitchinterval(old)
+    assert sum(refused) <= 200, refused  # 0.1% of 200,000
+
+
+@pytest.mark.parametrize(("rate", "size", "most"), [(1e-310, 2.0, 2), (1e-320, 1.0, 1), (5e-324, 3.0, 3)])
+def test_tiny_rates_admit_the_bucket_and_no_more(rate: float, size: float, most: int) -> None:
+    clock = ManualClock()
+    cap = HardCap(rate, size, clock=clock)
+    assert sum(cap.try_acquire() for _ in range(1_000)) == most
+    clock.advance(1e6)
+    assert not cap.try_acquire()
+
+
+@pytest.mark.parametrize(("rate", "start"), [(50_000.0, 1e7), (1e9, 2e7), (100.0, 1e9)])
+def test_a_saturated_cap_does_not_drift_above_its_bound_at_any_clock_reading(
+    rate: float, start: float
+) -> None:
+    """Checks arriving 5% faster than the rate for a while: never more than the
+    continuous bucket's size plus what its rate accrued (a time accumulated in floats
+    rounds the same way at every admission and drifted above it)."""
+    clock = ManualClock(start=start)
+    size = max(1.0, rate * 0.1)
+    cap = HardCap(rate, size, clock=clock)
+    step = 1.0 / (1.05 * rate)
+    admitted = 0
+    for i in range(1, 200_001):
+        clock.now = start + i * step
+        admitted += cap.try_acquire()
+    assert admitted <= size + rate * (clock.now - start) + 1e-6
+    frozen = HardCap(rate, 10.0, clock=ManualClock(start=start))
+    assert sum(frozen.try_acquire() for _ in range(1_000)) == 10
+
+
+class NaNClock(ManualClock):
+    """Reads NaN while ``bad`` is set (a hostile injected clock)."""
+
+    __slots__ = ("bad",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bad = False
+
+    def monotonic(self) -> float:
+        return math.nan if self.bad else self.now
+
+
+def test_a_nan_clock_reading_refuses_and_leaves_no_trace() -> None:
+    clock = NaNClock()
+    clock.bad = True
+    cap = HardCap(10.0, 5.0, clock=clock)  # built while the clock reads NaN
+    assert not any(cap.try_acquire() for _ in range(10))
+    cap.update(20.0, 5.0)
+    clock.bad = False
+    assert sum(cap.try_acquire() for _ in range(10)) == 5
+    clock.bad = True
+    cap.update(10.0, 5.0)
+    assert not cap.try_acquire()
+    clock.bad = False
+    clock.advance(3600.0)
+    assert sum(cap.try_acquire() for _ in range(10)) == 5
+
+
+def test_a_zero_rate_keeps_the_balance_for_when_the_rate_comes_back() -> None:
+    """Rate 0 accrues nothing but keeps what is there, through a round trip."""
+    clock = ManualClock()
+    cap = HardCap(10.0, 10.0, clock=clock)
+    assert sum(cap.try_acquire() for _ in range(4)) == 4
+    cap.update(0.0, 10.0)
+    cap.update(10.0, 10.0)
+    assert cap.balance == pytest.approx(6.0)
+    cap.update(0.0, 10.0)
+    clock.advance(100.0)
+    assert cap.balance == pytest.approx(6.0)
+    assert sum(cap.try_acquire() for _ in range(20)) == 6
+    cap.update(10.0, 10.0)
+    clock.advance(0.5)
+    assert sum(cap.try_acquire() for _ in range(20)) == 5
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rate=st.sampled_from([0.5, 2.0, 64.0, 100.0]),
+    size=st.sampled_from([1.0, 1.5, 10.0]),
+    gaps=st.lists(st.integers(0, 128), min_size=1, max_size=60),
+)
+def test_the_simulation_admits_what_the_real_cap_admits(rate: float, size: float, gaps: list[int]) -> None:
+    """``dsampler simulate`` models the cap in batch arithmetic: the same arrivals in,
+    the same admitted out, in any split of the arrivals into batches."""
+    times, now = [], 0.0
+    for gap in gaps:
+        now += gap / 64
+        times.append(now)
+    clock = ManualClock(start=0.0)
+    cap = HardCap(rate, size, clock=clock)
+    real = 0
+    for t in times:
+        clock.now = t
+        real += cap.try_acquire()
+    model = CapModel(rate, size)
+    half = len(times) // 2
+    assert model.admit(times[:half]) + model.admit(times[half:]) == real
+
+
+def test_zero_rate_admits_nothing_and_bad_figures_name_the_field() -> None:
+    clock = ManualClock()
+    cap = HardCap(0.0, 5.0, clock=clock)
+    clock.advance(100.0)
+    assert not any(cap.try_acquire() for _ in range(10))
+    assert cap.balance == 0.0
+    for bad, field in ((-1.0, "credits_per_second"), (float("nan"), "credits_per_second")):
+        with pytest.raises(ConfigError, match=field):
+            HardCap(bad, 1.0)
+    with pytest.raises(ConfigError, match="max_balance"):
+        HardCap(1.0, float("inf"))
+
+
+def test_update_pro_rates_the_balance_and_an_unchanged_update_changes_nothing() -> None:
+    clock = ManualClock()
+    cap = HardCap(100.0, 10.0, clock=clock)
+    assert sum(cap.try_acquire() for _ in range(5)) == 5
+    cap.update(100.0, 10.0)
+    assert cap.balance == pytest.approx(5.0)
+    cap.update(200.0, 20.0)  # half full stays half full: no fresh burst
+    assert cap.balance == pytest.approx(10.0)
+    assert sum(cap.try_acquire() for _ in range(50)) == 10
+    clock.advance(1 / 16)  # 200/s: 12.5 credits
+    assert sum(cap.try_acquire() for _ in range(50)) == 12
+
+
+def test_a_clock_that_goes_backwards_admits_less_never_more() -> None:
+    clock = ManualClock()
+    cap = HardCap(10.0, 2.0, clock=clock)
+    assert sum(cap.try_acquire() for _ in range(5)) == 2
+    clock.advance(-50.0)
+    assert sum(cap.try_acquire() for _ in range(5)) == 0
+    clock.advance(50.2)  # back where it was, plus two credits
+    assert sum(cap.try_acquire() for _ in range(5)) == 2
+
+
+class FlakyClock(ManualClock):
+    """A clock that raises on demand (a hostile injected clock)."""
+
+    __slots__ = ("fail",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fail = False
+
+    def monotonic(self) -> float:
+        if self.fail:
+            raise RuntimeError("clock down")
+        return self.now
+
+
+def test_a_check_whose_clock_raises_gives_the_baton_back() -> None:
+    clock = FlakyClock()
+    cap = HardCap(10.0, 3.0, clock=clock)
+    clock.fail = True
+    with pytest.raises(RuntimeError):
+        cap.try_acquire()
+    clock.fail = False
+    assert sum(cap.try_acquire() for _ in range(5)) == 3  # not refused for good
+
+
+def test_threads_on_a_frozen_clock_never_spend_a_credit_twice() -> None:
+    """Four threads checking flat out: admitted + left is the initial balance, and
+    never more than it (a check that meets another one is refused, spends nothing)."""
+    clock = ManualClock()
+    cap = HardCap(1e-9, 20_000.0, clock=clock)
+    admitted = [0] * 4
+    start = threading.Barrier(4)
+
+    def work(i: int) -> None:
+        start.wait()
+        admitted[i] = sum(cap.try_acquire() for _ in range(10_000))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    total = sum(admitted)
+    assert total <= 20_000
+    assert total + cap.balance == pytest.approx(20_000.0, abs=1e-3)
+    assert total > 20_000 * 0.9  # contention refusals are rare
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_fork_while_a_check_holds_the_baton_gives_the_child_one() -> None:
+    """The parent's check is mid-way (baton out) at the fork: in the child that thread
+    does not exist, and the cap must still admit."""
+    cap = HardCap(100.0, 5.0)
+    del cap._baton[0]  # a check of another thread in progress
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            os.write(write, bytes([sum(cap.try_acquire() for _ in range(10))]))
+        finally:
+            os._exit(0)
+    os.close(write)
+    child = os.read(read, 1)
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert child == bytes([5])
+    assert not cap.try_acquire()  # the parent's baton is still out: refused, not admitted
+    cap._baton.append(True)
+    assert cap.try_acquire()
+
+
+def test_the_count_is_exact_while_threads_append_and_a_reader_takes() -> None:
+    meter = Meter(None)
+    stop = threading.Event()
+    taken: list[int] = []
+
+    def reader() -> None:
+        while not stop.is_set():
+            taken.append(meter.take())
+
+    def writer() -> None:
+        for _ in range(50_000):
+            meter.offered.append(None)
+        if len(meter.offered) > 1_000:
+            meter.fold()
+
+    r = threading.Thread(target=reader)
+    r.start()
+    writers = [threading.Thread(target=writer) for _ in range(3)]
+    for t in writers:
+        t.start()
+    for t in writers:
+        t.join(60)
+    stop.set()
+    r.join(60)
+    assert sum(taken) + meter.take() == 150_000
+    assert meter.total == 150_000
+
+
+def test_a_controller_nobody_ticks_holds_bounded_memory_and_loses_no_count() -> None:
+    """Ticked by hand, then not for a long while: the uncounted decisions fold into an
+    integer on the request path instead of growing without end."""
+    clock = ManualClock()
+    sampler = DSampler(adaptive={"target_traces_per_second": 1e6, "max_rate": 0.5}, clock=clock, resource={})
+    controller = sampler.controller
+    assert controller is not None
+    n = 3 * FOLD_AT
+    ids = [RNG.getrandbits(128) for _ in range(n)]
+    longest = 0
+    for i, tid in enumerate(ids):
+        sampler.should_sample(None, tid, "GET /x")
+        if i % 1_000 == 0:
+            longest = max(longest, len(controller.meter.offered))
+    assert longest <= FOLD_AT + 1_000
+    assert controller.meter.take() == n
