@@ -16,16 +16,17 @@ grpc's health servicer); ``Watch`` is not offered (``UNIMPLEMENTED``), which nee
 
 Bounded for a fleet and hostile clients: requests over :data:`MAX_REQUEST_BYTES` are
 refused by grpcio (``RESOURCE_EXHAUSTED``), at most ``max_concurrent_rpcs`` admitted
-(``RESOURCE_EXHAUSTED`` beyond), 100 streams per connection. Calls are served by grpcio's
-asyncio server on one event-loop thread, so a call waiting for its request message costs
-no thread (grpcio's threaded server held a worker per such call: ``max_workers`` clients
-that opened a call and never sent stopped every other answer); the request must arrive
-within ``request_timeout_s`` (``DEADLINE_EXCEEDED`` then, as the HTTP server's head
-timeout). For a file or fixed strategies the answer is looked up on the loop (a dict
-lookup); a callable source, which may block, runs on ``max_workers`` threads. The port is bound
-without ``SO_REUSEPORT`` so a taken port is an error, not a silently shared one. Binds
-127.0.0.1 unless told otherwise. ``grpcio`` (the ``dsampler[grpc]`` extra) is imported
-only when a server is built.
+(``RESOURCE_EXHAUSTED`` beyond), 100 streams per connection, :data:`MAX_PENDING_CALLS`
+arrived calls waiting to be picked up (grpcio's core cancels beyond: ``CANCELLED``).
+Calls are served by grpcio's asyncio server on one event-loop thread, so a call waiting
+for its request message costs no thread (grpcio's threaded server held a worker per such
+call: ``max_workers`` clients that opened a call and never sent stopped every other
+answer); the request must arrive within ``request_timeout_s`` (``DEADLINE_EXCEEDED``
+then, as the HTTP server's head timeout). For a file or fixed strategies the answer is
+looked up on the loop (a dict lookup); a callable source, which may block, runs on
+``max_workers`` threads. The port is bound without ``SO_REUSEPORT`` so a taken port is
+an error, not a silently shared one. Binds 127.0.0.1 unless told otherwise. ``grpcio``
+(the ``dsampler[grpc]`` extra) is imported only when a server is built.
 """
 
 from __future__ import annotations
@@ -48,7 +49,13 @@ from dsampler.remote._provider import Answers, Strategies
 from dsampler.remote._source import StrategiesFile
 from dsampler.remote._wire import last, read_text
 
-__all__ = ["GET_SAMPLING_STRATEGY", "MISSING_GRPC", "GrpcStrategiesServer", "import_grpc"]
+__all__ = [
+    "GET_SAMPLING_STRATEGY",
+    "MAX_PENDING_CALLS",
+    "MISSING_GRPC",
+    "GrpcStrategiesServer",
+    "import_grpc",
+]
 
 _log = logging.getLogger("dsampler.serve")
 SERVICE: Final = "jaeger.api_v2.SamplingManager"
@@ -59,6 +66,7 @@ _SERVING: Final = b"\x08\x01"  # HealthCheckResponse{status: SERVING (1)}
 _HEALTHY: Final = frozenset({"", SERVICE})
 _STOP_GRACE_S: Final = 1.0
 _LOOP_WAIT_S: Final = 10.0
+MAX_PENDING_CALLS: Final = 4096  # a fleet of thousands polling at once; bounded memory
 
 
 def import_grpc() -> ModuleType:
@@ -169,6 +177,11 @@ class GrpcStrategiesServer:
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
             ("grpc.max_concurrent_streams", 100),
             ("grpc.so_reuseport", 0),
+            # Calls that arrived but that the loop has not picked up yet: past grpcio's
+            # 1,000 its core cancels them (CANCELLED, at random up to 3,000), which a
+            # fleet restarted at once meets; these wait instead, up to a bound
+            ("grpc.server.max_pending_requests", MAX_PENDING_CALLS),
+            ("grpc.server.max_pending_requests_hard_limit", 2 * MAX_PENDING_CALLS),
         ]
         server = grpc.aio.server(handlers=handlers, options=options, maximum_concurrent_rpcs=admitted)
         bound = 0
