@@ -434,7 +434,11 @@ def test_a_burst_of_2000_calls_at_once_is_served_not_cancelled(server: Strategie
         finally:
             await asyncio.gather(*(ch.close() for ch in channels))
 
-    answers = asyncio.run(burst())
+    loop = asyncio.new_event_loop()  # not asyncio.run(): it leaves the main thread with no
+    try:  # current loop, and tornado (jaeger-client's own sampler, tests/interop) needs one
+        answers = loop.run_until_complete(burst())
+    finally:
+        loop.close()
     failed = [a.code() for a in answers if isinstance(a, grpc.RpcError)]  # type: ignore[attr-defined]
     assert failed == []
     assert all(decode_response(a) == expected for a in answers if isinstance(a, bytes))
