@@ -36,7 +36,7 @@ __all__ = [
 if typing.TYPE_CHECKING:
     from dsampler.remote._changes import config_changes
     from dsampler.remote._entry import jaeger_remote_sampler, parentbased_jaeger_remote_sampler
-    from dsampler.remote._fetch import DEFAULT_ENDPOINT, Fetcher, HttpFetcher
+    from dsampler.remote._fetch import Fetcher, HttpFetcher
     from dsampler.remote._parse import parse_response, parse_strategy
     from dsampler.remote._poll import PollOutcome, StrategyPoller
     from dsampler.remote._provider import Strategies, config_strategies, jaeger_strategies, load_strategies
@@ -52,6 +52,7 @@ if typing.TYPE_CHECKING:
         Strategy,
         StrategyResponse,
     )
+    from dsampler.remote._url import DEFAULT_ENDPOINT
 
 __getattr__, __dir__ = _attach(
     __name__,
@@ -59,7 +60,8 @@ __getattr__, __dir__ = _attach(
         "config_changes": "dsampler.remote._changes",
         "jaeger_remote_sampler": "dsampler.remote._entry",
         "parentbased_jaeger_remote_sampler": "dsampler.remote._entry",
-        **dict.fromkeys(("DEFAULT_ENDPOINT", "Fetcher", "HttpFetcher"), "dsampler.remote._fetch"),
+        **dict.fromkeys(("Fetcher", "HttpFetcher"), "dsampler.remote._fetch"),
+        "DEFAULT_ENDPOINT": "dsampler.remote._url",
         **dict.fromkeys(("parse_response", "parse_strategy"), "dsampler.remote._parse"),
         **dict.fromkeys(("PollOutcome", "StrategyPoller"), "dsampler.remote._poll"),
         **dict.fromkeys(

@@ -33,7 +33,7 @@ from opentelemetry.sdk.trace.sampling import Sampler
 from dsampler._validate import check_rate, check_seconds, show
 from dsampler.config._model import DEFAULT_RATE
 from dsampler.errors import ConfigError
-from dsampler.remote._fetch import DEFAULT_ENDPOINT, sampling_url
+from dsampler.remote._url import DEFAULT_ENDPOINT, sampling_url
 
 __all__ = [
     "RemoteArg",

@@ -24,13 +24,13 @@ import threading
 import time
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
-from urllib.parse import SplitResult, parse_qs, unquote, urlencode, urljoin, urlsplit
+from urllib.parse import SplitResult, urlencode, urljoin, urlsplit
 
 from opentelemetry import context
 
 from dsampler import __version__, _fork
-from dsampler._validate import check_int, check_request_url, check_seconds, check_text, show
-from dsampler.errors import ConfigError, FetchError
+from dsampler._validate import check_int, check_seconds, show
+from dsampler.errors import FetchError
 from dsampler.remote._deadline import (
     AddrInfo,
     DeadlineSocket,
@@ -40,10 +40,10 @@ from dsampler.remote._deadline import (
     resolve,
 )
 from dsampler.remote._parse import MAX_RESPONSE_BYTES
+from dsampler.remote._url import DEFAULT_ENDPOINT, sampling_url, socket_host
 
-__all__ = ["DEFAULT_ENDPOINT", "DEFAULT_TIMEOUT_S", "Fetcher", "HttpFetcher", "sampling_url"]
+__all__ = ["DEFAULT_TIMEOUT_S", "Fetcher", "HttpFetcher"]
 
-DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
 DEFAULT_TIMEOUT_S: Final = 10.0
 _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 _CHUNK: Final = 65536
@@ -55,33 +55,6 @@ class Fetcher(Protocol):
     def fetch(self, service: str) -> bytes:
         """The raw response body for ``service``; raises FetchError on any failure."""
         ...
-
-
-def sampling_url(endpoint: object) -> SplitResult:
-    """``endpoint`` checked (http or https, with a host); an empty path or ``/`` becomes
-    ``/sampling`` (an agent's ``/`` serves the legacy dialect, the OTel Collector a 404).
-
-    Raises:
-        ConfigError: not an http(s) URL with a host, or one that names the service.
-    """
-    text = check_text(endpoint, "endpoint", 2048).strip()
-    expected = "an http:// or https:// URL with a host, such as http://127.0.0.1:5778/sampling"
-    try:
-        parts = urlsplit(text)
-        port = parts.port
-    except ValueError:
-        raise ConfigError("endpoint", f"expected {expected}, got {show(text)}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError("endpoint", f"expected {expected}, got {show(text)}")
-    if port == 0:
-        raise ConfigError("endpoint", f"expected a port in 1..65535, got {show(text)}")
-    check_request_url(parts, "endpoint")
-    if "service" in parse_qs(parts.query, keep_blank_values=True):  # sent twice: a 400 at every poll
-        found = show(text)
-        raise ConfigError("endpoint", f"expected no service= in the URL (the client adds it), got {found}")
-    if parts.path in ("", "/"):
-        parts = parts._replace(path="/sampling")
-    return parts._replace(fragment="")
 
 
 def _suppressed_context() -> Any:
@@ -210,7 +183,7 @@ class HttpFetcher:
 
     def _connect(self, parts: SplitResult, deadline: float) -> socket.socket:
         url = parts.geturl()
-        host = _socket_host(parts.hostname or "")
+        host = socket_host(parts.hostname or "")
         port = parts.port or (443 if parts.scheme == "https" else 80)
         wake = threading.Event()
         with self._lock:
@@ -304,17 +277,6 @@ class HttpFetcher:
 
     def __repr__(self) -> str:
         return f"HttpFetcher({self.endpoint!r}, timeout_s={self.timeout_s})"
-
-
-def _socket_host(hostname: str) -> str:
-    """The host as the system resolver wants it: an IPv6 literal's zone is written
-    ``%25eth0`` in a URL (RFC 6874, as Go's net/url reads it) and is ``%eth0`` to
-    getaddrinfo; an unencoded ``%eth0`` is taken as it is. (http.client leaves the zone
-    out of the Host header by itself.)"""
-    address, percent, zone = hostname.partition("%")
-    if percent and ":" in address and zone.startswith("25") and len(zone) > 2:
-        return f"{address}%{unquote(zone[2:])}"
-    return hostname
 
 
 def _snippet(body: bytes) -> str:

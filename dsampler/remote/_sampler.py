@@ -18,7 +18,7 @@ from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import DEFAULT_RATE, SamplingConfig
 from dsampler.errors import ConfigError
 from dsampler.remote._changes import config_changes
-from dsampler.remote._fetch import DEFAULT_ENDPOINT, DEFAULT_TIMEOUT_S, Fetcher, HttpFetcher
+from dsampler.remote._fetch import DEFAULT_TIMEOUT_S, Fetcher, HttpFetcher
 from dsampler.remote._parse import MAX_RESPONSE_BYTES
 from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
 from dsampler.remote._strategy import (
@@ -27,6 +27,7 @@ from dsampler.remote._strategy import (
     RateLimitingStrategy,
     Strategy,
 )
+from dsampler.remote._url import DEFAULT_ENDPOINT
 from dsampler.samplers._dsampler import DSampler
 from dsampler.samplers._runtime import resource_attributes
 
