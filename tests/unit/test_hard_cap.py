@@ -99,31 +99,34 @@ def test_a_saturated_cap_does_not_drift_above_its_bound_at_any_clock_reading(
     assert sum(frozen.try_acquire() for _ in range(1_000)) == 10
 
 
-class NaNClock(ManualClock):
-    """Reads NaN while ``bad`` is set (a hostile injected clock)."""
+class HostileClock(ManualClock):
+    """An injected clock that, while ``fault`` is set, reads NaN (``"nan"``) or raises
+    (``"raise"``)."""
 
-    __slots__ = ("bad",)
+    __slots__ = ("fault",)
 
     def __init__(self) -> None:
         super().__init__()
-        self.bad = False
+        self.fault: str | None = None
 
     def monotonic(self) -> float:
-        return math.nan if self.bad else self.now
+        if self.fault == "raise":
+            raise RuntimeError("clock down")
+        return math.nan if self.fault == "nan" else self.now
 
 
 def test_a_nan_clock_reading_refuses_and_leaves_no_trace() -> None:
-    clock = NaNClock()
-    clock.bad = True
+    clock = HostileClock()
+    clock.fault = "nan"
     cap = HardCap(10.0, 5.0, clock=clock)  # built while the clock reads NaN
     assert not any(cap.try_acquire() for _ in range(10))
     cap.update(20.0, 5.0)
-    clock.bad = False
+    clock.fault = None
     assert sum(cap.try_acquire() for _ in range(10)) == 5
-    clock.bad = True
+    clock.fault = "nan"
     cap.update(10.0, 5.0)
     assert not cap.try_acquire()
-    clock.bad = False
+    clock.fault = None
     clock.advance(3600.0)
     assert sum(cap.try_acquire() for _ in range(10)) == 5
 
@@ -205,28 +208,13 @@ def test_a_clock_that_goes_backwards_admits_less_never_more() -> None:
     assert sum(cap.try_acquire() for _ in range(5)) == 2
 
 
-class FlakyClock(ManualClock):
-    """A clock that raises on demand (a hostile injected clock)."""
-
-    __slots__ = ("fail",)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.fail = False
-
-    def monotonic(self) -> float:
-        if self.fail:
-            raise RuntimeError("clock down")
-        return self.now
-
-
 def test_a_check_whose_clock_raises_gives_the_baton_back() -> None:
-    clock = FlakyClock()
+    clock = HostileClock()
     cap = HardCap(10.0, 3.0, clock=clock)
-    clock.fail = True
+    clock.fault = "raise"
     with pytest.raises(RuntimeError):
         cap.try_acquire()
-    clock.fail = False
+    clock.fault = None
     assert sum(cap.try_acquire() for _ in range(5)) == 3  # not refused for good
 
 
