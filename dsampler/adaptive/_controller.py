@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from dsampler import _fork
 from dsampler._poller import Poller
-from dsampler.adaptive._cap import HardCap
 from dsampler.adaptive._core import Change, ControllerCore
 from dsampler.adaptive._meter import Meter
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._adaptive import AdaptiveSettings
 from dsampler.config._shape import no_unknown_keys
 from dsampler.errors import ConfigError
+from dsampler.samplers._bucket import TokenBucket
 
 if TYPE_CHECKING:
     from dsampler.adaptive._processor import AdaptiveSpanProcessor
@@ -52,11 +52,11 @@ def _settings(base: float | AdaptiveSettings, changes: dict[str, Any]) -> Adapti
     return AdaptiveSettings(base, **changes)
 
 
-def _backstop(settings: AdaptiveSettings, clock: Clock) -> HardCap | None:
+def _backstop(settings: AdaptiveSettings, clock: Clock) -> TokenBucket | None:
     cap = settings.hard_cap_per_second
     if cap is None:
         return None
-    return HardCap(cap, max(1.0, cap * settings.hard_cap_burst_s), clock=clock)
+    return TokenBucket(cap, max(1.0, cap * settings.hard_cap_burst_s), clock=clock)
 
 
 class AdaptiveController:

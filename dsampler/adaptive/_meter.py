@@ -23,7 +23,7 @@ import threading
 from typing import Final
 
 from dsampler import _fork
-from dsampler.adaptive._cap import HardCap
+from dsampler.samplers._bucket import TokenBucket
 
 __all__ = ["FOLD_AT", "Meter"]
 
@@ -42,7 +42,7 @@ class Meter:
 
     fold_at: Final = FOLD_AT
 
-    def __init__(self, backstop: HardCap | None) -> None:
+    def __init__(self, backstop: TokenBucket | None) -> None:
         self.offered: list[None] = []
         self.backstop = backstop
         self._folded = 0  # counted by fold(), not yet taken

@@ -115,7 +115,7 @@ class _Draws:
 
 class CapModel:
     """The hard cap, as arithmetic on local floats over a batch of arrivals: the law of
-    :class:`~dsampler.adaptive._cap.HardCap` (balance grows at ``rate`` up to
+    :class:`~dsampler.samplers._bucket.TokenBucket` (balance grows at ``rate`` up to
     ``capacity``, starts full, an arrival is admitted iff a whole credit is there),
     about ten times cheaper per arrival than a check; a property test checks that both
     admit the same arrivals."""

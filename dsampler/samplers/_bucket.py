@@ -1,31 +1,38 @@
-"""The token bucket behind every rate limit: ``credits_per_second`` with a
-``max_balance``, Jaeger's semantics.
+"""The token bucket behind every rate limit and the adaptive controller's hard cap:
+``credits_per_second`` with a ``max_balance``, Jaeger's semantics.
 
 A check spends one credit when at least one is there. The balance grows with elapsed
 time, capped at ``max_balance`` (default ``max(credits_per_second, 1)``, so a rate of
 0.1 still samples its first request, then about one every 10 s).
 
-The request path takes no lock. Credits are numbered tickets: a check draws the next
-ticket number from an ``itertools.count`` (atomic under the GIL) and is admitted iff the
-number is below ``limit`` as read *before* drawing. Minting credits (refill) moves
-``limit`` up, in whichever thread first sees a refill due, under a lock that is only
-ever *tried*: a check never waits. The check that refills draws its ticket under the
-lock, so every number before it is drawn and the balance left is exact; it rebases the
-numbering after that ticket (numbers drawn by refused checks are not credits) and
-spends it if a whole credit is there. A refill is due when a whole credit has accrued
-or the bucket would be full, whichever is first, so minting late never hands out more
-than a continuous bucket would. Because ``limit``
-only grows and tickets are unique, concurrent checks can never spend a credit twice:
-with a frozen clock N threads admit exactly the balance. On free-threaded builds, where
-``next()`` on a count is not documented as atomic, every check takes the lock instead.
+The state is the line a continuous bucket follows: the credits still missing from full
+(``_owed``) as of one clock reading (``_at``), so a check is a subtraction, a product and
+two comparisons (Jaeger's ``RateLimiter`` keeps the balance itself; the same line). Both
+figures stay small: the time is only ever subtracted from a nearby reading (exact),
+never accumulated, so the bound does not loosen with the clock's magnitude or the rate.
+A full bucket checked sparsely, the hard cap's case and a limiter above its call rate,
+costs what a drained one does (about 2,500 instructions with the call; the numbered
+tickets this replaced had to mint and renumber on every such check, 7,500).
+
+Exclusion without a lock and without waiting: the right to read and write that state
+is one ``True`` in a list (the baton). A check takes it with ``del baton[0]`` and puts
+it back with ``append()``, both atomic on every CPython build, free-threaded too. (A
+``del``, not a ``pop()``: the interpreter may raise a pending signal's exception, a
+KeyboardInterrupt, right after a call returns, and a baton popped then would be lost
+for good; a ``del`` is no call, and from there on a ``finally`` puts it back.) The clock
+is read before the baton is taken, so the baton is never held across a call, where the
+interpreter may switch threads for a whole switch interval: under the GIL no check ever
+finds it taken. On a free-threaded build one that does (another check is within those
+few operations) is refused, and so is one whose clock reading went stale meanwhile: the
+bucket admits less than a continuous one then, never more, and a refused check spends
+nothing. :meth:`update` waits for the baton (briefly), and a fork child gets it back if
+a thread of the parent held it.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-import sys
-import threading
+import time
 
 from dsampler import _fork
 from dsampler._validate import check_per_second
@@ -34,11 +41,16 @@ from dsampler.errors import ConfigError
 
 __all__ = ["TokenBucket"]
 
-_GIL: bool = getattr(sys, "_is_gil_enabled", lambda: True)()
+_WAIT_S = 1.0  # how long update() waits for the baton before it writes without it
 
 
 class TokenBucket:
     """A lock-free token bucket.
+
+    Admits what a continuous token bucket of that rate and size admits (a whole credit
+    per admission), except that it admits less on a clock that goes backwards or reads
+    NaN (and under contention on a free-threaded build). A clock that raises raises out
+    of :meth:`try_acquire`, holding nothing.
 
     Args:
         credits_per_second: refill rate; may be fractional (1/60 admits one a minute).
@@ -54,14 +66,12 @@ class TokenBucket:
 
     __slots__ = (
         "__weakref__",
-        "_base",
-        "_carry",
+        "_at",
+        "_baton",
         "_clock",
-        "_due",
-        "_last",
-        "_limit",
-        "_lock",
-        "_tickets",
+        "_now",
+        "_owed",
+        "_room",
         "credits_per_second",
         "max_balance",
     )
@@ -89,72 +99,54 @@ class TokenBucket:
                 "initial_balance", f"expected at most max_balance ({self.max_balance}), got {balance}"
             )
         self._clock = clock
-        self._lock = threading.Lock()
+        self._now = clock.monotonic  # bound once: read by every check
+        self._room = self.max_balance - 1.0  # owed at most this: a whole credit is there
+        self._owed = self.max_balance - balance
+        now = clock.monotonic()  # a NaN reading: as of 0, which the next good one moves on from
+        self._at = now if now == now else 0.0  # noqa: PLR0124 -- NaN is the one value unequal to itself
+        self._baton = [True]
         _fork.register(self)
-        self._tickets = itertools.count()
-        self._last = clock.monotonic()
-        self._rebase(next(self._tickets), balance)
-
-    def _rebase(self, drawn: int, balance: float) -> None:
-        """Credits ``drawn + 1 ...`` are the next ``floor(balance)``; the fraction carries.
-
-        The next refill is due when a whole credit has accrued or the bucket would be
-        full, whichever is first: between refills it neither caps nor crosses a whole
-        credit, so minting late never hands out more than the continuous bucket would.
-        """
-        whole = int(balance)  # balance >= 0: floor
-        carry = balance - whole
-        self._base, self._carry, self._limit = drawn, carry, drawn + 1 + whole
-        rate = self.credits_per_second
-        if rate:
-            step, room = 1.0 - carry, self.max_balance - balance
-            self._due = self._last + (step if step < room else room) / rate
-        else:
-            self._due = math.inf
 
     def try_acquire(self) -> bool:
-        """Spend one credit if there is one. Never blocks, never raises."""
-        if _GIL:
-            now = self._clock.monotonic()
-            if now >= self._due and self._lock.acquire(False):
-                try:
-                    return self._refill(now, True)
-                finally:
-                    self._lock.release()
-            limit = self._limit  # read before drawing: a refill in between must not admit
-            return next(self._tickets) < limit  # a ticket it has already counted as drawn
-        with self._lock:
-            now = self._clock.monotonic()
-            if now >= self._due:
-                return self._refill(now, True)
-            return next(self._tickets) < self._limit
+        """Spend one credit if there is one. Never blocks."""
+        now = self._now()  # before the baton: no call while it is held
+        baton = self._baton
+        try:
+            del baton[0]
+        except IndexError:  # another check holds it, for a few operations: refuse
+            return False
+        try:
+            owed = self._owed - (now - self._at) * self.credits_per_second
+            if owed < 0.0:  # noqa: PLR1730 -- a compare, not a call to max(); full: the excess is not kept
+                owed = 0.0
+            if owed <= self._room:  # False for NaN too: a NaN reading writes nothing
+                self._owed, self._at = owed + 1.0, now
+                return True
+            return False
+        finally:
+            baton.append(True)
 
-    def _refill(self, now: float, spend: bool) -> bool:
-        """Mint what accrued until ``now`` and rebase (the lock is held). With ``spend``
-        the ticket drawn here is the check's own: it takes a credit if a whole one is
-        there, and the next refill is timed from the balance after it (a full bucket
-        checked sparsely then refills once per check, not twice). Returns whether it did.
-        """
-        drawn = next(self._tickets)  # every ticket before it is drawn: left is exact
-        left = self._limit - drawn
-        balance = self._carry + left if left > 0 else self._carry
-        elapsed = now - self._last
-        if elapsed > 0.0:  # a clock that went backwards mints nothing
-            balance += elapsed * self.credits_per_second
-            self._last = now
-        if balance > self.max_balance:  # noqa: PLR1730 -- a compare, not a call to min(): the refill is per check at worst
-            balance = self.max_balance
-        spent = spend and balance >= 1.0
-        self._rebase(drawn, balance - 1.0 if spent else balance)
-        return spent
+    def _take_baton(self) -> bool:
+        """Wait for the baton, off the request path; False if it never came (then write
+        without it rather than hang or mint a second one)."""
+        deadline = time.monotonic() + _WAIT_S
+        while True:
+            try:
+                del self._baton[0]
+                return True
+            except IndexError:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.0001)
 
-    def _settle(self) -> float:
-        """Refill to now without spending (the lock is held); the balance."""
-        self._refill(self._clock.monotonic(), False)
-        return self._limit - self._base - 1 + self._carry
+    def _balance(self, now: float) -> float:
+        owed = self._owed - (now - self._at) * self.credits_per_second if now > self._at else self._owed
+        return self.max_balance - max(0.0, owed)
 
-    def _reset_after_fork(self) -> None:
-        self._lock = threading.Lock()  # a refill in flight at the fork would hold it forever
+    @property
+    def balance(self) -> float:
+        """Credits available now (for tests and metrics)."""
+        return self._balance(self._clock.monotonic())
 
     def check_credit(self, item_cost: float = 1.0) -> bool:
         """jaeger-client's ``RateLimiter.check_credit``, for code that calls it directly;
@@ -167,12 +159,6 @@ class TokenBucket:
             raise ConfigError("item_cost", f"expected 1 (credits are whole), got {item_cost!r}")
         return self.try_acquire()
 
-    @property
-    def balance(self) -> float:
-        """Credits available now (refills as a check would; for tests and metrics)."""
-        with self._lock:
-            return self._settle()
-
     def update(self, credits_per_second: float, max_balance: float | None = None) -> None:
         """Change the rate in place, keeping the balance pro-rated to the new maximum
         (so a strategy push does not hand every process a full bucket). An unchanged
@@ -182,15 +168,26 @@ class TokenBucket:
             ConfigError: a negative, NaN or infinite figure.
         """
         rate = check_per_second(credits_per_second, "credits_per_second")
-        new_max = max(rate, 1.0) if max_balance is None else check_per_second(max_balance, "max_balance")
-        if rate == self.credits_per_second and new_max == self.max_balance:
+        maximum = max(rate, 1.0) if max_balance is None else check_per_second(max_balance, "max_balance")
+        if rate == self.credits_per_second and maximum == self.max_balance:
             return
-        with self._lock:
-            balance = self._settle()
+        held = self._take_baton()
+        try:
+            now = self._clock.monotonic()
+            if not now >= self._at:  # NaN, or behind the line's reading: stay on that reading
+                now = self._at if self._at > -math.inf else 0.0
+            balance = self._balance(now)
             if self.max_balance > 0:
-                balance = balance * new_max / self.max_balance
-            self.credits_per_second, self.max_balance = rate, new_max
-            self._rebase(self._base, min(balance, new_max))
+                balance = balance * maximum / self.max_balance
+            self.credits_per_second, self.max_balance, self._room = rate, maximum, maximum - 1.0
+            self._owed, self._at = maximum - min(max(balance, 0.0), maximum), now
+        finally:
+            if held:
+                self._baton.append(True)
+
+    def _reset_after_fork(self) -> None:
+        if not self._baton:  # a thread of the parent was mid-check: it does not exist here
+            self._baton.append(True)
 
     def __repr__(self) -> str:
         return f"TokenBucket(credits_per_second={self.credits_per_second}, max_balance={self.max_balance})"

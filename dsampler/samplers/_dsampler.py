@@ -164,6 +164,7 @@ class DSampler(FaultCountingSampler):
         if the fork interrupted a publish between changing a bucket's rate and
         publishing the snapshot that goes with it."""
         for bucket, per_second in self._store.current.limits():
+            bucket._reset_after_fork()  # its baton first, whichever hook the fork ran first
             bucket.update(per_second)
 
     @property

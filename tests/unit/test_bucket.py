@@ -1,4 +1,4 @@
-"""The adaptive controller's hard cap (``HardCap``) and its offered-load count
+"""The adaptive controller's hard cap (``TokenBucket``) and its offered-load count
 (``Meter``): exact against a continuous bucket, never over under threads, a baton
 that survives a raising clock and a fork, and a count whose memory stays bounded."""
 
@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsampler import ConfigError, DSampler, ManualClock
-from dsampler.adaptive._cap import HardCap
 from dsampler.adaptive._meter import FOLD_AT, Meter
 from dsampler.adaptive._simulation import CapModel
+from dsampler.samplers._bucket import TokenBucket
 from tests.unit.test_ratelimit import ContinuousBucket
 
 RNG = random.Random(5)
@@ -35,7 +35,7 @@ def test_admits_exactly_what_a_continuous_bucket_admits(
     """Advance k/64 s, then n checks: the same answers as the continuous reference,
     sparse checks of a full bucket (the controller's case) and bursts that drain it."""
     clock = ManualClock(start=0.0)
-    cap = HardCap(rate, size, clock=clock)
+    cap = TokenBucket(rate, size, clock=clock)
     reference = ContinuousBucket(rate, size, 0.0)
     for ticks, checks in steps:
         clock.advance(ticks / 64)
@@ -49,7 +49,7 @@ def test_threads_are_not_refused_while_the_cap_has_credit() -> None:
     """Four threads deciding flat out on the system clock, switching threads often, on
     a cap that never runs dry: a check is never held across a thread switch (the clock
     is read before the baton), so next to nothing is refused (it was 10-30%)."""
-    cap = HardCap(1e9, 1e9)
+    cap = TokenBucket(1e9, 1e9)
     refused = [0] * 4
     start = threading.Barrier(4)
 
@@ -73,7 +73,7 @@ def test_threads_are_not_refused_while_the_cap_has_credit() -> None:
 @pytest.mark.parametrize(("rate", "size", "most"), [(1e-310, 2.0, 2), (1e-320, 1.0, 1), (5e-324, 3.0, 3)])
 def test_tiny_rates_admit_the_bucket_and_no_more(rate: float, size: float, most: int) -> None:
     clock = ManualClock()
-    cap = HardCap(rate, size, clock=clock)
+    cap = TokenBucket(rate, size, clock=clock)
     assert sum(cap.try_acquire() for _ in range(1_000)) == most
     clock.advance(1e6)
     assert not cap.try_acquire()
@@ -88,14 +88,14 @@ def test_a_saturated_cap_does_not_drift_above_its_bound_at_any_clock_reading(
     rounds the same way at every admission and drifted above it)."""
     clock = ManualClock(start=start)
     size = max(1.0, rate * 0.1)
-    cap = HardCap(rate, size, clock=clock)
+    cap = TokenBucket(rate, size, clock=clock)
     step = 1.0 / (1.05 * rate)
     admitted = 0
     for i in range(1, 200_001):
         clock.now = start + i * step
         admitted += cap.try_acquire()
     assert admitted <= size + rate * (clock.now - start) + 1e-6
-    frozen = HardCap(rate, 10.0, clock=ManualClock(start=start))
+    frozen = TokenBucket(rate, 10.0, clock=ManualClock(start=start))
     assert sum(frozen.try_acquire() for _ in range(1_000)) == 10
 
 
@@ -118,7 +118,7 @@ class HostileClock(ManualClock):
 def test_a_nan_clock_reading_refuses_and_leaves_no_trace() -> None:
     clock = HostileClock()
     clock.fault = "nan"
-    cap = HardCap(10.0, 5.0, clock=clock)  # built while the clock reads NaN
+    cap = TokenBucket(10.0, 5.0, clock=clock)  # built while the clock reads NaN
     assert not any(cap.try_acquire() for _ in range(10))
     cap.update(20.0, 5.0)
     clock.fault = None
@@ -134,7 +134,7 @@ def test_a_nan_clock_reading_refuses_and_leaves_no_trace() -> None:
 def test_a_zero_rate_keeps_the_balance_for_when_the_rate_comes_back() -> None:
     """Rate 0 accrues nothing but keeps what is there, through a round trip."""
     clock = ManualClock()
-    cap = HardCap(10.0, 10.0, clock=clock)
+    cap = TokenBucket(10.0, 10.0, clock=clock)
     assert sum(cap.try_acquire() for _ in range(4)) == 4
     cap.update(0.0, 10.0)
     cap.update(10.0, 10.0)
@@ -162,7 +162,7 @@ def test_the_simulation_admits_what_the_real_cap_admits(rate: float, size: float
         now += gap / 64
         times.append(now)
     clock = ManualClock(start=0.0)
-    cap = HardCap(rate, size, clock=clock)
+    cap = TokenBucket(rate, size, clock=clock)
     real = 0
     for t in times:
         clock.now = t
@@ -174,20 +174,20 @@ def test_the_simulation_admits_what_the_real_cap_admits(rate: float, size: float
 
 def test_zero_rate_admits_nothing_and_bad_figures_name_the_field() -> None:
     clock = ManualClock()
-    cap = HardCap(0.0, 5.0, clock=clock)
+    cap = TokenBucket(0.0, 5.0, clock=clock)
     clock.advance(100.0)
     assert not any(cap.try_acquire() for _ in range(10))
     assert cap.balance == 0.0
     for bad, field in ((-1.0, "credits_per_second"), (float("nan"), "credits_per_second")):
         with pytest.raises(ConfigError, match=field):
-            HardCap(bad, 1.0)
+            TokenBucket(bad, 1.0)
     with pytest.raises(ConfigError, match="max_balance"):
-        HardCap(1.0, float("inf"))
+        TokenBucket(1.0, float("inf"))
 
 
 def test_update_pro_rates_the_balance_and_an_unchanged_update_changes_nothing() -> None:
     clock = ManualClock()
-    cap = HardCap(100.0, 10.0, clock=clock)
+    cap = TokenBucket(100.0, 10.0, clock=clock)
     assert sum(cap.try_acquire() for _ in range(5)) == 5
     cap.update(100.0, 10.0)
     assert cap.balance == pytest.approx(5.0)
@@ -200,7 +200,7 @@ def test_update_pro_rates_the_balance_and_an_unchanged_update_changes_nothing() 
 
 def test_a_clock_that_goes_backwards_admits_less_never_more() -> None:
     clock = ManualClock()
-    cap = HardCap(10.0, 2.0, clock=clock)
+    cap = TokenBucket(10.0, 2.0, clock=clock)
     assert sum(cap.try_acquire() for _ in range(5)) == 2
     clock.advance(-50.0)
     assert sum(cap.try_acquire() for _ in range(5)) == 0
@@ -210,7 +210,7 @@ def test_a_clock_that_goes_backwards_admits_less_never_more() -> None:
 
 def test_a_check_whose_clock_raises_gives_the_baton_back() -> None:
     clock = HostileClock()
-    cap = HardCap(10.0, 3.0, clock=clock)
+    cap = TokenBucket(10.0, 3.0, clock=clock)
     clock.fault = "raise"
     with pytest.raises(RuntimeError):
         cap.try_acquire()
@@ -222,7 +222,7 @@ def test_threads_on_a_frozen_clock_never_spend_a_credit_twice() -> None:
     """Four threads checking flat out: admitted + left is the initial balance, and
     never more than it (a check that meets another one is refused, spends nothing)."""
     clock = ManualClock()
-    cap = HardCap(1e-9, 20_000.0, clock=clock)
+    cap = TokenBucket(1e-9, 20_000.0, clock=clock)
     admitted = [0] * 4
     start = threading.Barrier(4)
 
@@ -245,7 +245,7 @@ def test_threads_on_a_frozen_clock_never_spend_a_credit_twice() -> None:
 def test_a_fork_while_a_check_holds_the_baton_gives_the_child_one() -> None:
     """The parent's check is mid-way (baton out) at the fork: in the child that thread
     does not exist, and the cap must still admit."""
-    cap = HardCap(100.0, 5.0)
+    cap = TokenBucket(100.0, 5.0)
     del cap._baton[0]  # a check of another thread in progress
     read, write = os.pipe()
     pid = os.fork()
