@@ -31,7 +31,6 @@ a thread of the parent held it.
 
 from __future__ import annotations
 
-import math
 import time
 
 from dsampler import _fork
@@ -50,7 +49,8 @@ class TokenBucket:
     Admits what a continuous token bucket of that rate and size admits (a whole credit
     per admission), except that it admits less on a clock that goes backwards or reads
     NaN (and under contention on a free-threaded build). A clock that raises raises out
-    of :meth:`try_acquire`, holding nothing.
+    of :meth:`try_acquire`, holding nothing; one that reads NaN at construction anchors
+    the line at time 0, so its first good reading finds the bucket refilled.
 
     Args:
         credits_per_second: refill rate; may be fractional (1/60 admits one a minute).
@@ -126,18 +126,18 @@ class TokenBucket:
         finally:
             baton.append(True)
 
-    def _take_baton(self) -> bool:
-        """Wait for the baton, off the request path; False if it never came (then write
-        without it rather than hang or mint a second one)."""
+    def _wait_for_baton(self) -> bool:
+        """Wait for the baton another thread holds, off the request path; False if it
+        never came (then write without it rather than hang or mint a second one)."""
         deadline = time.monotonic() + _WAIT_S
         while True:
+            time.sleep(0.0001)
             try:
                 del self._baton[0]
                 return True
             except IndexError:
                 if time.monotonic() > deadline:
                     return False
-                time.sleep(0.0001)
 
     def _balance(self, now: float) -> float:
         owed = self._owed - (now - self._at) * self.credits_per_second if now > self._at else self._owed
@@ -171,16 +171,34 @@ class TokenBucket:
         maximum = max(rate, 1.0) if max_balance is None else check_per_second(max_balance, "max_balance")
         if rate == self.credits_per_second and maximum == self.max_balance:
             return
-        held = self._take_baton()
+        now = self._clock.monotonic()  # before the baton, as a check does
         try:
-            now = self._clock.monotonic()
-            if not now >= self._at:  # NaN, or behind the line's reading: stay on that reading
-                now = self._at if self._at > -math.inf else 0.0
-            balance = self._balance(now)
-            if self.max_balance > 0:
-                balance = balance * maximum / self.max_balance
-            self.credits_per_second, self.max_balance, self._room = rate, maximum, maximum - 1.0
-            self._owed, self._at = maximum - min(max(balance, 0.0), maximum), now
+            del self._baton[0]  # inline, as a check does: no call returns while it is held
+            held = True
+        except IndexError:
+            held = self._wait_for_baton()
+        try:  # no call while the baton is held: no thread switch, no fork, in between
+            at = self._at
+            if not now >= at:  # NaN, or behind the line's reading: stay on that reading
+                now = at
+            owed = self._owed - (now - at) * self.credits_per_second if now > at else self._owed
+            if owed < 0.0:  # noqa: PLR1730 -- no call to max() while the baton is held
+                owed = 0.0
+            old_max = self.max_balance
+            balance = old_max - owed
+            if old_max > 0:
+                balance = balance * maximum / old_max
+            owed = maximum - balance if balance < maximum else 0.0
+            if owed > maximum:  # noqa: PLR1730 -- as above
+                owed = maximum
+            # every field in one statement: a fork lands before it or after it
+            self.credits_per_second, self.max_balance, self._room, self._owed, self._at = (
+                rate,
+                maximum,
+                maximum - 1.0,
+                owed,
+                now,
+            )
         finally:
             if held:
                 self._baton.append(True)

@@ -70,6 +70,86 @@ def test_threads_are_not_refused_while_the_cap_has_credit() -> None:
     assert sum(refused) <= 200, refused  # 0.1% of 200,000
 
 
+def test_checks_are_not_refused_while_another_thread_updates() -> None:
+    """update() reads the clock first and makes no call while it holds the baton, so
+    checks never find it taken under the GIL (13,000-28,000 of 160,000 were refused
+    while an update held it across its calls)."""
+    bucket = TokenBucket(1e9, 1e9)
+    refused = [0] * 4
+    start = threading.Barrier(5)
+
+    def work(i: int) -> None:
+        start.wait()
+        refused[i] = sum(not bucket.try_acquire() for _ in range(40_000))
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        start.wait()
+        updates = 0
+        while any(t.is_alive() for t in threads) and updates < 20_000:
+            bucket.update(1e9 if updates % 2 else 9e8, 1e9)
+            updates += 1
+        for t in threads:
+            t.join(60)
+    finally:
+        sys.setswitchinterval(old)
+    assert updates > 100
+    assert sum(refused) <= 160, refused  # 0.1% of 160,000
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_fork_during_an_update_gives_the_child_a_whole_bucket() -> None:
+    """A thread moves a drained limiter between 1/s and 1000/s while the main thread
+    forks: every child sees the rate and the balance of one update, never the new
+    maximum with the old debt (999 free credits, or 1000 s without any)."""
+    clock = ManualClock()
+    bucket = TokenBucket(1.0, initial_balance=0.0, clock=clock)
+    stop = threading.Event()
+
+    def updater() -> None:
+        i = 0
+        while not stop.is_set():
+            while bucket.try_acquire():  # drain: at most 1,000
+                pass
+            bucket.update(1000.0 if i % 2 else 1.0)
+            i += 1
+
+    thread = threading.Thread(target=updater, daemon=True)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
+    thread.start()
+    torn = []
+    try:
+        for _ in range(60):
+            threading.Event().wait(0.001)
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: nothing to sample now, the rate's worth a second later
+                try:
+                    now = sum(bucket.try_acquire() for _ in range(2_000))
+                    clock.advance(1.0)
+                    later = sum(bucket.try_acquire() for _ in range(2_000))
+                    ok = now == 0 and later == int(bucket.credits_per_second)
+                    os.write(write, b"1" if ok else f"{bucket.credits_per_second}/{now}/{later}".encode())
+                finally:
+                    os._exit(0)
+            os.close(write)
+            answer = os.read(read, 100)
+            os.close(read)
+            os.waitpid(pid, 0)
+            if answer != b"1":
+                torn.append(answer)
+    finally:
+        stop.set()
+        thread.join(10)
+        sys.setswitchinterval(old)
+    assert torn == []
+
+
 @pytest.mark.parametrize(("rate", "size", "most"), [(1e-310, 2.0, 2), (1e-320, 1.0, 1), (5e-324, 3.0, 3)])
 def test_tiny_rates_admit_the_bucket_and_no_more(rate: float, size: float, most: int) -> None:
     clock = ManualClock()
