@@ -9,6 +9,7 @@ import os
 import random
 import sys
 import threading
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -79,6 +80,22 @@ def test_threads_are_not_refused_while_the_bucket_has_credit(updating: bool) -> 
     assert sum(refused) <= 160, refused  # 0.1% of 160,000
 
 
+def in_child(body: Callable[[], bytes]) -> bytes:
+    """What ``body()`` returns in a child of a real ``os.fork()`` (up to 100 bytes)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(write, body())
+        finally:
+            os._exit(0)
+    os.close(write)
+    answer = os.read(read, 100)
+    os.close(read)
+    os.waitpid(pid, 0)
+    return answer
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_fork_during_an_update_gives_the_child_a_whole_bucket() -> None:
     """A thread moves a drained limiter between 1/s and 1000/s while the main thread
@@ -104,21 +121,15 @@ def test_a_fork_during_an_update_gives_the_child_a_whole_bucket() -> None:
     try:
         for _ in range(60):
             threading.Event().wait(0.001)
-            read, write = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # the child: nothing to sample now, the rate's worth a second later
-                try:
-                    now = sum(bucket.try_acquire() for _ in range(2_000))
-                    clock.advance(1.0)
-                    later = sum(bucket.try_acquire() for _ in range(2_000))
-                    ok = now == 0 and later == int(bucket.credits_per_second)
-                    os.write(write, b"1" if ok else f"{bucket.credits_per_second}/{now}/{later}".encode())
-                finally:
-                    os._exit(0)
-            os.close(write)
-            answer = os.read(read, 100)
-            os.close(read)
-            os.waitpid(pid, 0)
+
+            def child() -> bytes:  # nothing to sample now, the rate's worth a second later
+                now = sum(bucket.try_acquire() for _ in range(2_000))
+                clock.advance(1.0)
+                later = sum(bucket.try_acquire() for _ in range(2_000))
+                ok = now == 0 and later == int(bucket.credits_per_second)
+                return b"1" if ok else f"{bucket.credits_per_second}/{now}/{later}".encode()
+
+            answer = in_child(child)
             if answer != b"1":
                 torn.append(answer)
     finally:
@@ -305,18 +316,7 @@ def test_a_fork_while_a_check_holds_the_baton_gives_the_child_one() -> None:
     does not exist, and the cap must still admit."""
     cap = TokenBucket(100.0, 5.0)
     del cap._baton[0]  # a check of another thread in progress
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child
-        try:
-            os.write(write, bytes([sum(cap.try_acquire() for _ in range(10))]))
-        finally:
-            os._exit(0)
-    os.close(write)
-    child = os.read(read, 1)
-    os.close(read)
-    os.waitpid(pid, 0)
-    assert child == bytes([5])
+    assert in_child(lambda: bytes([sum(cap.try_acquire() for _ in range(10))])) == bytes([5])
     assert not cap.try_acquire()  # the parent's baton is still out: refused, not admitted
     cap._baton.append(True)
     assert cap.try_acquire()
