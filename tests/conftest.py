@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import Sampler
 
 import dsampler
+
+# CI (.ci/run) draws the same examples for the same code, so what it runs at a stop is
+# what ran before it; a developer's run draws new ones each time, to find what CI will not.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO = Path(__file__).resolve().parents[1]
 # Everything the suite reads lives in the repository, so a clone passes on its own;
