@@ -160,11 +160,14 @@ class DSampler(FaultCountingSampler):
             self._store.refresh()
 
     def _reset_after_fork(self) -> None:
+        """Nothing of its own to replace: its store, watchers and buckets reset themselves."""
+
+    def _restart_after_fork(self) -> None:
         """In a child of ``os.fork()``: every limit is exactly its configuration's, even
         if the fork interrupted a publish between changing a bucket's rate and
-        publishing the snapshot that goes with it."""
+        publishing the snapshot that goes with it. The fork's second pass: every bucket
+        has its baton back by then, so no update here waits for one."""
         for bucket, per_second in self._store.current.limits():
-            bucket._reset_after_fork()  # its baton first, whichever hook the fork ran first
             bucket.update(per_second)
 
     @property

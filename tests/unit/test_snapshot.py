@@ -125,7 +125,7 @@ def test_tracking_is_capped_exactly_under_concurrent_first_sights() -> None:
 
 
 def test_after_a_fork_every_limit_is_its_configurations() -> None:
-    """The child's hook sets each bucket to the rate of the snapshot in force, whatever
+    """The child's second-pass hook sets each bucket to the rate of the snapshot in force, whatever
     an interrupted publish had done to it (defect 1)."""
     rules = [{"match": {"span_name": "x"}, "action": {"rate_limit": 1}}]
     sampler = DSampler(rate=0.0, rules=rules, traces_per_second=5, clock=ManualClock(), resource={})
@@ -134,7 +134,7 @@ def test_after_a_fork_every_limit_is_its_configurations() -> None:
     limited.update(1000.0)  # as a publish interrupted between its rate change and its swap
     assert snap.cap is not None
     snap.cap.update(7.0)
-    sampler._reset_after_fork()
+    sampler._restart_after_fork()
     assert (limited.credits_per_second, snap.cap.credits_per_second) == (1.0, 5.0)
 
 
