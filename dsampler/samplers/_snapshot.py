@@ -161,11 +161,8 @@ class Snapshot:
     def backstop_admits(self) -> bool:
         """The adaptive controller's hard cap admits a sampled default-rate decision
         (and the uncounted decisions are folded if nothing has counted them for long)."""
-        meter = self.meter
-        if meter is None:
-            return True
-        if len(meter.offered) > self.fold_at:
-            meter.fold()
+        if self.offered is not None and len(self.offered) > self.fold_at:
+            self.fold()
         return self.backstop is None or self.backstop.try_acquire()
 
     def fold(self) -> None:
