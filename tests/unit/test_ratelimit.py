@@ -126,6 +126,7 @@ def test_update_with_default_max_and_validation() -> None:
         ((math.nan,), "credits_per_second"),
         ((math.inf,), "credits_per_second"),
         ((1.0, -2.0), "max_balance"),
+        ((1.0, math.inf), "max_balance"),
         (("5",), "credits_per_second"),
     ],
 )
@@ -202,17 +203,23 @@ class ContinuousBucket:
 
 @settings(max_examples=300, deadline=None)
 @given(
-    rate=st.sampled_from([0.5, 1.0, 2.0, 4.0, 10.0, 64.0]),
+    rate=st.sampled_from([0.5, 1.0, 2.0, 4.0, 10.0, 64.0, 100.0]),
+    size=st.sampled_from([None, 1.0, 1.5, 2.0, 10.0]),
     steps=st.lists(st.tuples(st.integers(0, 256), st.integers(0, 12)), min_size=1, max_size=40),
 )
-def test_admits_exactly_what_a_continuous_bucket_admits(rate: float, steps: list[tuple[int, int]]) -> None:
-    """Step by step (advance k/64 s, then n checks), the lock-free bucket admits exactly
-    what the continuous reference does: credits minted at whole credits or at the cap,
-    never late enough to hand out more."""
+def test_admits_exactly_what_a_continuous_bucket_admits(
+    rate: float, size: float | None, steps: list[tuple[int, int]]
+) -> None:
+    """Step by step (advance k/64 s, then n checks), the bucket admits exactly what the
+    continuous reference does and holds its balance: sparse checks of a full bucket
+    (the hard cap's case, a limiter above its call rate) and bursts that drain it."""
     clock = ManualClock(start=0.0)
-    bucket = TokenBucket(rate, clock=clock)
-    reference = ContinuousBucket(rate, max(rate, 1.0), 0.0)
+    bucket = TokenBucket(rate, size, clock=clock)
+    most = max(rate, 1.0) if size is None else size
+    reference = ContinuousBucket(rate, most, 0.0)
     for ticks, checks in steps:
         clock.advance(ticks / 64)
         for _ in range(checks):
             assert bucket.try_acquire() == reference.check(clock.now)
+        accrued = reference.balance + max(0.0, clock.now - reference.last) * rate
+        assert bucket.balance == pytest.approx(min(most, accrued), abs=1e-9)
