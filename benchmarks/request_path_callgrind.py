@@ -1,0 +1,90 @@
+"""Instructions per decision on the request paths users configure, counted by
+valgrind's callgrind: the figure that tells whether a change to the engine's structure
+costs the request path anything (wall time on a shared machine cannot resolve 2%).
+
+    python benchmarks/request_path_callgrind.py               # every case, 20,000 decisions
+    python benchmarks/request_path_callgrind.py --decisions 50000 --case root
+
+Each case runs twice under callgrind, with 0 and with N decisions; the difference
+divided by N is the cost of one decision (start-up cancels out). Hashes are ``xxh3``
+(the xxhash C library) and ``otel`` (plain integer masks), so no JIT runs under
+valgrind. About a minute per case; needs ``valgrind``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from callgrind import instructions
+
+WORKLOAD = """
+import random, sys
+from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
+import dsampler
+case, n = sys.argv[1], int(sys.argv[2])
+rng = random.Random(7)
+ids = [rng.getrandbits(128) for _ in range(1000)]
+ctx, name, attrs = None, "GET /x", None
+if case == "root":
+    sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={})
+elif case == "root-otel":
+    sampler = dsampler.DSampler(rate=0.1, hash="otel", resource={})
+elif case == "child":
+    sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={})
+    ctx = set_span_in_context(NonRecordingSpan(SpanContext(ids[0], 5, True, TraceFlags(1))))
+elif case == "rules3":
+    rules = [{"match": {"span_name": f"r{i}"}, "action": "drop"} for i in range(3)]
+    sampler = dsampler.DSampler(rate=0.1, hash="xxh3", rules=rules, resource={})
+elif case == "operation":
+    sampler = dsampler.DSampler(rate=0.1, hash="xxh3", operations={"GET /x": 0.2}, resource={})
+elif case == "adaptive":
+    sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={},
+                                adaptive={"target_traces_per_second": 100, "max_rate": 0.1, "tick": "3s"})
+elif case == "ratio":
+    sampler = dsampler.RatioSampler(0.1, hash="xxh3")
+elif case == "remote":
+    sampler = dsampler.JaegerRemoteSampler("svc", initial_sampler=0.1, hash="xxh3", start=False,
+                                           sampler_tags=False, resource={})
+elif case == "attrs":
+    sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={})
+    attrs = {"http.method": "GET", "http.route": "/x", "tenant": "acme"}
+else:
+    raise SystemExit(f"unknown case {case}")
+decide = sampler.should_sample
+for _ in range(n // 1000):
+    for tid in ids:
+        decide(ctx, tid, name, None, attrs)
+"""
+
+CASES = ("root", "root-otel", "child", "rules3", "operation", "adaptive", "ratio", "remote", "attrs")
+_ENV = {"DSAMPLER_JIT": "0", "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"}
+
+
+def _count(script: Path, *args: str) -> int:
+    return instructions([str(script), *args], _ENV)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--decisions", type=int, default=20_000)
+    parser.add_argument("--case", action="append", choices=CASES)
+    args = parser.parse_args()
+    n = args.decisions
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "workload.py"
+        script.write_text(WORKLOAD)
+        _count(script, "root", "1000")  # writes the .pyc files, once, outside the figures
+        print("| case | instructions per decision |")
+        print("|---|---:|")
+        for case in args.case or CASES:
+            base = _count(script, case, "0")
+            per = (_count(script, case, str(n)) - base) / n
+            print(f"| {case} | {per:,.0f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
