@@ -23,8 +23,8 @@ import grpc
 from server_load import serve_urls
 
 from dsampler.errors import ConfigError
-from dsampler.remote._grpc import GET_SAMPLING_STRATEGY
-from dsampler.remote._proto import decode_response, encode_params
+from dsampler.protocol._proto import decode_response, encode_params
+from dsampler.serve._grpc import GET_SAMPLING_STRATEGY
 
 SERVICES = ("foo", "bar", "checkout", "unknown-service")
 

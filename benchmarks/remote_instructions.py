@@ -24,7 +24,8 @@ from pathlib import Path
 CHILD = r"""
 import sys
 from dsampler import DSampler
-from dsampler.remote import JaegerRemoteSampler, StrategiesServer, jaeger_strategies
+from dsampler.remote import JaegerRemoteSampler
+from dsampler.serve import StrategiesServer, jaeger_strategies
 from dsampler.remote._changes import config_changes
 
 impl, calls, case = sys.argv[1], int(sys.argv[2]), sys.argv[3]

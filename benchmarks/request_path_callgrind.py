@@ -14,6 +14,7 @@ valgrind. About a minute per case; needs ``valgrind``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -41,8 +42,8 @@ elif case == "rules3":
 elif case == "operation":
     sampler = dsampler.DSampler(rate=0.1, hash="xxh3", operations={"GET /x": 0.2}, resource={})
 elif case == "adaptive":
-    sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={},
-                                adaptive={"target_traces_per_second": 100, "max_rate": 0.1, "tick": "3s"})
+    sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={}, clock=dsampler.ManualClock(),
+                                adaptive={"target_traces_per_second": 100, "max_rate": 0.1})
 elif case == "ratio":
     sampler = dsampler.RatioSampler(0.1, hash="xxh3")
 elif case == "remote":
@@ -64,7 +65,9 @@ _ENV = {"DSAMPLER_JIT": "0", "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"}
 
 
 def _count(script: Path, *args: str) -> int:
-    return instructions([str(script), *args], _ENV)
+    # PYTHONPATH passes through: point it at another checkout to count that tree's code.
+    env = {**_ENV, **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {})}
+    return instructions([str(script), *args], env)
 
 
 def main() -> int:

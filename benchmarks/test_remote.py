@@ -28,14 +28,10 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from server_load import run_load, serve
 
 import dsampler
-from dsampler.remote import (
-    JaegerRemoteSampler,
-    Strategies,
-    StrategiesServer,
-    StrategyResponse,
-    parse_strategy,
-)
+from dsampler.protocol import StrategyResponse, parse_strategy
+from dsampler.remote import JaegerRemoteSampler
 from dsampler.remote._changes import config_changes
+from dsampler.serve import Strategies, StrategiesServer
 
 if TYPE_CHECKING:
     from conftest import BenchIds

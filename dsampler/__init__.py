@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 if typing.TYPE_CHECKING:
+    from dsampler._dsampler import DSampler
     from dsampler.adaptive._controller import AdaptiveController
     from dsampler.clock import Clock, ManualClock
     from dsampler.config._files import load_config
@@ -42,7 +43,6 @@ if typing.TYPE_CHECKING:
     from dsampler.hashing._batch import decide_batch, fnv1a64, fnv1a64_batch, jit_status, wait_for_jit
     from dsampler.hashing._schemes import rate_to_bound
     from dsampler.remote._sampler import JaegerRemoteSampler
-    from dsampler.samplers._dsampler import DSampler
     from dsampler.samplers._operations import PerOperationSampler
     from dsampler.samplers._parent import ParentBasedSampler
     from dsampler.samplers._ratelimit import RateLimitingSampler
@@ -64,7 +64,7 @@ __getattr__, __dir__ = _attach(
         ),
         "rate_to_bound": "dsampler.hashing._schemes",
         "JaegerRemoteSampler": "dsampler.remote._sampler",
-        "DSampler": "dsampler.samplers._dsampler",
+        "DSampler": "dsampler._dsampler",
         "PerOperationSampler": "dsampler.samplers._operations",
         "ParentBasedSampler": "dsampler.samplers._parent",
         "RateLimitingSampler": "dsampler.samplers._ratelimit",

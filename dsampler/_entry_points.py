@@ -32,12 +32,12 @@ from typing import Any, Final
 
 from opentelemetry.sdk.trace.sampling import Sampler
 
+from dsampler._dsampler import DSampler
 from dsampler._validate import check_rate, show
 from dsampler.config._files import load_document
 from dsampler.config._model import DEFAULT_RATE, SamplingConfig
 from dsampler.errors import ConfigError
 from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
-from dsampler.samplers._dsampler import DSampler
 
 __all__ = [
     "DEFAULT_RATE",

@@ -9,7 +9,7 @@ from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from dsampler.remote import (
+from dsampler.protocol import (
     OperationRate,
     PerOperationStrategy,
     ProbabilisticStrategy,

@@ -66,7 +66,7 @@ def is_dropped(result: Any) -> bool:
 
 def dsampler(stack: ExitStack, rate: float, **settings: Any) -> Any:
     """A DSampler (closed with ``stack``) that never reads the environment for its resource."""
-    from dsampler.samplers._dsampler import DSampler
+    from dsampler._dsampler import DSampler
 
     sampler = DSampler(rate=rate, resource=RESOURCE, **settings)
     stack.callback(sampler.close)

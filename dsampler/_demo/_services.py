@@ -37,9 +37,9 @@ from dsampler._demo._timeline import CHECKOUT_UPDATE_RATE, SEARCH_TARGET, Servic
 
 if TYPE_CHECKING:
     from dsampler._demo._metrics import DemoMetrics
+    from dsampler._dsampler import DSampler
     from dsampler.adaptive._controller import AdaptiveController
     from dsampler.remote._sampler import JaegerRemoteSampler
-    from dsampler.samplers._dsampler import DSampler
 
 __all__ = ["Demo", "Instrumented", "SampledCounter", "SeededIds"]
 
@@ -157,8 +157,8 @@ class Demo:
 
     def _start(self) -> None:
         from dsampler._demo._metrics import DemoMetrics
-        from dsampler.remote._server import StrategiesServer
-        from dsampler.remote._source import StrategiesFile
+        from dsampler.serve._server import StrategiesServer
+        from dsampler.serve._source import StrategiesFile
 
         self.metrics = DemoMetrics()
         self._stack.callback(self.metrics.provider.shutdown)
@@ -204,7 +204,7 @@ class Demo:
         return sampler
 
     def _search(self) -> DSampler:
-        from dsampler.samplers._dsampler import DSampler
+        from dsampler._dsampler import DSampler
 
         sampler = DSampler(adaptive={"target_traces_per_second": SEARCH_TARGET})
         self._stack.callback(sampler.close)

@@ -4,7 +4,7 @@
 the configuration file) gives a DSampler whose default rate this controller owns;
 ``sampler.controller`` is the :class:`AdaptiveController`. The core
 (:class:`ControllerCore`) is pure and steppable with batches of counts, which is how
-:func:`simulate` runs hours of synthetic traffic in seconds. See docs/adaptive.md.
+:mod:`dsampler.simulation` runs hours of synthetic traffic in seconds. See docs/adaptive.md.
 """
 
 import typing
@@ -12,7 +12,6 @@ import typing
 from dsampler._lazy import attach as _attach
 
 __all__ = [
-    "BUILTIN_SCENARIOS",
     "AdaptiveController",
     "AdaptiveSettings",
     "AdaptiveSpanProcessor",
@@ -20,19 +19,12 @@ __all__ = [
     "ControllerCore",
     "HealthPolicy",
     "LatencySketch",
-    "Phase",
-    "Run",
-    "Scenario",
-    "load_scenario",
-    "simulate",
 ]
 
 if typing.TYPE_CHECKING:
     from dsampler.adaptive._controller import AdaptiveController
     from dsampler.adaptive._core import Change, ControllerCore
     from dsampler.adaptive._processor import AdaptiveSpanProcessor
-    from dsampler.adaptive._scenario import BUILTIN_SCENARIOS, Phase, Scenario, load_scenario
-    from dsampler.adaptive._simulation import Run, simulate
     from dsampler.adaptive._sketch import LatencySketch
     from dsampler.config._adaptive import AdaptiveSettings, HealthPolicy
 
@@ -43,12 +35,6 @@ __getattr__, __dir__ = _attach(
         "Change": "dsampler.adaptive._core",
         "ControllerCore": "dsampler.adaptive._core",
         "AdaptiveSpanProcessor": "dsampler.adaptive._processor",
-        "BUILTIN_SCENARIOS": "dsampler.adaptive._scenario",
-        "Phase": "dsampler.adaptive._scenario",
-        "Scenario": "dsampler.adaptive._scenario",
-        "load_scenario": "dsampler.adaptive._scenario",
-        "Run": "dsampler.adaptive._simulation",
-        "simulate": "dsampler.adaptive._simulation",
         "LatencySketch": "dsampler.adaptive._sketch",
         "AdaptiveSettings": "dsampler.config._adaptive",
         "HealthPolicy": "dsampler.config._adaptive",

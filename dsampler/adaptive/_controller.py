@@ -29,12 +29,12 @@ from dsampler.adaptive._meter import Meter
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._adaptive import AdaptiveSettings
 from dsampler.config._shape import no_unknown_keys
+from dsampler.decision._bucket import TokenBucket
 from dsampler.errors import ConfigError
-from dsampler.samplers._bucket import TokenBucket
 
 if TYPE_CHECKING:
+    from dsampler._dsampler import DSampler
     from dsampler.adaptive._processor import AdaptiveSpanProcessor
-    from dsampler.samplers._dsampler import DSampler
 
 __all__ = ["AdaptiveController", "follow"]
 
@@ -117,7 +117,7 @@ class AdaptiveController:
         return controller
 
     def _bind(self, sampler: DSampler) -> None:
-        from dsampler.samplers._dsampler import DSampler
+        from dsampler._dsampler import DSampler
 
         if not isinstance(sampler, DSampler):
             raise ConfigError("sampler", f"expected a DSampler, got {type(sampler).__name__}")

@@ -23,7 +23,7 @@ import threading
 from typing import Final
 
 from dsampler import _fork
-from dsampler.samplers._bucket import TokenBucket
+from dsampler.decision._bucket import TokenBucket
 
 __all__ = ["FOLD_AT", "Meter"]
 

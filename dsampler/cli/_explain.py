@@ -29,7 +29,7 @@ from dsampler.config._rule import KINDS
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
-    from dsampler.samplers._dsampler import DSampler
+    from dsampler._dsampler import DSampler
 
 __all__ = ["add_parser", "parse_pairs", "parse_trace_id", "render", "run"]
 
@@ -109,7 +109,7 @@ def _kind(text: str) -> SpanKind:
 def _sampler(args: argparse.Namespace) -> DSampler:
     from opentelemetry.sdk.resources import Resource
 
-    from dsampler.samplers._dsampler import DSampler
+    from dsampler._dsampler import DSampler
 
     # What DSampler(resource=None) reads in the application, plus the command line's,
     # strings as OTEL_RESOURCE_ATTRIBUTES gives them (service.version=2.0 is not a float).

@@ -26,7 +26,7 @@ from dsampler.config._shape import parse_duration
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
-    from dsampler.remote._server import StrategiesServer
+    from dsampler.serve._server import StrategiesServer
 
 __all__ = ["add_parser", "run"]
 
@@ -81,7 +81,7 @@ _ARGUMENT_FLAGS = {
 
 def missing_grpc_message() -> str:
     """What ``--grpc-port`` without grpcio says after ``dsampler serve: `` (the extra to install)."""
-    from dsampler.remote._grpc import MISSING_GRPC
+    from dsampler.serve._grpc import MISSING_GRPC
 
     return f"--grpc-port: {MISSING_GRPC}"
 
@@ -96,7 +96,7 @@ _RATE = "--default-sampling-probability"
 def _numbers(args: argparse.Namespace) -> argparse.Namespace:
     """``args`` with its numbers parsed: our validators, not argparse's ``type=``, so
     that ``--port -1e3`` reads like every other refusal (and names its range)."""
-    from dsampler.remote._server import MAX_CONNECTIONS
+    from dsampler.serve._server import MAX_CONNECTIONS
 
     rate = parse_float(args.default_sampling_probability, _RATE, "a number in [0, 1]")
     grpc = args.grpc_port
@@ -112,8 +112,8 @@ def _numbers(args: argparse.Namespace) -> argparse.Namespace:
 
 
 def _server(args: argparse.Namespace) -> StrategiesServer:
-    from dsampler.remote._server import StrategiesServer
-    from dsampler.remote._source import StrategiesFile
+    from dsampler.serve._server import StrategiesServer
+    from dsampler.serve._source import StrategiesFile
 
     never = args.reload_interval.strip() == "0"
     source = StrategiesFile(

@@ -63,7 +63,7 @@ def _ids(text: str) -> int:
 
 
 def _accuracy(args: argparse.Namespace) -> int:
-    from dsampler.hashing import _accuracy
+    from dsampler.simulation import _accuracy
 
     try:
         seed, ids = _seed(args.seed), _ids(args.ids)
@@ -82,9 +82,9 @@ def _accuracy(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.accuracy:
         return _accuracy(args)
-    from dsampler.adaptive._report import render
-    from dsampler.adaptive._scenario import load_scenario
-    from dsampler.adaptive._simulation import simulate
+    from dsampler.simulation._report import render
+    from dsampler.simulation._scenario import load_scenario
+    from dsampler.simulation._simulation import simulate
 
     try:
         seed, target = _seed(args.seed), _target(args.target)
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         return refuse("simulate", exc, file=args.scenario)
     print(render(result))
     if args.plot is not None:
-        from dsampler.adaptive._plot import plot
+        from dsampler.simulation._plot import plot
 
         try:
             plot(result, args.plot)

@@ -33,7 +33,7 @@ from dsampler.jaeger._samplers import (
     Tags,
 )
 from dsampler.jaeger._strategies import per_operation_of
-from dsampler.remote._strategy import (
+from dsampler.protocol._strategy import (
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,

@@ -20,11 +20,11 @@ from typing import Any, Final, Protocol
 
 from opentelemetry.context import Context
 
+from dsampler._dsampler import DSampler
 from dsampler._validate import MAX_TEXT
+from dsampler.decision._results import EMPTY, RECORD_AND_SAMPLE
 from dsampler.jaeger._adaptive import name_of
 from dsampler.jaeger._samplers import Sampler, int_value
-from dsampler.samplers._dsampler import DSampler
-from dsampler.samplers._otel import EMPTY, RECORD_AND_SAMPLE
 
 __all__ = ["Decision", "following", "guarded"]
 

@@ -21,14 +21,14 @@ from dsampler.jaeger._constants import (
     MAX_REFRESH_INTERVAL_S,
     MIN_REFRESH_INTERVAL_S,
 )
-from dsampler.remote._fetch import Fetcher
-from dsampler.remote._render import render
-from dsampler.remote._strategy import (
+from dsampler.protocol._render import render
+from dsampler.protocol._strategy import (
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,
     StrategyResponse,
 )
+from dsampler.remote._fetch import Fetcher
 
 __all__ = [
     "DEFAULT_SAMPLING_PORT",

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from dsampler import _fork
+from dsampler._dsampler import DSampler
 from dsampler._validate import check_seconds, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.errors import ConfigError
@@ -37,12 +38,11 @@ from dsampler.jaeger._polling import (
 )
 from dsampler.jaeger._samplers import ProbabilisticSampler, Sampler
 from dsampler.jaeger._strategies import JAEGER_CLIENT, checked, strategy_of
+from dsampler.protocol._parse import parse_response
+from dsampler.protocol._strategy import Strategy
 from dsampler.remote._fetch import Fetcher, HttpFetcher
-from dsampler.remote._parse import parse_response
 from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
 from dsampler.remote._sampler import publish_strategy
-from dsampler.remote._strategy import Strategy
-from dsampler.samplers._dsampler import DSampler
 
 __all__ = ["RemoteControlledSampler", "SamplerMetrics", "max_operations_or_default", "refresh_interval"]
 

@@ -16,6 +16,8 @@ from typing import Any
 
 from dsampler._validate import check_per_second, check_rate, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
+from dsampler.decision._bucket import TokenBucket
+from dsampler.engine._deciders import BY_RATIO, DROP_IT, guaranteed
 from dsampler.errors import ConfigError
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK63, MASK64
@@ -28,8 +30,6 @@ from dsampler.jaeger._constants import (
     SAMPLER_TYPE_RATE_LIMITING,
     SAMPLER_TYPE_TAG_KEY,
 )
-from dsampler.samplers._bucket import TokenBucket
-from dsampler.samplers._deciders import BY_RATIO, DROP_IT, guaranteed
 
 
 def _jaeger_base() -> type:
@@ -232,7 +232,7 @@ class GuaranteedThroughputProbabilisticSampler(Sampler):
     """One operation's probabilistic sampler with a guaranteed lower bound: sampled if
     the probability samples (a lower-bound credit is spent anyway), else if the
     lower-bound limiter has a credit (then tagged ``sampler.type=lowerbound``). The rule
-    is :func:`dsampler.samplers._deciders.guaranteed`, the one every per-operation
+    is :func:`dsampler.engine._deciders.guaranteed`, the one every per-operation
     sampler of dsampler decides by."""
 
     def __init__(

@@ -3,7 +3,7 @@ and the typed strategies its samplers apply, read by :mod:`dsampler.remote`'s on
 
 The samplers take the model of :mod:`dsampler.remote` (``ProbabilisticStrategy``,
 ``RateLimitingStrategy``, ``PerOperationStrategy``) and, as jaeger-client users pass
-them, raw response dicts: those are read by :func:`dsampler.remote._parse.parse_mapping`
+them, raw response dicts: those are read by :func:`dsampler.protocol._parse.parse_mapping`
 with :data:`JAEGER_CLIENT`, the same rules as a body from the wire (both enum dialects,
 dispatch by the objects present, ``operationSampling`` first, never by
 ``strategyType``) except what an absent number means, which is jaeger-client's default
@@ -28,8 +28,8 @@ from dsampler.jaeger._constants import (
     RATE_LIMITING_SAMPLING_STR,
     SAMPLING_RATE_STR,
 )
-from dsampler.remote._parse import Reading, parse_mapping, parse_operation_sampling, parse_response
-from dsampler.remote._strategy import (
+from dsampler.protocol._parse import Reading, parse_mapping, parse_operation_sampling, parse_response
+from dsampler.protocol._strategy import (
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,

@@ -25,7 +25,7 @@ import itertools
 from typing import Any
 
 from dsampler.config._model import SamplingConfig
-from dsampler.remote._strategy import (
+from dsampler.protocol._strategy import (
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,

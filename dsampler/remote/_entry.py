@@ -151,7 +151,7 @@ def _build(arg: object, entry: str, parent_based: bool) -> Sampler:
         )
     except Exception:  # never let the SDK fall back to 100%
         _log.warning("dsampler: %s could not start; sampling at %s", entry, DEFAULT_RATE, exc_info=True)
-        from dsampler.samplers._dsampler import DSampler
+        from dsampler._dsampler import DSampler
 
         return DSampler(rate=DEFAULT_RATE, hash="otel", parent_based=parent_based)
 

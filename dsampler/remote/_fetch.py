@@ -7,7 +7,7 @@ sampler's own polls (a poll traced by the sampler it feeds would be noise at bes
 
 Every bound holds against a hostile server: one deadline (``timeout_s``) covers name
 resolution, connect, headers, body and every redirect, enforced before each read (see
-:mod:`dsampler.remote._deadline`: a server that trickles bytes is cut off at it); the body
+:mod:`dsampler.remote._resolve`: a server that trickles bytes is cut off at it); the body
 is capped (``max_bytes``, checked against Content-Length first); at most ``max_redirects``
 redirects, http(s) only. Every failure is a :class:`~dsampler.errors.FetchError` naming
 the URL. :meth:`HttpFetcher.close` aborts a request in flight, so closing a sampler
@@ -31,7 +31,8 @@ from opentelemetry import context
 from dsampler import __version__, _fork
 from dsampler._validate import check_int, check_seconds, show
 from dsampler.errors import FetchError
-from dsampler.remote._deadline import (
+from dsampler.protocol._parse import MAX_RESPONSE_BYTES
+from dsampler.remote._resolve import (
     AddrInfo,
     DeadlineSocket,
     DeadlineSSLSocket,
@@ -39,7 +40,6 @@ from dsampler.remote._deadline import (
     remaining,
     resolve,
 )
-from dsampler.remote._parse import MAX_RESPONSE_BYTES
 from dsampler.remote._url import DEFAULT_ENDPOINT, sampling_url, socket_host
 
 __all__ = ["DEFAULT_TIMEOUT_S", "Fetcher", "HttpFetcher"]

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 from dsampler.config._model import SamplingConfig
 from dsampler.config._parse import parse_fields
 from dsampler.config._remote import RemoteSettings
+from dsampler.protocol._strategy import Strategy
 from dsampler.remote._changes import config_changes
 from dsampler.remote._fetch import HttpFetcher
 from dsampler.remote._poll import StrategyPoller
 from dsampler.remote._sampler import resolve_service_name
-from dsampler.remote._strategy import Strategy
 
 if TYPE_CHECKING:
-    from dsampler.samplers._dsampler import DSampler
+    from dsampler._dsampler import DSampler
 
 __all__ = ["RemoteFollower", "follow"]
 

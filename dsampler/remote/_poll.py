@@ -40,9 +40,9 @@ from dsampler import _fork
 from dsampler._poller import Poller
 from dsampler._validate import check_seconds, check_url_text
 from dsampler.errors import ConfigError, FetchError
+from dsampler.protocol._parse import parse_response
+from dsampler.protocol._strategy import Strategy, StrategyResponse
 from dsampler.remote._fetch import Fetcher
-from dsampler.remote._parse import parse_response
-from dsampler.remote._strategy import Strategy, StrategyResponse
 
 __all__ = ["PollOutcome", "StrategyPoller", "weakly"]
 
@@ -85,7 +85,7 @@ class StrategyPoller:
         first_delay_s: wait before the first poll (default 0: at once).
         rng: randomness for jitter and backoff (tests pass a seeded one).
         name: the thread's name.
-        parse: body -> response (default :func:`~dsampler.remote.parse_response`).
+        parse: body -> response (default :func:`~dsampler.protocol.parse_response`).
         logger: where failures are logged (default ``dsampler.remote``).
     """
 

@@ -13,23 +13,23 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
+from dsampler._dsampler import DSampler
 from dsampler._validate import DEFAULT_MAX_OPERATIONS, check_bool, check_rate, check_text, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import DEFAULT_RATE, SamplingConfig
+from dsampler.engine._runtime import resource_attributes
 from dsampler.errors import ConfigError
-from dsampler.remote._changes import config_changes
-from dsampler.remote._fetch import DEFAULT_TIMEOUT_S, Fetcher, HttpFetcher
-from dsampler.remote._parse import MAX_RESPONSE_BYTES
-from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
-from dsampler.remote._strategy import (
+from dsampler.protocol._parse import MAX_RESPONSE_BYTES
+from dsampler.protocol._strategy import (
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,
     Strategy,
 )
+from dsampler.remote._changes import config_changes
+from dsampler.remote._fetch import DEFAULT_TIMEOUT_S, Fetcher, HttpFetcher
+from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
 from dsampler.remote._url import DEFAULT_ENDPOINT
-from dsampler.samplers._dsampler import DSampler
-from dsampler.samplers._runtime import resource_attributes
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
@@ -61,7 +61,7 @@ class JaegerRemoteSampler(Sampler):
             path becomes ``/sampling``; the Jaeger collector serves ``:14268/api/sampling``).
         polling_interval_s: seconds between polls (default 60); the first is at once.
         initial_sampler: decides until the first strategy: a rate (default 0.001), a
-            :data:`~dsampler.remote.Strategy`, or any OpenTelemetry ``Sampler``.
+            :data:`~dsampler.protocol.Strategy`, or any OpenTelemetry ``Sampler``.
         max_operations: operations tracked per-operation (default 2000).
         request_timeout_s: the whole request, redirects included (default 10 s).
         max_response_bytes: body size cap (default 4 MiB).

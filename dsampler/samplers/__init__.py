@@ -1,13 +1,13 @@
-"""OpenTelemetry samplers, one strategy per module."""
+"""The plain OpenTelemetry samplers, one strategy per module: a trace-ID ratio, a
+rate limit, per-operation rates with a lower bound, and parent-based sampling."""
 
 import typing
 
 from dsampler._lazy import attach as _attach
 
-__all__ = ["DSampler", "ParentBasedSampler", "PerOperationSampler", "RateLimitingSampler", "RatioSampler"]
+__all__ = ["ParentBasedSampler", "PerOperationSampler", "RateLimitingSampler", "RatioSampler"]
 
 if typing.TYPE_CHECKING:
-    from dsampler.samplers._dsampler import DSampler
     from dsampler.samplers._operations import PerOperationSampler
     from dsampler.samplers._parent import ParentBasedSampler
     from dsampler.samplers._ratelimit import RateLimitingSampler
@@ -16,7 +16,6 @@ if typing.TYPE_CHECKING:
 __getattr__, __dir__ = _attach(
     __name__,
     {
-        "DSampler": "dsampler.samplers._dsampler",
         "PerOperationSampler": "dsampler.samplers._operations",
         "ParentBasedSampler": "dsampler.samplers._parent",
         "RateLimitingSampler": "dsampler.samplers._ratelimit",

@@ -12,12 +12,12 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
+from dsampler._dsampler import DSampler
 from dsampler._validate import DEFAULT_MAX_OPERATIONS
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import DEFAULT_RATE
+from dsampler.decision._faults import FaultCountingSampler
 from dsampler.hashing._schemes import DEFAULT_SCHEME
-from dsampler.samplers._dsampler import DSampler
-from dsampler.samplers._otel import FaultCountingSampler
 
 __all__ = ["PerOperationSampler"]
 

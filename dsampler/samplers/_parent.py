@@ -10,17 +10,11 @@ from opentelemetry.trace import Link, Span, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
+from dsampler.decision._context import DEFAULT_TRACE_STATE, SPAN_KEY, current_context
+from dsampler.decision._faults import FaultCountingSampler, FaultLog
+from dsampler.decision._following import FOLLOW, Follower
+from dsampler.decision._results import DROPPED
 from dsampler.errors import ConfigError
-from dsampler.samplers._otel import (
-    DEFAULT_TRACE_STATE,
-    DROPPED,
-    FOLLOW,
-    SPAN_KEY,
-    FaultCountingSampler,
-    FaultLog,
-    Follower,
-    current_context,
-)
 
 __all__ = ["ParentBasedSampler"]
 

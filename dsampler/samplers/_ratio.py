@@ -11,21 +11,13 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler._validate import check_bool, check_rate
+from dsampler.decision._context import SPAN_KEY, current_context, span_context_of, trace_state_of
+from dsampler.decision._faults import FaultCountingSampler, FaultLog, integer_value
+from dsampler.decision._results import DROPPED, Results
+from dsampler.engine._deciders import RatioDecider, Tagger
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import DEFAULT_SCHEME, MASK128, get_scheme
-from dsampler.samplers._deciders import RatioDecider, Tagger
-from dsampler.samplers._otel import (
-    DROPPED,
-    SPAN_KEY,
-    FaultCountingSampler,
-    FaultLog,
-    Results,
-    current_context,
-    integer_value,
-    span_context_of,
-    trace_state_of,
-)
 
 __all__ = ["RatioSampler"]
 

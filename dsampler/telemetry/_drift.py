@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from dsampler import _fork
-from dsampler.samplers._counts import DEFAULT, KEPT, DecisionCounts
+from dsampler.engine._counts import DEFAULT, KEPT, DecisionCounts
 
 if TYPE_CHECKING:
-    from dsampler.samplers._dsampler import DSampler
+    from dsampler._dsampler import DSampler
 
 __all__ = ["MIN_DECISIONS", "SIGMAS", "Drift", "audit"]
 

@@ -1,7 +1,7 @@
 """dsampler's metrics, through the OpenTelemetry metrics API.
 
 Every instrument is asynchronous (observable): the request path only increments plain
-integers (see :mod:`dsampler.samplers._counts`), and the figures are read and
+integers (see :mod:`dsampler.engine._counts`), and the figures are read and
 aggregated when a reader collects, in its thread. With no MeterProvider configured the
 API's no-op provider never calls back, and nothing is counted. Names follow the
 OpenTelemetry conventions and stay Prometheus-safe (dots become underscores, counters
@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from dsampler.samplers._counts import CAPPED, DEFAULT, DROPPED, KEPT, STRATEGIES
+from dsampler.engine._counts import CAPPED, DEFAULT, DROPPED, KEPT, STRATEGIES
 from dsampler.telemetry import _drift, _registry
 
 if TYPE_CHECKING:

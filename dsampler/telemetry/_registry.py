@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from dsampler import _fork
 
 if TYPE_CHECKING:
+    from dsampler._dsampler import DSampler
     from dsampler.remote._poll import StrategyPoller
-    from dsampler.samplers._dsampler import DSampler
 
 __all__ = ["count_everywhere", "counting", "pollers", "register", "register_poller", "samplers"]
 

@@ -14,13 +14,8 @@ import time
 
 from opentelemetry.sdk.trace import TracerProvider
 
-from dsampler.remote import (
-    JaegerRemoteSampler,
-    PerOperationStrategy,
-    ProbabilisticStrategy,
-    RateLimitingStrategy,
-    Strategy,
-)
+from dsampler.protocol import PerOperationStrategy, ProbabilisticStrategy, RateLimitingStrategy, Strategy
+from dsampler.remote import JaegerRemoteSampler
 
 OPERATIONS = {"checkout": ["GET /cart", "POST /pay"], "search": ["GET /search"], "ledger": ["POST /entry"]}
 

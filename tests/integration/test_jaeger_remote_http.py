@@ -18,7 +18,8 @@ from jaeger_client import Config, Tracer
 from jaeger_client.reporter import InMemoryReporter
 
 from dsampler.jaeger import RemoteControlledSampler, sampler_from_config
-from dsampler.remote import ProbabilisticStrategy, StrategiesFile, StrategiesServer
+from dsampler.protocol import ProbabilisticStrategy
+from dsampler.serve import StrategiesFile, StrategiesServer
 from tests.fakes import Fixed, sampler_tags, until
 from tests.remote_servers import (
     PER_OPERATION_FILE,
@@ -193,7 +194,8 @@ FORK = """
 import json, os, sys, tempfile
 from pathlib import Path
 from dsampler.jaeger import RemoteControlledSampler
-from dsampler.remote import ProbabilisticStrategy, StrategiesFile, StrategiesServer
+from dsampler.protocol import ProbabilisticStrategy
+from dsampler.serve import StrategiesFile, StrategiesServer
 from tests.fakes import Fixed, until
 
 strategies = Path(tempfile.mkdtemp()) / "strategies.json"

@@ -17,14 +17,8 @@ import pytest
 from opentelemetry.instrumentation.utils import is_instrumentation_enabled
 
 from dsampler.errors import ConfigError, FetchError
-from dsampler.remote import (
-    HttpFetcher,
-    JaegerRemoteSampler,
-    PerOperationStrategy,
-    PollOutcome,
-    ProbabilisticStrategy,
-    RateLimitingStrategy,
-)
+from dsampler.protocol import PerOperationStrategy, ProbabilisticStrategy, RateLimitingStrategy
+from dsampler.remote import HttpFetcher, JaegerRemoteSampler, PollOutcome
 from tests.remote_servers import (
     Answer,
     RawServer,

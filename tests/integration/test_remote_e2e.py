@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
 
-from dsampler.remote import HttpFetcher, JaegerRemoteSampler, parse_strategy
+from dsampler.protocol import parse_strategy
+from dsampler.remote import HttpFetcher, JaegerRemoteSampler
 from tests.remote_servers import start_serve
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")]

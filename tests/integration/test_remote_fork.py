@@ -11,13 +11,14 @@ import textwrap
 
 import pytest
 
-from dsampler.remote._deadline import MAX_RESOLVING
+from dsampler.remote._resolve import MAX_RESOLVING
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork() is POSIX-only")]
 
 CODE = """
 import json, os, tempfile, threading, time
-from dsampler.remote import JaegerRemoteSampler, StrategiesFile, StrategiesServer
+from dsampler.remote import JaegerRemoteSampler
+from dsampler.serve import StrategiesFile, StrategiesServer
 
 path = os.path.join(tempfile.mkdtemp(), "strategies.json")
 def write(rate):
@@ -86,7 +87,7 @@ RESOLVE_CODE = """
 import json, os, socket, threading
 from dsampler.errors import FetchError
 from dsampler.remote import HttpFetcher
-from dsampler.remote._deadline import MAX_RESOLVING
+from dsampler.remote._resolve import MAX_RESOLVING
 from tests.remote_servers import Answer, body, serving
 
 GOOD = body({"strategyType": "PROBABILISTIC", "probabilisticSampling": {"samplingRate": 0.25}})

@@ -17,19 +17,11 @@ from pathlib import Path
 import grpc
 import pytest
 
-from dsampler.remote import (
-    HttpFetcher,
-    ProbabilisticStrategy,
-    RateLimitingStrategy,
-    Strategies,
-    StrategiesFile,
-    StrategiesServer,
-    StrategyResponse,
-    jaeger_strategies,
-    parse_response,
-)
-from dsampler.remote._grpc import GrpcStrategiesServer
-from dsampler.remote._proto import MAX_REQUEST_BYTES, decode_response, encode_params
+from dsampler.protocol import ProbabilisticStrategy, RateLimitingStrategy, StrategyResponse, parse_response
+from dsampler.protocol._proto import MAX_REQUEST_BYTES, decode_response, encode_params
+from dsampler.remote import HttpFetcher
+from dsampler.serve import Strategies, StrategiesFile, StrategiesServer, jaeger_strategies
+from dsampler.serve._grpc import GrpcStrategiesServer
 from tests.google_sampling import Response, from_google
 from tests.remote_servers import grpc_call
 

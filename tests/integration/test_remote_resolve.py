@@ -16,8 +16,8 @@ import pytest
 
 from dsampler.errors import FetchError
 from dsampler.remote import HttpFetcher, PollOutcome
-from dsampler.remote._deadline import MAX_RESOLVING
 from dsampler.remote._poll import StrategyPoller
+from dsampler.remote._resolve import MAX_RESOLVING
 from tests.remote_servers import Answer, body, serving
 
 GOOD = body({"strategyType": "PROBABILISTIC", "probabilisticSampling": {"samplingRate": 0.25}})

@@ -14,14 +14,8 @@ from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, TraceIdRatioBased
 
 from dsampler import ManualClock
 from dsampler.config import SamplingConfig
-from dsampler.remote import (
-    JaegerRemoteSampler,
-    PerOperationStrategy,
-    PollOutcome,
-    ProbabilisticStrategy,
-    RateLimitingStrategy,
-    StrategyPoller,
-)
+from dsampler.protocol import PerOperationStrategy, ProbabilisticStrategy, RateLimitingStrategy
+from dsampler.remote import JaegerRemoteSampler, PollOutcome, StrategyPoller
 from tests.remote_servers import Answer, RawServer, body, free_port, serving
 
 pytestmark = pytest.mark.slow

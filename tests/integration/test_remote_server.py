@@ -16,16 +16,9 @@ from pathlib import Path
 import pytest
 
 from dsampler.errors import ConfigError
-from dsampler.remote import (
-    OperationRate,
-    PerOperationStrategy,
-    ProbabilisticStrategy,
-    Strategies,
-    StrategiesFile,
-    StrategiesServer,
-    parse_strategy,
-)
-from dsampler.remote._provider import jaeger_strategies
+from dsampler.protocol import OperationRate, PerOperationStrategy, ProbabilisticStrategy, parse_strategy
+from dsampler.serve import Strategies, StrategiesFile, StrategiesServer
+from dsampler.serve._provider import jaeger_strategies
 from tests.remote_servers import DATA
 
 pytestmark = pytest.mark.slow

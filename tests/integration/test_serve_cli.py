@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from dsampler.cli._serve import missing_grpc_message
-from dsampler.remote import HttpFetcher, parse_response, parse_strategy
+from dsampler.protocol import parse_response, parse_strategy
+from dsampler.remote import HttpFetcher
 from tests.remote_servers import DATA, grpc_call, start_serve, start_serve_urls
 
 pytestmark = pytest.mark.slow
@@ -128,8 +129,8 @@ def test_a_malformed_strategies_url_exits_2_naming_it(url: str) -> None:
 def test_grpc_port_serves_grpc_too_and_both_stop_on_sigterm() -> None:
     """--grpc-port 0: a second line `listening on grpc://127.0.0.1:PORT`, gRPC answers as
     HTTP does, and SIGTERM closes both (exit 0, the gRPC port is free again)."""
-    from dsampler.remote._proto import decode_response, encode_params
-    from dsampler.remote._provider import jaeger_strategies
+    from dsampler.protocol._proto import decode_response, encode_params
+    from dsampler.serve._provider import jaeger_strategies
 
     proc, (url, target) = start_serve_urls(
         "--strategies", str(DATA / "strategies.json"), "--port", "0", "--grpc-port", "0", count=2
@@ -199,8 +200,8 @@ def test_grpc_port_without_grpcio_exits_2_naming_the_extra() -> None:
 def test_grpc_is_imported_only_when_a_grpc_listener_is_asked_for() -> None:
     """import dsampler, the serve command and an HTTP-only server leave grpc unimported."""
     code = (
-        "import sys, dsampler, dsampler.remote, dsampler.cli._serve\n"
-        "from dsampler.remote import StrategiesServer, jaeger_strategies\n"
+        "import sys, dsampler, dsampler.remote, dsampler.serve, dsampler.cli._serve\n"
+        "from dsampler.serve import StrategiesServer, jaeger_strategies\n"
         "StrategiesServer(jaeger_strategies(None), port=0).close()\n"
         "print('grpc' in sys.modules)\n"
         "StrategiesServer(jaeger_strategies(None), port=0, grpc_port=0).close()\n"

@@ -12,7 +12,7 @@ import pytest
 from jaeger_client import Config, Tracer
 from jaeger_client import sampler as jc
 
-from dsampler.remote import StrategiesFile, StrategiesServer
+from dsampler.serve import StrategiesFile, StrategiesServer
 from tests.fakes import sampler_tags, until
 from tests.remote_servers import (
     PER_OPERATION_FILE as PER_OPERATION,

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsampler.errors import ConfigError
-from dsampler.remote import StrategyResponse, jaeger_strategies
-from dsampler.remote._proto import decode_params, decode_response, encode_params, encode_response
+from dsampler.protocol import StrategyResponse
+from dsampler.protocol._proto import decode_params, decode_response, encode_params, encode_response
+from dsampler.serve import jaeger_strategies
 from tests.google_sampling import Parameters, Response, from_google, to_google
 from tests.property.test_remote_proto import wire_responses
 from tests.remote_servers import DATA

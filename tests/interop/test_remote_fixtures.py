@@ -9,15 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from dsampler.remote import (
-    HttpFetcher,
-    StrategiesFile,
-    StrategiesServer,
-    jaeger_strategies,
-    parse_response,
-    render,
-)
-from dsampler.remote._proto import decode_response, encode_params
+from dsampler.protocol import parse_response, render
+from dsampler.protocol._proto import decode_response, encode_params
+from dsampler.remote import HttpFetcher
+from dsampler.serve import StrategiesFile, StrategiesServer, jaeger_strategies
 from tests.google_sampling import Response, from_google
 from tests.remote_servers import DATA, fixture_bytes, grpc_call
 

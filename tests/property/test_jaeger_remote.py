@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jaeger_client import sampler as jc
 
-from dsampler import remote as dr
+from dsampler import protocol as dr
 from dsampler.errors import ConfigError
 from dsampler.jaeger import AdaptiveSampler, RemoteControlledSampler
 from dsampler.jaeger._strategies import JAEGER_CLIENT, strategy_of
-from dsampler.remote._parse import parse_mapping
+from dsampler.protocol._parse import parse_mapping
 from tests.property.strategies import rates, trace_ids
 from tests.property.test_remote import json_values, responses
 

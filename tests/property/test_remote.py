@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsampler.errors import ConfigError
-from dsampler.remote import (
+from dsampler.protocol import (
     OperationRate,
     PerOperationStrategy,
     ProbabilisticStrategy,
@@ -19,7 +19,7 @@ from dsampler.remote import (
     parse_strategy,
     render,
 )
-from dsampler.remote._render import DIALECTS
+from dsampler.protocol._render import DIALECTS
 from tests.property.strategies import rates
 
 per_second = st.one_of(

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsampler.errors import ConfigError
-from dsampler.remote import RateLimitingStrategy, StrategyResponse, parse_response, render
-from dsampler.remote._proto import decode_params, decode_response, encode_params, encode_response
+from dsampler.protocol import RateLimitingStrategy, StrategyResponse, parse_response, render
+from dsampler.protocol._proto import decode_params, decode_response, encode_params, encode_response
 from tests.property.test_remote import per_operation, probabilistic, responses
 
 #: The wire carries an int32: integral limits round-trip exactly.

@@ -12,7 +12,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, TraceFl
 from opentelemetry.trace.span import TraceState
 
 from dsampler import ParentBasedSampler, RatioSampler
-from dsampler.samplers._otel import SPAN_KEY
+from dsampler.decision._context import SPAN_KEY
 from tests.property.strategies import RULE_NAMES, rates, trace_ids
 from tests.unit.test_ratio import ExplodingContext
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dsampler.hashing._accuracy import FAMILIES, study, trace_ids
+from dsampler.simulation._accuracy import FAMILIES, study, trace_ids
 
 N = 200_000
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from dsampler import ConfigError
-from dsampler.adaptive import BUILTIN_SCENARIOS, Phase, Scenario, load_scenario, simulate
-from dsampler.adaptive._scenario import parse_scenario
+from dsampler.simulation import BUILTIN_SCENARIOS, Phase, Scenario, load_scenario, simulate
+from dsampler.simulation._scenario import parse_scenario
 
 GOOD: dict[str, Any] = {
     "name": "lunch",

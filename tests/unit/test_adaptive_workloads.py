@@ -16,10 +16,10 @@ import itertools
 import numpy as np
 import pytest
 
-from dsampler.adaptive import _analysis as analysis
-from dsampler.adaptive._scenario import BUILTIN_SCENARIOS, Phase, Scenario
-from dsampler.adaptive._simulation import Run, scenario_settings, simulate
 from dsampler.config import AdaptiveSettings
+from dsampler.simulation import _analysis as analysis
+from dsampler.simulation._scenario import BUILTIN_SCENARIOS, Phase, Scenario
+from dsampler.simulation._simulation import Run, scenario_settings, simulate
 
 SEEDS = range(10)
 T = 50.0

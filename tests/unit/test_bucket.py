@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsampler import ManualClock
-from dsampler.adaptive._simulation import CapModel
-from dsampler.samplers._bucket import TokenBucket
+from dsampler.decision._bucket import TokenBucket
+from dsampler.simulation._simulation import CapModel
 
 RNG = random.Random(5)
 

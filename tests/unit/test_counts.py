@@ -6,7 +6,7 @@ from __future__ import annotations
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
 
 from dsampler import DSampler, ManualClock
-from dsampler.samplers._counts import CAPPED, DEFAULT, DROPPED, KEPT, OPERATION, PARENT, RULE, Stats
+from dsampler.engine._counts import CAPPED, DEFAULT, DROPPED, KEPT, OPERATION, PARENT, RULE, Stats
 
 
 def test_the_layout_the_request_path_hardcodes() -> None:

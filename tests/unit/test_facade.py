@@ -413,7 +413,7 @@ def test_a_failed_publish_changes_no_live_limit(monkeypatch: pytest.MonkeyPatch)
             rules=[{"match": {"span_name": "x"}, "action": {"rate_limit": 1000}}, {"action": "keep"}]
         )
     assert limiter.credits_per_second == 1.0
-    from dsampler.samplers import _compile as compile_module
+    from dsampler.engine import _compile as compile_module
 
     original = compile_module.compile_match
     calls = []

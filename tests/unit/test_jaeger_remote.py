@@ -21,7 +21,7 @@ from jaeger_client import sampler as jc
 from jaeger_client.local_agent_net import LocalAgentHTTP
 
 from dsampler import ConfigError, ManualClock
-from dsampler import remote as dr
+from dsampler import protocol as dr
 from dsampler.jaeger import (
     AdaptiveSampler,
     ProbabilisticSampler,

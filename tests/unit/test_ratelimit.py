@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsampler import ConfigError, ManualClock
-from dsampler.samplers._bucket import TokenBucket
+from dsampler.decision._bucket import TokenBucket
 
 
 def admitted(bucket: TokenBucket, tries: int = 1000) -> int:

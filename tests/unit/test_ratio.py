@@ -17,7 +17,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 from opentelemetry.trace.span import TraceState
 
 from dsampler import ConfigError, RatioSampler, fnv1a64
-from dsampler.samplers._otel import make_result
+from dsampler.decision._results import make_result
 from tests.conftest import Traced
 
 TRACESTATE = "congo=t61rcWkgMzE,ot=rv:d29d6a7215ced0"

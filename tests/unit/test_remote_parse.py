@@ -7,7 +7,7 @@ import json
 import pytest
 
 from dsampler.errors import ConfigError
-from dsampler.remote import (
+from dsampler.protocol import (
     OperationRate,
     PerOperationStrategy,
     ProbabilisticStrategy,
@@ -16,7 +16,7 @@ from dsampler.remote import (
     parse_response,
     parse_strategy,
 )
-from dsampler.remote._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES
+from dsampler.protocol._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES
 from tests.remote_servers import fixture_bytes
 
 P = ProbabilisticStrategy

@@ -8,22 +8,22 @@ import struct
 import pytest
 
 from dsampler.errors import ConfigError
-from dsampler.remote import (
+from dsampler.protocol import (
     OperationRate,
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,
     StrategyResponse,
 )
-from dsampler.remote._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES
-from dsampler.remote._proto import (
+from dsampler.protocol._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES
+from dsampler.protocol._proto import (
     MAX_REQUEST_BYTES,
     decode_params,
     decode_response,
     encode_params,
     encode_response,
 )
-from dsampler.remote._wire import MAX_GROUP_DEPTH, varint
+from dsampler.protocol._wire import MAX_GROUP_DEPTH, varint
 
 
 def d(value: float) -> bytes:

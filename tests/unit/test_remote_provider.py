@@ -9,16 +9,14 @@ import pytest
 
 from dsampler.config import OperationStrategy, SamplingConfig
 from dsampler.errors import ConfigError
-from dsampler.remote import (
+from dsampler.protocol import (
     OperationRate,
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,
     StrategyResponse,
-    config_strategies,
-    jaeger_strategies,
-    load_strategies,
 )
+from dsampler.serve import config_strategies, jaeger_strategies, load_strategies
 from tests.remote_servers import fixture_bytes
 
 P, R = ProbabilisticStrategy, RateLimitingStrategy

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from dsampler.remote import (
+from dsampler.protocol import (
     OperationRate,
     PerOperationStrategy,
     ProbabilisticStrategy,
@@ -14,7 +14,7 @@ from dsampler.remote import (
     StrategyResponse,
     render,
 )
-from dsampler.remote._render import go_number, go_string
+from dsampler.protocol._render import go_number, go_string
 from tests.remote_servers import fixture_bytes
 
 

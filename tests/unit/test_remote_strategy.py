@@ -7,14 +7,14 @@ import pytest
 from dsampler import DSampler
 from dsampler.config import OperationStrategy, SamplingConfig
 from dsampler.errors import ConfigError
-from dsampler.remote import (
+from dsampler.protocol import (
     OperationRate,
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,
     StrategyResponse,
-    config_changes,
 )
+from dsampler.remote import config_changes
 
 OPS = (OperationRate("a", 0.5), OperationRate("b", 0.25))
 

@@ -15,8 +15,9 @@ from opentelemetry.trace.span import TraceState
 from dsampler import DSampler, ParentBasedSampler, PerOperationSampler, RateLimitingSampler, RatioSampler
 from dsampler._entry_points import dsampler_sampler, parentbased_dsampler_sampler
 from dsampler.clock import ManualClock
+from dsampler.decision._following import FOLLOW, Follower
+from dsampler.decision._results import DROPPED, FrozenResult, Results
 from dsampler.hashing._schemes import SCHEMES
-from dsampler.samplers._otel import DROPPED, FOLLOW, Follower, FrozenResult, Results
 
 _RNG = random.Random(17)
 IDS = [_RNG.getrandbits(128) for _ in range(200)]

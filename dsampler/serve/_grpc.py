@@ -44,10 +44,10 @@ from typing import Any, Final
 from dsampler import _fork
 from dsampler._validate import check_int, check_seconds
 from dsampler.errors import ConfigError
-from dsampler.remote._proto import MAX_REQUEST_BYTES, decode_params, encode_response
-from dsampler.remote._provider import Answers, Strategies
-from dsampler.remote._source import StrategiesFile
-from dsampler.remote._wire import last, read_text
+from dsampler.protocol._proto import MAX_REQUEST_BYTES, decode_params, encode_response
+from dsampler.protocol._wire import last, read_text
+from dsampler.serve._provider import Answers, Strategies
+from dsampler.serve._source import StrategiesFile
 
 __all__ = [
     "GET_SAMPLING_STRATEGY",
@@ -102,7 +102,7 @@ class GrpcStrategiesServer:
     Args:
         source: a :class:`StrategiesFile` (started and stopped with this server), fixed
             :class:`Strategies`, or a callable giving the strategies in force (how
-            :class:`~dsampler.remote.StrategiesServer` shares its reloaded file).
+            :class:`~dsampler.serve.StrategiesServer` shares its reloaded file).
         host: address to bind (default 127.0.0.1; ``0.0.0.0`` or ``[::]`` to serve
             the network).
         port: TCP port (Jaeger v2 uses 5779, the OpenTelemetry Collector and

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from dsampler.adaptive._core import Change, ControllerCore
-from dsampler.adaptive._scenario import Scenario
 from dsampler.config._adaptive import AdaptiveSettings, parse_adaptive
 from dsampler.errors import ConfigError
+from dsampler.simulation._scenario import Scenario
 
 if TYPE_CHECKING:
     import numpy as np
@@ -115,7 +115,7 @@ class _Draws:
 
 class CapModel:
     """The hard cap, as arithmetic on local floats over a batch of arrivals: the law of
-    :class:`~dsampler.samplers._bucket.TokenBucket` (balance grows at ``rate`` up to
+    :class:`~dsampler.decision._bucket.TokenBucket` (balance grows at ``rate`` up to
     ``capacity``, starts full, an arrival is admitted iff a whole credit is there),
     about ten times cheaper per arrival than a check; a property test checks that both
     admit the same arrivals."""

@@ -1,5 +1,5 @@
 """The HTTP side of the strategies server: one connection's requests, and the listener
-that accepts them (:class:`~dsampler.remote._server.StrategiesServer` owns its lifecycle).
+that accepts them (:class:`~dsampler.serve._server.StrategiesServer` owns its lifecycle).
 
 Answers as Jaeger's handler does (``internal/sampling/http/handler.go``): 200 with
 ``Content-Type: application/json`` and the body ``body_for(service)`` gives; 400 with

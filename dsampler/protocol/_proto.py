@@ -38,8 +38,8 @@ from typing import Final
 
 from dsampler._validate import MAX_TEXT, check_per_second, check_rate, check_text, show
 from dsampler.errors import ConfigError
-from dsampler.remote._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES
-from dsampler.remote._strategy import (
+from dsampler.protocol._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES
+from dsampler.protocol._strategy import (
     PROBABILISTIC,
     RATE_LIMITING,
     OperationRate,
@@ -49,7 +49,7 @@ from dsampler.remote._strategy import (
     StrategyResponse,
     StrategyType,
 )
-from dsampler.remote._wire import (
+from dsampler.protocol._wire import (
     LEN,
     VARINT,
     Field,

@@ -70,7 +70,7 @@ class Phase:
 
 @dataclass(frozen=True, slots=True)
 class Scenario:
-    """A workload for :func:`~dsampler.adaptive.simulate`.
+    """A workload for :func:`~dsampler.simulation.simulate`.
 
     Attributes:
         name: shown in tables and plots.

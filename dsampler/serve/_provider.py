@@ -2,7 +2,7 @@
 and a default for every other, and where they come from.
 
 A strategies file is Jaeger's (``--sampling.strategies-file``, read and derived as
-Jaeger does by :mod:`dsampler.remote._jaeger_file`) or dsampler's own configuration
+Jaeger does by :mod:`dsampler.serve._jaeger_file`) or dsampler's own configuration
 (:func:`config_strategies`: what the Jaeger protocol can carry of it);
 :func:`load_strategies` tells them apart. No file: probabilistic 0.001 for all.
 """
@@ -17,8 +17,7 @@ from typing import Final, Literal, TypeAlias
 from dsampler._validate import check_rate, show
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
-from dsampler.remote._jaeger_file import JAEGER_KEY_TEXT, decode_json, looks_like_jaeger, read_jaeger
-from dsampler.remote._strategy import (
+from dsampler.protocol._strategy import (
     PROBABILISTIC,
     RATE_LIMITING,
     OperationRate,
@@ -27,6 +26,7 @@ from dsampler.remote._strategy import (
     RateLimitingStrategy,
     StrategyResponse,
 )
+from dsampler.serve._jaeger_file import JAEGER_KEY_TEXT, decode_json, looks_like_jaeger, read_jaeger
 
 __all__ = [
     "DEFAULT_SAMPLING_PROBABILITY",

@@ -21,7 +21,7 @@ import re
 from decimal import Decimal
 from typing import Final, Literal, TypeAlias
 
-from dsampler.remote._strategy import RATE_LIMITING, PerOperationStrategy, StrategyResponse
+from dsampler.protocol._strategy import RATE_LIMITING, PerOperationStrategy, StrategyResponse
 
 __all__ = ["DIALECTS", "Dialect", "go_number", "go_string", "render"]
 

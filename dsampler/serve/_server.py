@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Final
 
 from dsampler import _fork
 from dsampler._validate import check_int, check_seconds
-from dsampler.remote._http import HttpListener
-from dsampler.remote._provider import Answers, Strategies
-from dsampler.remote._render import Dialect, render
-from dsampler.remote._source import StrategiesFile
+from dsampler.protocol._render import Dialect, render
+from dsampler.serve._http import HttpListener
+from dsampler.serve._provider import Answers, Strategies
+from dsampler.serve._source import StrategiesFile
 
 if TYPE_CHECKING:
-    from dsampler.remote._grpc import GrpcStrategiesServer
+    from dsampler.serve._grpc import GrpcStrategiesServer
 
 __all__ = ["MAX_CONNECTIONS", "StrategiesServer"]
 
@@ -71,7 +71,7 @@ class StrategiesServer:
         #: the gRPC listener, if any (started by :meth:`start` and :meth:`serve_forever`)
         self.grpc: GrpcStrategiesServer | None = None
         if grpc_port is not None:
-            from dsampler.remote._grpc import GrpcStrategiesServer
+            from dsampler.serve._grpc import GrpcStrategiesServer
 
             try:
                 grpc_port = check_int(grpc_port, "grpc_port", 0, 65535)

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from dsampler._validate import MAX_TEXT, typed
 from dsampler.clock import Clock
+from dsampler.decision._bucket import TokenBucket
+from dsampler.engine._counts import Stats
 from dsampler.errors import ConfigError
-from dsampler.samplers._bucket import TokenBucket
-from dsampler.samplers._counts import Stats
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource

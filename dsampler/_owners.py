@@ -19,9 +19,9 @@ from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
+    from dsampler._dsampler import DSampler
     from dsampler.adaptive._controller import AdaptiveController
     from dsampler.remote._follow import RemoteFollower
-    from dsampler.samplers._dsampler import DSampler
 
 __all__ = ["Owners"]
 

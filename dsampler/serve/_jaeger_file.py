@@ -26,8 +26,8 @@ since v1.68 / v2.5):
 
 Stricter than Jaeger on purpose: a probabilistic ``param`` outside [0, 1] or a negative,
 NaN or huge rate limit refuses the file (Jaeger would serve it, and every client would
-refuse the response). :mod:`dsampler.remote._provider` makes the server's
-:class:`~dsampler.remote.Strategies` of what is read here.
+refuse the response). :mod:`dsampler.serve._provider` makes the server's
+:class:`~dsampler.serve.Strategies` of what is read here.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from typing import Any, Final, NamedTuple
 
 from dsampler._validate import check_per_second, check_rate, check_text, show, typed
 from dsampler.errors import ConfigError
-from dsampler.remote._strategy import (
+from dsampler.protocol._strategy import (
     PROBABILISTIC,
     RATE_LIMITING,
     OperationRate,

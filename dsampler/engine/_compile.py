@@ -1,4 +1,4 @@
-"""Configuration -> :class:`~dsampler.samplers._snapshot.Snapshot`, finding the state
+"""Configuration -> :class:`~dsampler.engine._snapshot.Snapshot`, finding the state
 that must outlive a snapshot in the one before it.
 
 A build records what it touches and nothing else: the buckets and anchors the new
@@ -19,10 +19,9 @@ from typing import Any
 
 from dsampler.config._model import SamplingConfig
 from dsampler.config._rule import Action, Drop, Match, RateLimit, Rollout, Rule, Sample
-from dsampler.hashing._schemes import get_scheme
-from dsampler.samplers._bucket import TokenBucket
-from dsampler.samplers._counts import DecisionCounts
-from dsampler.samplers._deciders import (
+from dsampler.decision._bucket import TokenBucket
+from dsampler.engine._counts import DecisionCounts
+from dsampler.engine._deciders import (
     Decider,
     DropDecider,
     OperationDecider,
@@ -31,9 +30,10 @@ from dsampler.samplers._deciders import (
     RolloutDecider,
     Tagger,
 )
-from dsampler.samplers._match import Predicate, compile_match
-from dsampler.samplers._runtime import Runtime
-from dsampler.samplers._snapshot import Snapshot
+from dsampler.engine._match import Predicate, compile_match
+from dsampler.engine._runtime import Runtime
+from dsampler.engine._snapshot import Snapshot
+from dsampler.hashing._schemes import get_scheme
 
 __all__ = ["compile_snapshot"]
 

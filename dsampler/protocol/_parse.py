@@ -36,7 +36,7 @@ from typing import Any, Final
 
 from dsampler._validate import MAX_TEXT, check_per_second, check_rate, check_text, show, typed
 from dsampler.errors import ConfigError
-from dsampler.remote._strategy import (
+from dsampler.protocol._strategy import (
     PROBABILISTIC,
     RATE_LIMITING,
     OperationRate,

@@ -1,10 +1,10 @@
 """A published configuration compiled for the request path: the one thing a decision
 reads (once), and never changes after it is published.
 
-Built by :func:`dsampler.samplers._compile.compile_snapshot`. What must outlive it
+Built by :func:`dsampler.engine._compile.compile_snapshot`. What must outlive it
 (token-bucket balances, rollout anchors) is held by reference, so the next snapshot
 finds it again; what the request path adds to (operations seen for the first time)
-lives beside it, in :class:`~dsampler.samplers._runtime.TrackedOperations`.
+lives beside it, in :class:`~dsampler.engine._runtime.TrackedOperations`.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.config._model import SamplingConfig
 from dsampler.config._rule import Rollout
-from dsampler.hashing._reference import MASK64
-from dsampler.samplers._bucket import TokenBucket
-from dsampler.samplers._counts import CAPPED, DEFAULT, DROPPED, KEPT, OPERATION, PARENT, RULE, DecisionCounts
-from dsampler.samplers._deciders import (
+from dsampler.decision._bucket import TokenBucket
+from dsampler.decision._results import RECORD_AND_SAMPLE, Results
+from dsampler.engine._counts import CAPPED, DEFAULT, DROPPED, KEPT, OPERATION, PARENT, RULE, DecisionCounts
+from dsampler.engine._deciders import (
     BY_LOWER_BOUND,
     BY_RATIO,
     Decider,
@@ -32,9 +32,9 @@ from dsampler.samplers._deciders import (
     Tagger,
     guaranteed,
 )
-from dsampler.samplers._match import Predicate
-from dsampler.samplers._otel import RECORD_AND_SAMPLE, Results
-from dsampler.samplers._runtime import TrackedOperations
+from dsampler.engine._match import Predicate
+from dsampler.engine._runtime import TrackedOperations
+from dsampler.hashing._reference import MASK64
 
 if TYPE_CHECKING:
     from dsampler.adaptive._meter import Meter

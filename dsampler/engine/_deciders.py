@@ -3,7 +3,7 @@ the default; each turns (trace ID, span attributes, parent tracestate) into a re
 
 A decider is built when a snapshot is compiled (bounds computed, results prebuilt) and
 never changes afterwards. The token buckets it spends from are handed in: they outlive
-the snapshot (see :mod:`dsampler.samplers._compile`).
+the snapshot (see :mod:`dsampler.engine._compile`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.clock import Clock
+from dsampler.decision._bucket import TokenBucket
+from dsampler.decision._results import DROPPED, EMPTY, Results
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import HashScheme
-from dsampler.samplers._bucket import TokenBucket
-from dsampler.samplers._otel import DROPPED, EMPTY, Results
 
 __all__ = [
     "Decider",

@@ -30,7 +30,7 @@ from dsampler.config._files import MAX_FILE_BYTES, read_bytes
 from dsampler.config._watch import Changes, Watched
 from dsampler.errors import ConfigError, FetchError
 from dsampler.remote._fetch import HttpFetcher
-from dsampler.remote._provider import (
+from dsampler.serve._provider import (
     DEFAULT_SAMPLING_PROBABILITY,
     FileFormat,
     Strategies,

@@ -10,8 +10,8 @@ import os
 from typing import Any
 
 from dsampler._plotting import pyplot
-from dsampler.adaptive import _analysis as analysis
-from dsampler.adaptive._simulation import Run
+from dsampler.simulation import _analysis as analysis
+from dsampler.simulation._simulation import Run
 
 __all__ = ["plot"]
 

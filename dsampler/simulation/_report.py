@@ -11,9 +11,9 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from dsampler.adaptive import _analysis as analysis
-from dsampler.adaptive._scenario import Phase
-from dsampler.adaptive._simulation import Run
+from dsampler.simulation import _analysis as analysis
+from dsampler.simulation._scenario import Phase
+from dsampler.simulation._simulation import Run
 
 __all__ = ["Edge", "edges", "render"]
 

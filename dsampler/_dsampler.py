@@ -14,31 +14,23 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler import _fork
+from dsampler._owners import Owners
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import SamplingConfig
 from dsampler.config._parse import as_config, parse_config, parse_fields
 from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
 from dsampler.config._watch import FileWatcher, read_at_start
+from dsampler.decision._context import DEFAULT_TRACE_STATE, SPAN_KEY, current_context
+from dsampler.decision._faults import FaultCountingSampler, FaultLog, integer_value
+from dsampler.decision._following import FOLLOW, Follower
+from dsampler.decision._results import DROPPED, Results
+from dsampler.engine._compile import compile_snapshot
+from dsampler.engine._counts import DEFAULT, Stats
+from dsampler.engine._runtime import Runtime, resource_attributes
+from dsampler.engine._snapshot import Snapshot
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import MASK128
-from dsampler.samplers._compile import compile_snapshot
-from dsampler.samplers._counts import DEFAULT, Stats
-from dsampler.samplers._otel import (
-    DEFAULT_TRACE_STATE,
-    DROPPED,
-    FOLLOW,
-    SPAN_KEY,
-    FaultCountingSampler,
-    FaultLog,
-    Follower,
-    Results,
-    current_context,
-    integer_value,
-)
-from dsampler.samplers._owners import Owners
-from dsampler.samplers._runtime import Runtime, resource_attributes
-from dsampler.samplers._snapshot import Snapshot
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dsampler.adaptive._simulation import Run
+from dsampler.simulation._simulation import Run
 
 if TYPE_CHECKING:
     import numpy as np

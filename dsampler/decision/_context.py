@@ -1,0 +1,53 @@
+"""Finding the parent span context of a decision, the cheap way.
+
+The SDK never passes the parent's tracestate to ``should_sample`` (and ``ParentBased``
+does not forward it), so every sampler reads it from the parent span context and hands
+it back, or it is wiped from the child and everything downstream. These are the few
+places where dsampler touches OpenTelemetry internals to make that lookup cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from opentelemetry import context as _context_api
+from opentelemetry.context import Context, get_current
+from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
+from opentelemetry.trace import INVALID_SPAN, Span, SpanContext, set_span_in_context
+from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
+
+__all__ = ["DEFAULT_TRACE_STATE", "SPAN_KEY", "current_context", "span_context_of", "trace_state_of"]
+
+
+def _span_key() -> str:
+    """The context key under which the API stores the current span, found through the
+    public API (the constant itself is private)."""
+    (key,) = set_span_in_context(INVALID_SPAN, Context()).keys()
+    return key
+
+
+SPAN_KEY: Final = _span_key()
+
+# get_current() is a call through the runtime-context object to a ContextVar; with the
+# default runtime context the ContextVar's own bound ``get`` returns the same object.
+_runtime = getattr(_context_api, "_RUNTIME_CONTEXT", None)
+current_context = (
+    _runtime._current_context.get
+    if type(_runtime) is ContextVarsRuntimeContext and hasattr(_runtime, "_current_context")
+    else get_current
+)
+
+
+def span_context_of(span: object) -> SpanContext | None:
+    """The valid span context of what the context holds under the span key, else None."""
+    if span is None or not isinstance(span, Span):
+        return None
+    sc = span.get_span_context()
+    return sc if sc.is_valid else None
+
+
+def trace_state_of(sc: SpanContext | None) -> TraceState | None:
+    """The tracestate to hand back, None when there is nothing to carry."""
+    if sc is None or sc.trace_state is DEFAULT_TRACE_STATE:
+        return None
+    return sc.trace_state

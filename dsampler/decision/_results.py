@@ -1,0 +1,96 @@
+"""The results a decision returns, built once and shared.
+
+Building a ``SamplingResult`` is one of the two costs that dominate a cheap sampler (the
+other is finding the parent span context, :mod:`dsampler.decision._context`): every
+strategy builds its results when it is compiled and hands the same objects to every
+decision that ends the same way, so they refuse to change (:class:`FrozenResult`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Final
+
+from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
+from opentelemetry.trace.span import TraceState
+from opentelemetry.util.types import Attributes
+
+__all__ = ["DROP", "DROPPED", "EMPTY", "RECORD_AND_SAMPLE", "FrozenResult", "Results", "make_result"]
+
+DROP: Final = Decision.DROP
+RECORD_AND_SAMPLE: Final = Decision.RECORD_AND_SAMPLE
+EMPTY: Final[Mapping[str, Any]] = MappingProxyType({})
+
+_new = object.__new__
+
+
+class FrozenResult(SamplingResult):
+    """A ``SamplingResult`` that refuses to change.
+
+    dsampler hands the same result object to every decision that ends the same way (the
+    dropped result, a sampler's sampled result, a parent's followed one): a wrapper
+    sampler that set ``result.trace_state`` on one would change every later trace. So
+    setting or deleting any attribute raises ``AttributeError``; build a new
+    ``SamplingResult(result.decision, result.attributes, trace_state)`` instead. It is
+    still a ``SamplingResult`` to the SDK and to ``isinstance``.
+    """
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(
+            f"dsampler's SamplingResult is shared by many decisions and read-only (setting {name!r}); "
+            "build a new SamplingResult instead"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(
+            f"dsampler's SamplingResult is shared by many decisions and read-only ({name!r})"
+        )
+
+
+def make_result(
+    decision: Decision, attributes: Mapping[str, Any], trace_state: TraceState | None
+) -> SamplingResult:
+    """A read-only ``SamplingResult`` without its ``__init__`` (which re-wraps the
+    attributes).
+
+    ``attributes`` must already be read-only (a ``MappingProxyType``); a test checks
+    that the object equals what ``SamplingResult(...)`` builds, so a new field in a
+    future SDK fails loudly instead of going missing.
+    """
+    result: SamplingResult = _new(FrozenResult)
+    result.__dict__.update(decision=decision, attributes=attributes, trace_state=trace_state)
+    return result
+
+
+DROPPED: Final = make_result(DROP, EMPTY, None)
+
+
+class Results:
+    """The results of one decision strategy, built once: a sampled result carrying
+    ``tags`` and the shared dropped one. New objects only when the span has attributes
+    of its own (the SDK records only what the result carries) or a tracestate to carry.
+    """
+
+    __slots__ = ("sampled", "tags")
+
+    def __init__(self, tags: Mapping[str, Any]) -> None:
+        self.tags = dict(tags)
+        self.sampled = make_result(RECORD_AND_SAMPLE, MappingProxyType(self.tags), None)
+
+    def sample(self, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
+        if not attributes and trace_state is None:
+            return self.sampled
+        if not attributes:
+            merged: Mapping[str, Any] = self.tags
+        elif not self.tags:
+            merged = attributes
+        else:  # the span's own attributes win over the sampler's tags of the same name
+            merged = {**self.tags, **attributes}
+        return make_result(RECORD_AND_SAMPLE, MappingProxyType(merged), trace_state)
+
+    @staticmethod
+    def drop(trace_state: TraceState | None) -> SamplingResult:
+        return DROPPED if trace_state is None else make_result(DROP, EMPTY, trace_state)
