@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from dsampler.remote._changes import config_changes
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace.sampling import Decision, Sampler
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
@@ -30,7 +31,6 @@ from server_load import run_load, serve
 import dsampler
 from dsampler.protocol import StrategyResponse, parse_strategy
 from dsampler.remote import JaegerRemoteSampler
-from dsampler.remote._changes import config_changes
 from dsampler.serve import Strategies, StrategiesServer
 
 if TYPE_CHECKING:

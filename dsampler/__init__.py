@@ -7,8 +7,7 @@ in the module that owns it (see the package tree).
 import typing
 
 from dsampler._lazy import attach as _attach
-
-__version__ = "0.1.0"
+from dsampler._version import __version__
 
 __all__ = [
     "AdaptiveController",

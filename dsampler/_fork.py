@@ -2,11 +2,12 @@
 
 A lock held by another thread at the moment of a fork stays held forever in the child,
 where that thread does not exist: a writer lock would block every later publish, a
-token bucket's refill lock would stop it refilling. Objects that own locks register
-here and get ``_reset_after_fork()`` called in the child (gunicorn and uwsgi fork
-workers from a master that may already run dsampler). Threads are restarted only after
-every lock is fresh (``_restart_after_fork()``, a second pass): a restarted poller must
-not find its owner's lock still held by the parent's thread.
+token bucket's refill lock would stop it refilling. Objects that own locks register a
+``reset`` method here (``_fork.register(self._reset_after_fork)``), called in the child
+(gunicorn and uwsgi fork workers from a master that may already run dsampler). Threads
+are restarted only after every lock is fresh (the ``restart`` methods, a second pass):
+a restarted poller must not find its owner's lock still held by the parent's thread.
+Methods are held weakly: registering keeps nothing alive.
 """
 
 from __future__ import annotations
@@ -15,24 +16,31 @@ import os
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
-__all__ = ["ForkAware", "ModuleLock", "register"]
+__all__ = ["ModuleLock", "register"]
 
-
-class ForkAware(Protocol):
-    def _reset_after_fork(self) -> None:
-        """Replace the locks (and restart the threads) this object owns."""
-        ...
-
-
-# Keyed by id: owners need not be hashable (jaeger-client's samplers are not).
-_OWNERS: Final[weakref.WeakValueDictionary[int, ForkAware]] = weakref.WeakValueDictionary()
+Hook = Callable[[], None]
+#: By id of the owner (owners need not be hashable: jaeger-client's samplers are not):
+#: a weak reference to it and the functions of its two methods. No weakref callback
+#: (one can run during interpreter shutdown); dead entries are swept as new ones come.
+_HOOKS: Final[dict[int, tuple[weakref.ref[Any], Callable[[Any], None], Callable[[Any], None] | None]]] = {}
+_SWEEP_EVERY: Final = 1024
+_added = [0]
 
 
-def register(owner: ForkAware) -> None:
-    """Have ``owner._reset_after_fork()`` called in every forked child."""
-    _OWNERS[id(owner)] = owner
+def register(reset: Hook, restart: Hook | None = None) -> None:
+    """Call ``reset`` (a bound method: replace the locks its object owns) in every forked
+    child, then, once every object's locks are fresh, ``restart`` (its threads). The
+    object is held weakly."""
+    owner = reset.__self__  # type: ignore[attr-defined]
+    then = None if restart is None else restart.__func__  # type: ignore[attr-defined]
+    _HOOKS[id(owner)] = (weakref.ref(owner), reset.__func__, then)  # type: ignore[attr-defined]
+    _added[0] += 1
+    if _added[0] % _SWEEP_EVERY == 0:
+        for key, (ref, _, _) in list(_HOOKS.items()):
+            if ref() is None:
+                _HOOKS.pop(key, None)
 
 
 class ModuleLock:
@@ -47,20 +55,23 @@ class ModuleLock:
     def __init__(self, make: Callable[[], Any] = threading.Lock) -> None:
         self._make = make
         self.lock = make()
-        register(self)
+        register(self._reset_after_fork)
 
     def _reset_after_fork(self) -> None:
         self.lock = self._make()
 
 
 def _after_fork_in_child() -> None:
-    owners = list(_OWNERS.values())
-    for owner in owners:
-        owner._reset_after_fork()
-    for owner in owners:
-        restart = getattr(owner, "_restart_after_fork", None)
+    live = [
+        (owner, reset, restart)
+        for ref, reset, restart in list(_HOOKS.values())
+        if (owner := ref()) is not None
+    ]
+    for owner, reset, _ in live:
+        reset(owner)
+    for owner, _, restart in live:
         if restart is not None:
-            restart()
+            restart(owner)
 
 
 if hasattr(os, "register_at_fork"):

@@ -46,7 +46,7 @@ class Poller:
         self._thread: threading.Thread | None = None
         self._finalizer: weakref.finalize[[], Pollable] | None = None
         self._restart = False
-        _fork.register(self)
+        _fork.register(self._reset_after_fork, self._restart_after_fork)
 
     @property
     def running(self) -> bool:

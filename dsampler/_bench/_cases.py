@@ -18,7 +18,7 @@ from opentelemetry.sdk.trace.sampling import Decision, ParentBased, Sampler, Tra
 from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, TraceFlags, set_span_in_context
 
 from dsampler._bench._harness import Case
-from dsampler._bench._suite import NAME, Group, Ids, Row
+from dsampler._bench._rows import NAME, Group, Ids, Row
 
 __all__ = ["RESOURCE", "SPAN_ATTRIBUTES", "TEN_RULES", "dsampler", "groups", "is_dropped", "is_sampled"]
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from dsampler._bench._harness import Case
-from dsampler._bench._suite import NAME, Group, Ids, Row
+from dsampler._bench._rows import NAME, Group, Ids, Row
 
 __all__ = ["OPERATIONS", "group"]
 

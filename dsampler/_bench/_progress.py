@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from dsampler.cli._output import is_terminal
+from dsampler._output import is_terminal
 
 __all__ = ["LineProgress", "TerminalProgress", "progress_for"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dsampler._bench._harness import CLOCK, Run, Stats, quartiles
-from dsampler._bench._suite import Group, Row, Skipped
+from dsampler._bench._rows import Group, Row, Skipped
 
 __all__ = ["NOISY_IQR", "Meta", "Report", "Result", "results", "table", "to_json"]
 

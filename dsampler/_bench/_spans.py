@@ -23,7 +23,7 @@ from opentelemetry.trace import SpanKind, set_span_in_context
 
 from dsampler._bench import _cases
 from dsampler._bench._harness import Case
-from dsampler._bench._suite import NAME, Group, Ids, Row
+from dsampler._bench._rows import NAME, Group, Ids, Row
 
 __all__ = ["ROWS", "group"]
 

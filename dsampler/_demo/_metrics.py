@@ -11,12 +11,12 @@ a span processor), and they agree when the metrics tell the truth.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
-    from dsampler._demo._services import Instrumented
+    from dsampler._demo._timeline import Service
 
 __all__ = ["DemoMetrics"]
 
@@ -51,7 +51,7 @@ class DemoMetrics:
                         )
         return out
 
-    def report(self, services: Sequence[Instrumented]) -> str:
+    def report(self, services: Sequence[Reported]) -> str:
         """The figures per service, one instrument a line, collected now."""
         points = self.points()
         columns = [_column(points, s) for s in services]
@@ -64,6 +64,18 @@ class DemoMetrics:
         return "\n".join(lines)
 
 
+class Reported(Protocol):
+    """What the report reads of a service (an ``Instrumented`` one)."""
+
+    spec: Service
+    sampler_id: str  # its dsampler.sampler attribute
+
+    @property
+    def spans(self) -> int:
+        """Spans its provider recorded."""
+        ...
+
+
 def _sum(points: Iterable[Point], name: str, **match: str) -> float:
     return sum(v for n, a, v in points if n == name and all(a.get(k) == want for k, want in match.items()))
 
@@ -74,8 +86,8 @@ def _gauge(points: Iterable[Point], name: str, fmt: str) -> str:
     return format(found[0], fmt) if found else "-"
 
 
-def _column(points: list[Point], service: Instrumented) -> dict[str, str]:
-    mine = [p for p in points if p[1].get("dsampler.sampler") == service.dsampler._telemetry_id]
+def _column(points: list[Point], service: Reported) -> dict[str, str]:
+    mine = [p for p in points if p[1].get("dsampler.sampler") == service.sampler_id]
     fetched = [
         _sum(points, "dsampler.remote.fetches", result=r, service=service.spec.name)  # by service name
         for r in ("applied", "unchanged", "failed")
@@ -83,7 +95,7 @@ def _column(points: list[Point], service: Instrumented) -> dict[str, str]:
     window = _gauge(mine, "dsampler.controller.window", ".3g")
     return {
         "dsampler.decisions, sampled": f"{_sum(mine, 'dsampler.decisions', decision=_KEPT):,.0f}",
-        "  spans the provider recorded": f"{service.counter.spans:,}",
+        "  spans the provider recorded": f"{service.spans:,}",
         "dsampler.decisions, dropped": f"{_sum(mine, 'dsampler.decisions', decision='DROP'):,.0f}",
         "  of them refused by a cap": f"{_sum(mine, 'dsampler.decisions', strategy='cap'):,.0f}",
         "dsampler.rate.configured": _gauge(mine, "dsampler.rate.configured", ".4g"),

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from dsampler._demo._metrics import DemoMetrics
     from dsampler._dsampler import DSampler
     from dsampler.adaptive._controller import AdaptiveController
+    from dsampler.engine._engine import Engine
     from dsampler.remote._sampler import JaegerRemoteSampler
 
 __all__ = ["Demo", "Instrumented", "SampledCounter", "SeededIds"]
@@ -87,12 +88,15 @@ class SampledCounter(SpanProcessor):
 class Instrumented:
     """One service: its provider, its sampler, what it was offered and what it kept."""
 
-    def __init__(self, spec: Service, sampler: Sampler, dsampler: DSampler, seed: int) -> None:
+    def __init__(self, spec: Service, sampler: Sampler, engine: Engine, seed: int) -> None:
         import numpy as np
 
+        from dsampler.telemetry._registry import sampler_id
+
         self.spec = spec
-        self.dsampler = dsampler  # whose configuration (rate, version) the table shows
-        self.controller: AdaptiveController | None = dsampler.controller
+        self.dsampler = engine  # whose configuration (rate, version) the table shows
+        self.sampler_id = sampler_id(engine)  # its dsampler.sampler in the metrics
+        self.controller: AdaptiveController | None = getattr(engine, "controller", None)
         self.counter = SampledCounter()
         self.provider = TracerProvider(
             sampler=sampler,
@@ -104,6 +108,11 @@ class Instrumented:
         self.tracer = self.provider.get_tracer("dsampler.demo")
         self.rng = np.random.default_rng(seed)  # arrivals and latencies
         self.offered = 0  # requests (root spans) started
+
+    @property
+    def spans(self) -> int:
+        """Spans its provider recorded."""
+        return self.counter.spans
 
     @property
     def rate(self) -> float:
@@ -175,7 +184,7 @@ class Demo:
         checkout = self._checkout(checkout_spec)
         search = self._search()
         self.services = (
-            Instrumented(checkout_spec, checkout, checkout.dsampler, self._seed(0)),
+            Instrumented(checkout_spec, checkout, checkout.engine, self._seed(0)),
             Instrumented(search_spec, search, search, self._seed(1)),
         )
         for service in self.services:

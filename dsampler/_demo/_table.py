@@ -13,7 +13,7 @@ import shutil
 from typing import Final, TextIO
 
 from dsampler._demo._workload import Record, Row
-from dsampler.cli._output import discard, is_terminal
+from dsampler._output import discard, is_terminal
 
 __all__ = ["HEADER", "LiveTable", "PlainTable", "format_row", "table_for"]
 

@@ -1,14 +1,16 @@
 """AdaptiveController: "keep about 50 traces per second" instead of guessing a rate.
 
-The controller counts the root decisions its DSampler makes at the default rate (one
-list append per decision, see :mod:`._meter`), takes root-span latencies and
-errors from :meth:`AdaptiveController.observe` or its span processor, and every
-``tick_s`` (a background thread on the system clock; :meth:`~AdaptiveController.tick`
-by hand on an injected one) steps its :class:`~dsampler.adaptive.ControllerCore`.
-Each rate change is published into the DSampler's store as a new configuration
-version, so every decision is made under one whole configuration; a token bucket at
-``hard_cap_factor * target`` (the hard cap) bounds what one tick of a burst can sample
-before the new rate is in force.
+The controller counts the root decisions its sampler makes at the default rate (one
+list append per decision, see :mod:`dsampler.adaptive._tap`), takes root-span
+latencies and errors from :meth:`AdaptiveController.observe` or its span processor,
+and every ``tick_s`` (a background thread on the system clock;
+:meth:`~AdaptiveController.tick` by hand on an injected one) steps its
+:class:`~dsampler.adaptive.ControllerCore`. Bound to an overlay (:meth:`bind`: a
+DSampler binds the controller of its ``adaptive:`` section), each rate change is set as
+that overlay (``rate`` and ``adaptive``), a new configuration version, so every
+decision is made under one whole configuration; a token bucket at ``hard_cap_factor *
+target`` (the hard cap) bounds what one tick of a burst can sample before the new rate
+is in force. The controller never calls its sampler: it writes its overlay.
 
 The budget is per process: under gunicorn each worker holds its own controller, so
 give each ``service budget / workers`` (docs/adaptive.md).
@@ -18,25 +20,27 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-import weakref
 from collections import deque
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsampler import _fork
 from dsampler._poller import Poller
 from dsampler.adaptive._core import Change, ControllerCore
-from dsampler.adaptive._meter import Meter
+from dsampler.adaptive._tap import Tap
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._adaptive import AdaptiveSettings
+from dsampler.config._overlay import Overlay
 from dsampler.config._shape import no_unknown_keys
 from dsampler.decision._bucket import TokenBucket
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
-    from dsampler._dsampler import DSampler
     from dsampler.adaptive._processor import AdaptiveSpanProcessor
 
-__all__ = ["AdaptiveController", "follow"]
+__all__ = ["ADAPTIVE", "AdaptiveController", "Host"]
+
+#: The overlay name the controller's fields are held under.
+ADAPTIVE: Final = "adaptive"
 
 MAX_PENDING: Final = 100_000  # observations held between ticks (1M/s at 100 ms ticks)
 _FIELDS: Final = tuple(f.name for f in dataclasses.fields(AdaptiveSettings))
@@ -50,6 +54,14 @@ def _settings(base: float | AdaptiveSettings, changes: dict[str, Any]) -> Adapti
     if isinstance(base, AdaptiveSettings):
         return dataclasses.replace(base, **changes)
     return AdaptiveSettings(base, **changes)
+
+
+class Host(Protocol):
+    """What a controller can be handed to at construction (``sampler=``): a
+    :class:`~dsampler.DSampler`, which makes it the controller of its ``adaptive:``
+    section and binds it to its overlay."""
+
+    def adopt_controller(self, controller: AdaptiveController) -> None: ...
 
 
 def _backstop(settings: AdaptiveSettings, clock: Clock) -> TokenBucket | None:
@@ -67,11 +79,13 @@ class AdaptiveController:
             :class:`~dsampler.config.AdaptiveSettings`.
         sampler: the :class:`~dsampler.DSampler` whose default rate it owns; the
             settings are published into its configuration (``adaptive:``). Without
-            one, read :attr:`rate` yourself.
+            one, read :attr:`rate` yourself, or :meth:`bind` an overlay.
         clock: time source; inject a :class:`~dsampler.ManualClock` to step it with
             :meth:`tick` deterministically.
         ticker: run a thread that ticks every ``tick_s`` (default: on the system clock
             only).
+        start: start that thread now (default True; a DSampler starts the controller
+            it creates once its configuration is published).
         **settings: fields of :class:`~dsampler.config.AdaptiveSettings` (``window_s=5``,
             ``health=None``, ``hard_cap_factor=None`` ...).
 
@@ -83,57 +97,53 @@ class AdaptiveController:
         self,
         target_traces_per_second: float | AdaptiveSettings,
         *,
-        sampler: DSampler | None = None,
+        sampler: Host | None = None,
         clock: Clock = SYSTEM_CLOCK,
         ticker: bool | None = None,
+        start: bool = True,
         **settings: Any,
     ) -> None:
         chosen = _settings(target_traces_per_second, settings)
         self._setup(chosen, clock, clock is SYSTEM_CLOCK if ticker is None else ticker)
         if sampler is not None:
-            self._bind(sampler)
-        self.start()
+            adopt = getattr(sampler, "adopt_controller", None)
+            if not callable(adopt):
+                raise ConfigError("sampler", f"expected a DSampler, got {type(sampler).__name__}")
+            adopt(self)
+        if start:
+            self.start()
 
     def _setup(self, settings: AdaptiveSettings, clock: Clock, ticker: bool) -> None:
         self.settings = settings
         self._clock = clock
         self._ticker = ticker
-        self.meter = Meter(_backstop(settings, clock))
+        self.tap = Tap(_backstop(settings, clock))
         self._core = ControllerCore(settings, clock.monotonic())
         self._observed: deque[tuple[float, bool]] = deque(maxlen=MAX_PENDING)
         self._lock = threading.Lock()
-        self._sampler: weakref.ref[DSampler] | None = None
+        self._overlay: Overlay | None = None
         self._poller: Poller | None = None
         self.rejected = 0  # observations that were not a duration
-        _fork.register(self)
+        _fork.register(self._reset_after_fork)
 
-    @classmethod
-    def _for_sampler(cls, sampler: DSampler, settings: AdaptiveSettings, clock: Clock) -> AdaptiveController:
-        """The controller a DSampler creates for its ``adaptive:`` section (not started:
-        the DSampler starts it once it can take publishes)."""
-        controller = cls.__new__(cls)
-        controller._setup(settings, clock, clock is SYSTEM_CLOCK)
-        controller._sampler = weakref.ref(sampler)
-        return controller
+    # -- where the rate goes -------------------------------------------------------------
 
-    def _bind(self, sampler: DSampler) -> None:
-        from dsampler._dsampler import DSampler
+    def fields(self) -> dict[str, Any]:
+        """What it owns of a configuration: the rate in force and its settings."""
+        return {"rate": self._core.rate, "adaptive": self.settings}
 
-        if not isinstance(sampler, DSampler):
-            raise ConfigError("sampler", f"expected a DSampler, got {type(sampler).__name__}")
-        owners = sampler._owners
-        if owners.rate_owner == "remote":
-            raise ConfigError(
-                "sampler",
-                "its default rate follows a remote endpoint: adaptive and remote both own the "
-                "default rate; configure one of them, not both",
-            )
-        previous = owners.controller
-        if previous is not None and previous is not self:
-            previous._detach()
-        owners.controller = self
-        self._sampler = weakref.ref(sampler)
-        sampler.update(adaptive=self.settings)
+    def bind(self, overlay: Overlay | None) -> None:
+        """Set every rate change as ``overlay`` from now on (None: nowhere; the rate is
+        still :attr:`rate`). The overlay should carry :attr:`tap`, so its engine counts
+        the offered load and applies the hard cap."""
+        self._overlay = overlay
+        if overlay is None and self._poller is not None:
+            self._poller.stop(timeout_s=0.0)  # may be called under its sampler's lock: no waiting
+
+    @property
+    def overlay(self) -> Overlay | None:
+        """The overlay it writes to (None: unbound)."""
+        return self._overlay
 
     # -- inputs --------------------------------------------------------------------------
 
@@ -173,7 +183,7 @@ class AdaptiveController:
         calls this every ``tick_s``; call it yourself on an injected clock)."""
         with self._lock:
             latencies, errors = self._drain()
-            change = self._core.step(self._clock.monotonic(), self.meter.take(), latencies, errors)
+            change = self._core.step(self._clock.monotonic(), self.tap.take(), latencies, errors)
         if change is not None:
             self._publish()
         return change
@@ -181,9 +191,9 @@ class AdaptiveController:
     poll_once = tick  # what the ticker thread calls
 
     def _publish(self) -> None:
-        sampler = self._sampler() if self._sampler is not None else None
-        if sampler is not None:
-            sampler.update()  # the DSampler puts this controller's rate into the new version
+        overlay = self._overlay
+        if overlay is not None:
+            overlay.set(self.fields())
 
     def start(self) -> None:
         """Start the ticker thread, if this controller runs one (idempotent; after
@@ -201,39 +211,32 @@ class AdaptiveController:
 
     close = stop
 
-    def _detach(self) -> None:
-        """No longer the DSampler's (called under its writer lock: no waiting)."""
-        self._sampler = None
-        if self._poller is not None:
-            self._poller.stop(timeout_s=0.0)
-
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()
 
     # -- settings ------------------------------------------------------------------------
 
     def reconfigure(self, **changes: Any) -> AdaptiveSettings:
-        """New settings (fields of AdaptiveSettings); the load estimate carries over. With
-        a sampler they are published into its configuration.
+        """New settings (fields of AdaptiveSettings); the load estimate carries over.
+        Bound, they are published in its overlay with the rate.
 
         Raises:
             ConfigError: an invalid value; the settings in force stay.
         """
-        settings = _settings(self.settings, changes)
-        sampler = self._sampler() if self._sampler is not None else None
-        if sampler is not None:
-            sampler.update(adaptive=settings)  # comes back through follow() -> _apply()
-        else:
-            self._apply(settings)
+        self.configure(_settings(self.settings, changes))
+        self._publish()
         return self.settings
 
-    def _apply(self, settings: AdaptiveSettings) -> None:
+    def configure(self, settings: AdaptiveSettings) -> None:
+        """Take whole new ``settings`` (the load estimate carries over) without
+        publishing them: what a DSampler does when its ``adaptive:`` section changes,
+        before it publishes the new configuration with :meth:`fields`."""
         with self._lock:
             old, self.settings = self.settings, settings
             self._core.reconfigure(settings)
-            cap, bucket = settings.hard_cap_per_second, self.meter.backstop
+            cap, bucket = settings.hard_cap_per_second, self.tap.backstop
             if cap is None or bucket is None:
-                self.meter.backstop = _backstop(settings, self._clock)
+                self.tap.backstop = _backstop(settings, self._clock)
             else:
                 bucket.update(cap, max(1.0, cap * settings.hard_cap_burst_s))
         if settings.tick_s != old.tick_s and self._poller is not None and self._poller.running:
@@ -277,24 +280,8 @@ class AdaptiveController:
             "multiplier": core.multiplier,
             "changes": core.changes,
             "load_changes": core.regimes,
-            "offered": self.meter.total,
+            "offered": self.tap.total,
             "observed": core.observed,
             "errors": core.errors,
             "rejected_observations": self.rejected,
         }
-
-
-def follow(
-    sampler: DSampler, controller: AdaptiveController | None, settings: AdaptiveSettings | None, clock: Clock
-) -> AdaptiveController | None:
-    """The DSampler's hook, called for every configuration it publishes: the controller
-    that its ``adaptive`` settings ask for (created, reconfigured, or detached)."""
-    if settings is None:
-        if controller is not None:
-            controller._detach()
-        return None
-    if controller is None:
-        return AdaptiveController._for_sampler(sampler, settings, clock)
-    if controller.settings != settings:
-        controller._apply(settings)
-    return controller

@@ -10,22 +10,25 @@ a request takes). Rules that keep every error or every slow request bias it; fee
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import StatusCode
 
-if TYPE_CHECKING:
-    from dsampler.adaptive._controller import AdaptiveController
+__all__ = ["AdaptiveSpanProcessor", "Observer"]
 
-__all__ = ["AdaptiveSpanProcessor"]
+
+class Observer(Protocol):
+    """What the processor feeds: an :class:`~dsampler.AdaptiveController`."""
+
+    def observe(self, duration_s: float, error: bool = False) -> None: ...
 
 
 class AdaptiveSpanProcessor(SpanProcessor):
     """``provider.add_span_processor(controller.span_processor())``."""
 
-    def __init__(self, controller: AdaptiveController) -> None:
+    def __init__(self, controller: Observer) -> None:
         self._observe = controller.observe
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:

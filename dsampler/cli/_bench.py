@@ -23,9 +23,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dsampler._output import error, refuse
 from dsampler._plotting import plot_path
 from dsampler._validate import check_seconds, parse_float, parse_int, show
-from dsampler.cli._output import error, refuse
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -123,17 +123,18 @@ def _version(name: str) -> str | None:
 def _meta(
     settings: Settings, load: tuple[float, float, float] | None, jit_wait_s: float, floor_ns: float
 ) -> Meta:
-    import dsampler
     from dsampler._bench._report import Meta
+    from dsampler._version import __version__
+    from dsampler.hashing._batch import jit_status
 
     return Meta(
-        dsampler=dsampler.__version__,
+        dsampler=__version__,
         python=f"{platform.python_implementation()} {platform.python_version()}",
         platform=platform.platform(),
         cpus=_cpus(),
         load_average=load,
         versions={name: _version(name) for name in VERSIONS},
-        jit=dsampler.jit_status(),
+        jit=jit_status(),
         jit_wait_s=jit_wait_s,
         rounds=settings.rounds,
         seconds=settings.seconds,
@@ -144,8 +145,8 @@ def _meta(
 
 def _measure(settings: Settings, progress: Progress) -> Report:
     """Build, check and time every case."""
-    import dsampler
     from dsampler._bench import _harness, _report, _suite
+    from dsampler.hashing._batch import wait_for_jit
 
     load = _load()
     with ExitStack() as stack:
@@ -154,7 +155,7 @@ def _measure(settings: Settings, progress: Progress) -> Report:
         cases = _suite.cases_of(groups)
         progress.phase("waiting for the numba kernels")  # started in the background by the samplers
         started = time.perf_counter()
-        dsampler.wait_for_jit(JIT_TIMEOUT_S)
+        wait_for_jit(JIT_TIMEOUT_S)
         jit_wait_s = time.perf_counter() - started
         progress.phase("checking the decision of every case")
         _harness.verify(cases)

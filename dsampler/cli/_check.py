@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any, Final
 
-from dsampler.cli._output import error, say
+from dsampler._output import error, say
 from dsampler.config._files import MAX_FILE_BYTES, locate, parse_config_bytes, read_config_file
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError

@@ -26,8 +26,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
 
+from dsampler._output import error, refuse, say
 from dsampler._validate import MAX_SEED, check_seconds, parse_float, parse_int, show
-from dsampler.cli._output import error, refuse, say
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:

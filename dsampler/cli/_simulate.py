@@ -15,9 +15,9 @@ import argparse
 import dataclasses
 from typing import Any
 
+from dsampler._output import refuse
 from dsampler._plotting import plot_path
 from dsampler._validate import MAX_SEED, parse_float, parse_int, show
-from dsampler.cli._output import refuse
 from dsampler.errors import ConfigError
 
 __all__ = ["add_parser", "run"]

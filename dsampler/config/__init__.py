@@ -1,4 +1,5 @@
-"""Configuration: the frozen model, its parser and files, the versioned store, reloads."""
+"""Configuration: the frozen model, its parser and files, the versioned store with its
+owners' overlays, reloads."""
 
 import typing
 
@@ -11,6 +12,7 @@ __all__ = [
     "HealthPolicy",
     "Match",
     "OperationStrategy",
+    "Overlay",
     "Pattern",
     "RateLimit",
     "RemoteSettings",
@@ -28,6 +30,7 @@ if typing.TYPE_CHECKING:
     from dsampler.config._adaptive import AdaptiveSettings, HealthPolicy
     from dsampler.config._files import load_config
     from dsampler.config._model import OperationStrategy, SamplingConfig
+    from dsampler.config._overlay import Overlay
     from dsampler.config._parse import parse_config
     from dsampler.config._remote import RemoteSettings
     from dsampler.config._rule import (
@@ -53,6 +56,7 @@ __getattr__, __dir__ = _attach(
         "SamplingConfig": "dsampler.config._model",
         "parse_config": "dsampler.config._parse",
         "RemoteSettings": "dsampler.config._remote",
+        "Overlay": "dsampler.config._overlay",
         "serialize": "dsampler.config._serialize",
         **dict.fromkeys(
             (

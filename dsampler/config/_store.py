@@ -1,11 +1,18 @@
-"""Versioned configuration snapshots, published with one reference assignment.
+"""Versioned configuration snapshots, published with one reference assignment: a base
+configuration and its owners' overlays, merged and compiled together.
 
 Readers (the request path) read :attr:`ConfigStore.current` once per decision and never
 take a lock: a reference load is atomic, and a published snapshot is never mutated, so
-a decision sees one whole snapshot, never a mix. Writers (API, file reload, remote
-poll, adaptive controller) build the next snapshot completely, then publish it; they
-serialise among themselves on one lock. Versions only grow; the last N published
-configurations stay in a ring for :attr:`history` and :meth:`rollback`.
+a decision sees one whole snapshot, never a mix. Writers build the next snapshot
+completely, then publish it; they serialise among themselves on one lock. Versions
+only grow; the last N published configurations stay in a ring for :attr:`history` and
+:meth:`rollback`.
+
+Two kinds of writer. The *base* is the configuration the user gives (in code, in a
+file, by a rollback). An *owner* (the adaptive controller, a remote endpoint) holds a
+named :class:`Overlay`: the fields it owns (``{"rate": 0.02}``), written over the base
+whenever either changes. An owner sets its overlay and is never called back; a new
+base (a file reload) replaces the base only, so it cannot undo an owner's fields.
 """
 
 from __future__ import annotations
@@ -13,98 +20,211 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any, Final, Generic, Protocol, TypeVar
+from typing import Any, Final, Generic, NamedTuple, Protocol, TypeVar
 
 from dsampler import _fork
 from dsampler.config._model import SamplingConfig
+from dsampler.config._overlay import Overlay, merge, same_content
 from dsampler.errors import ConfigError
 
-__all__ = ["DEFAULT_HISTORY", "ConfigStore", "Snapshot"]
+__all__ = ["DEFAULT_HISTORY", "Compiled", "ConfigStore", "Overlay"]
 
 DEFAULT_HISTORY: Final = 16
+_NONE: Final[Mapping[str, Any]] = {}
 
 
-class Snapshot(Protocol):
+class Compiled(Protocol):
     """What a store publishes: anything compiled from one configuration."""
 
     @property
     def config(self) -> SamplingConfig: ...
 
 
-S = TypeVar("S", bound=Snapshot)
+S = TypeVar("S", bound=Compiled)
+
+
+class _Published(NamedTuple):
+    config: SamplingConfig  # what was in force (overlays merged), with its version
+    base: SamplingConfig  # the base it was merged from (what a rollback restores)
 
 
 class ConfigStore(Generic[S]):
-    """Holds the current snapshot and the last ``history`` published configurations.
+    """Holds the current snapshot, the base and the overlays, and the last ``history``
+    published configurations.
 
     Args:
-        compile: configuration (with its version set) -> snapshot; called under the
-            writer lock. If it raises, nothing is published.
-        initial: the first configuration, published as version 1.
+        compile: (configuration with its version set, the overlays merged into it) ->
+            snapshot; called under the writer lock. If it raises, nothing is published.
+        initial: the first base, published as version 1.
         history: how many published configurations :attr:`history` keeps (default 16).
+        holders: overlays merged into the first version, by name.
     """
 
     def __init__(
         self,
-        compile: Callable[[SamplingConfig], S],
+        compile: Callable[[SamplingConfig, Mapping[str, Overlay]], S],
         initial: SamplingConfig,
         *,
         history: int = DEFAULT_HISTORY,
+        holders: Mapping[str, Overlay | None] = _NONE,
     ) -> None:
         if type(history) is not int or history < 1:
             raise ConfigError("history", f"expected an integer >= 1, got {history!r}")
         self._compile = compile
         self._lock = threading.Lock()
-        _fork.register(self)
-        self._ring: deque[SamplingConfig] = deque(maxlen=history)
+        _fork.register(self._reset_after_fork)
+        self._ring: deque[_Published] = deque(maxlen=history)
         self._version = 0
-        self.current: S = self._publish_locked(initial)
+        self._held: dict[str, Overlay] = {}
+        self._base = initial
+        self.current: S = self._publish_locked(initial, self._handed(holders))
 
-    def _publish_locked(self, config: SamplingConfig, *, stamped: bool = False) -> S:
+    def _handed(self, holders: Mapping[str, Overlay | None]) -> dict[str, Overlay]:
+        held = dict(self._held)
+        for name, overlay in holders.items():
+            if overlay is None:
+                held.pop(name, None)
+            elif overlay.name != name or overlay.retired or overlay.store not in (None, self):
+                raise ConfigError("overlay", f"expected a new overlay named {name!r} for this store")
+            else:
+                held[name] = overlay
+        return held
+
+    def _merged(self, base: SamplingConfig, held: Mapping[str, Overlay], version: int) -> SamplingConfig:
+        fields: dict[str, Any] = {"version": version}
+        for overlay in held.values():
+            fields.update(overlay.fields)
+        return merge(base, fields) if len(fields) > 1 else base.stamped(version)
+
+    def _publish_locked(
+        self, base: SamplingConfig, held: dict[str, Overlay], config: SamplingConfig | None = None
+    ) -> S:
+        """The one publish: merge (unless ``config`` is the merge, stamped), compile,
+        then make it current (nothing changes if the compile raises)."""
         version = self._version + 1
-        snapshot = self._compile(config if stamped else config.stamped(version))
-        self._version = version
-        self._ring.append(snapshot.config)
+        if config is None:
+            config = self._merged(base, held, version)
+        snapshot = self._compile(config, held)
+        self._version, self._base = version, base
+        if held is not self._held:
+            for name, overlay in self._held.items():
+                if held.get(name) is not overlay:
+                    overlay.retired = True
+            for overlay in held.values():
+                overlay.store = self
+            self._held = held
+        self._ring.append(_Published(snapshot.config, base))
         self.current = snapshot  # the one reference assignment readers see
         return snapshot
 
-    def publish(self, config: SamplingConfig) -> S:
-        """Publish ``config`` as the next version; its own ``version`` is ignored."""
-        with self._lock:
-            return self._publish_locked(config)
+    # -- the base ------------------------------------------------------------------------
 
-    def update(self, change: Callable[[SamplingConfig], SamplingConfig]) -> S:
-        """Publish ``change(current config)``; the read and the publish are atomic with
-        respect to other writers (no lost updates)."""
+    @property
+    def config(self) -> SamplingConfig:
+        """The configuration in force (the current snapshot's)."""
+        return self.current.config
+
+    @property
+    def base(self) -> SamplingConfig:
+        """The base in force (the current configuration without its overlays)."""
+        return self._base
+
+    def publish(
+        self, base: SamplingConfig | None = None, *, holders: Mapping[str, Overlay | None] = _NONE
+    ) -> S:
+        """Publish ``base`` (None: the one in force) as the next version, its own
+        ``version`` ignored; ``holders`` hands overlay names to new overlays or takes
+        them away (None), in the same version.
+
+        Raises:
+            ConfigError: the merge or the compile refused it; nothing changes.
+        """
         with self._lock:
-            return self._publish_locked(change(self.current.config))
+            held = self._handed(holders) if holders else self._held
+            return self._publish_locked(self._base if base is None else base, held)
 
     def evolve(self, changes: Mapping[str, Any]) -> S:
-        """Publish the current configuration with ``changes`` (validated field values),
-        stamping the version in the same copy: the cheapest path, for frequent writers."""
+        """Publish the base with ``changes`` (validated field values): the cheapest
+        path, for frequent writers."""
         with self._lock:
-            config = self.current.config.evolve(**changes, version=self._version + 1)
-            return self._publish_locked(config, stamped=True)
-
-    def refresh(self) -> S:
-        """Compile the current configuration again, as the same version: what the
-        compiled snapshot holds changed (telemetry began counting), not the configuration."""
-        with self._lock:
-            self.current = self._compile(self.current.config)
-            return self.current
+            if not self._held:  # one copy: the new base, stamped, is what is in force
+                config = self._base.evolve(**changes, version=self._version + 1)
+                return self._publish_locked(config, self._held, config)
+            return self._publish_locked(self._base.evolve(**changes), self._held)
 
     def rollback(self, version: int) -> S:
-        """Publish the content of an earlier ``version`` again, as a new version.
+        """Publish the base of an earlier ``version`` again, as a new version (the
+        overlays in force stay: their owners own their fields).
 
         Raises:
             ConfigError: ``version`` is not in the history ring.
         """
         with self._lock:
-            for config in self._ring:
-                if config.version == version:
-                    return self._publish_locked(config)
-            kept = f"{self._ring[0].version}..{self._ring[-1].version}"
-            raise ConfigError("version", f"expected a version in the history ({kept}), got {version!r}")
+            return self._publish_locked(self._base_at(version), self._held)
+
+    def base_at(self, version: int) -> SamplingConfig:
+        """The base ``version`` was merged from.
+
+        Raises:
+            ConfigError: ``version`` is not in the history ring.
+        """
+        with self._lock:
+            return self._base_at(version)
+
+    def _base_at(self, version: int) -> SamplingConfig:
+        for published in self._ring:
+            if published.config.version == version:
+                return published.base
+        kept = f"{self._ring[0].config.version}..{self._ring[-1].config.version}"
+        raise ConfigError("version", f"expected a version in the history ({kept}), got {version!r}")
+
+    def refresh(self) -> S:
+        """Compile the current configuration again, as the same version: what the
+        compiled snapshot holds changed (telemetry began counting), not the configuration."""
+        with self._lock:
+            self.current = self._compile(self.current.config, self._held)
+            return self.current
+
+    # -- overlays ------------------------------------------------------------------------
+
+    def overlay(self, name: str, fields: Mapping[str, Any] = _NONE, *, tap: object = None) -> Overlay:
+        """A new overlay of this store, not yet held: its first :meth:`~Overlay.set`
+        takes ``name`` if nobody holds it (or hand it to :meth:`publish`).
+
+        Raises:
+            ConfigError: a field is invalid.
+        """
+        overlay = Overlay(name, fields, tap=tap)
+        overlay.store = self
+        return overlay
+
+    def holder(self, name: str) -> Overlay | None:
+        """The overlay merged under ``name``, if any."""
+        return self._held.get(name)
+
+    def write(self, overlay: Overlay, fields: Mapping[str, Any]) -> bool:
+        """:meth:`Overlay.set`'s publish: ``fields`` (already checked) become the
+        overlay's, and a new version is published when that changes the configuration
+        in force. An overlay nobody holds the name of takes it; a retired one, or one
+        whose name another holds, writes nothing."""
+        with self._lock:
+            holder = self._held.get(overlay.name)
+            if overlay.retired or overlay.store is not self or holder not in (None, overlay):
+                return False
+            if holder is overlay and fields == overlay.fields:
+                return False
+            held = self._held if holder is overlay else {**self._held, overlay.name: overlay}
+            old, overlay.fields = overlay.fields, fields
+            try:
+                config = self._merged(self._base, held, self._version + 1)
+                if same_content(config, self.current.config) and overlay.tap is None:
+                    self._held = held  # recorded; the configuration in force already says it
+                    return False
+                self._publish_locked(self._base, held, config)
+            except BaseException:
+                overlay.fields = old
+                raise
+            return True
 
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()
@@ -113,4 +233,4 @@ class ConfigStore(Generic[S]):
     def history(self) -> tuple[SamplingConfig, ...]:
         """Published configurations, oldest first, the current one last."""
         with self._lock:
-            return tuple(self._ring)
+            return tuple(p.config for p in self._ring)

@@ -137,23 +137,28 @@ def _safe_loader(yaml: Any) -> Any:
                     seen.add(key)
             return super().construct_mapping(node, deep=deep)
 
-    Loader.add_implicit_resolver(
+    _add_core_schema(Loader)
+    return Loader
+
+
+def _add_core_schema(loader: Any) -> None:
+    """YAML 1.2's core schema for booleans, integers and floats on ``loader``."""
+    loader.add_implicit_resolver(
         "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
     )
-    Loader.add_implicit_resolver(
+    loader.add_implicit_resolver(
         "tag:yaml.org,2002:int",
         re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
         list("-+0123456789"),
     )
-    Loader.add_implicit_resolver(
+    loader.add_implicit_resolver(
         "tag:yaml.org,2002:float",
         re.compile(
             r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
         ),
         list("-+0123456789."),
     )
-    Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-    return Loader
+    loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def _construct_int(loader: Any, node: Any) -> int:

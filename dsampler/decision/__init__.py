@@ -6,15 +6,15 @@ import typing
 from dsampler._lazy import attach as _attach
 
 __all__ = [
+    "CHILD_RESULTS",
     "DROP",
     "DROPPED",
     "EMPTY",
-    "FOLLOW",
     "RECORD_AND_SAMPLE",
     "SPAN_KEY",
+    "ChildResults",
     "FaultCountingSampler",
     "FaultLog",
-    "Follower",
     "FrozenResult",
     "Results",
     "TokenBucket",
@@ -27,9 +27,9 @@ __all__ = [
 
 if typing.TYPE_CHECKING:
     from dsampler.decision._bucket import TokenBucket
+    from dsampler.decision._children import CHILD_RESULTS, ChildResults
     from dsampler.decision._context import SPAN_KEY, current_context, span_context_of, trace_state_of
     from dsampler.decision._faults import FaultCountingSampler, FaultLog, integer_value
-    from dsampler.decision._following import FOLLOW, Follower
     from dsampler.decision._results import (
         DROP,
         DROPPED,
@@ -51,8 +51,8 @@ __getattr__, __dir__ = _attach(
         "FaultCountingSampler": "dsampler.decision._faults",
         "FaultLog": "dsampler.decision._faults",
         "integer_value": "dsampler.decision._faults",
-        "FOLLOW": "dsampler.decision._following",
-        "Follower": "dsampler.decision._following",
+        "CHILD_RESULTS": "dsampler.decision._children",
+        "ChildResults": "dsampler.decision._children",
         "DROP": "dsampler.decision._results",
         "DROPPED": "dsampler.decision._results",
         "EMPTY": "dsampler.decision._results",

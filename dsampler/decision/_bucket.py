@@ -105,7 +105,7 @@ class TokenBucket:
         now = clock.monotonic()  # a NaN reading: as of 0, which the next good one moves on from
         self._at = now if now == now else 0.0  # noqa: PLR0124 -- NaN is the one value unequal to itself
         self._baton = [True]
-        _fork.register(self)
+        _fork.register(self._reset_after_fork)
 
     def try_acquire(self) -> bool:
         """Spend one credit if there is one. Never blocks."""
@@ -161,14 +161,10 @@ class TokenBucket:
 
     def update(self, credits_per_second: float, max_balance: float | None = None) -> None:
         """Change the rate in place, keeping the balance pro-rated to the new maximum
-        (so a strategy push does not hand every process a full bucket). An unchanged
-        rate and maximum is a no-op.
-
-        Raises:
-            ConfigError: a negative, NaN or infinite figure.
-        """
-        rate = check_per_second(credits_per_second, "credits_per_second")
-        maximum = max(rate, 1.0) if max_balance is None else check_per_second(max_balance, "max_balance")
+        (so a strategy push does not hand every process a full bucket); an unchanged
+        rate and maximum is a no-op. Raises ConfigError for a negative, NaN or
+        infinite figure."""
+        rate, maximum = _figures(credits_per_second, max_balance)
         if rate == self.credits_per_second and maximum == self.max_balance:
             return
         now = self._clock.monotonic()  # before the baton, as a check does
@@ -209,3 +205,11 @@ class TokenBucket:
 
     def __repr__(self) -> str:
         return f"TokenBucket(credits_per_second={self.credits_per_second}, max_balance={self.max_balance})"
+
+
+def _figures(credits_per_second: object, max_balance: object) -> tuple[float, float]:
+    """A bucket's rate and maximum balance, checked (the maximum defaults to the rate,
+    at least 1)."""
+    rate = check_per_second(credits_per_second, "credits_per_second")
+    maximum = max(rate, 1.0) if max_balance is None else check_per_second(max_balance, "max_balance")
+    return rate, maximum

@@ -5,10 +5,18 @@ from __future__ import annotations
 
 import logging
 import operator
+from collections.abc import Sequence
 
-from opentelemetry.sdk.trace.sampling import Sampler
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace.sampling import Sampler, SamplingResult
+from opentelemetry.trace import Link, SpanKind
+from opentelemetry.trace.span import TraceState
+from opentelemetry.util.types import Attributes
 
-__all__ = ["FaultCountingSampler", "FaultLog", "integer_value"]
+from dsampler.decision._context import SPAN_KEY, current_context, span_context_of, trace_state_of
+from dsampler.decision._results import Results
+
+__all__ = ["FaultCountingSampler", "FaultLog", "Guarded", "integer_value"]
 
 
 def integer_value(trace_id: object) -> int | None:
@@ -57,3 +65,46 @@ class FaultCountingSampler(Sampler):
     def faults(self) -> int:
         """How many decisions fell back after an internal fault (bad input included)."""
         return self._fault_log.count
+
+
+class Guarded(FaultCountingSampler):
+    """A sampler someone else wrote, made to keep dsampler's promise: whatever its
+    ``should_sample`` raises, the span is dropped (its parent's tracestate carried), the
+    fault counted in :attr:`faults` and the first one logged."""
+
+    def __init__(self, sampler: Sampler, owner: str) -> None:
+        self.sampler = sampler
+        self._fault_log = FaultLog(owner)
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        try:
+            return self.sampler.should_sample(
+                parent_context, trace_id, name, kind, attributes, links, trace_state
+            )
+        except Exception:
+            self._fault_log.record()
+            return Results.drop(_carried(parent_context))
+
+    def get_description(self) -> str:
+        try:
+            return f"Guarded{{{self.sampler.get_description()}}}"
+        except Exception:
+            return "Guarded{?}"
+
+
+def _carried(parent_context: Context | None) -> TraceState | None:
+    """The parent's tracestate, found without anything that can raise."""
+    try:
+        context = parent_context if parent_context is not None else current_context()
+        return trace_state_of(span_context_of(context.get(SPAN_KEY)))
+    except Exception:
+        return None

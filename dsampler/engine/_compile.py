@@ -3,10 +3,11 @@ that must outlive a snapshot in the one before it.
 
 A build records what it touches and nothing else: the buckets and anchors the new
 snapshot uses (taken from the previous snapshot when their rule or operation is
-unchanged, so balances survive; new ones otherwise) and the rate changes to apply to
-buckets it keeps. The rate changes are applied only once the whole snapshot is built,
-so a build that fails changes no running limit; and since a build is local to the
-thread that runs it, a fork in the middle of one leaves nothing behind in the child.
+unchanged, so balances survive; new ones otherwise), the rate changes to apply to
+buckets it keeps, and the tracked operations to keep. Those effects are applied only
+once everything that can fail has run (the whole snapshot built, the tracked names
+copied), so a build that fails changes no running limit; and since a build is local to
+the thread that runs it, a fork in the middle of one leaves nothing behind in the child.
 Parts whose inputs are the very same objects as the previous snapshot's (rules,
 operations) are reused whole: ``update(rate=...)`` on 2,000 operations rebuilds only
 the default decider.
@@ -32,19 +33,21 @@ from dsampler.engine._deciders import (
 )
 from dsampler.engine._match import Predicate, compile_match
 from dsampler.engine._runtime import Runtime
-from dsampler.engine._snapshot import Snapshot
+from dsampler.engine._snapshot import OfferedLoad, Snapshot
 from dsampler.hashing._schemes import get_scheme
 
 __all__ = ["compile_snapshot"]
 
 
-def compile_snapshot(config: SamplingConfig, previous: Snapshot | None, runtime: Runtime) -> Snapshot:
-    """Compile ``config``; reuse and keep what it shares with ``previous``."""
-    build = _Build(config, previous, runtime)
+def compile_snapshot(
+    config: SamplingConfig, previous: Snapshot | None, runtime: Runtime, load: OfferedLoad | None = None
+) -> Snapshot:
+    """Compile ``config``; reuse and keep what it shares with ``previous``; ``load`` is
+    the tap an owner counts the default rate's decisions with (see :class:`OfferedLoad`)."""
+    build = _Build(config, previous, runtime, load)
     snapshot = build.snapshot()
-    for bucket, per_second in build.rates:  # the build succeeded: now limits may change
-        bucket.update(per_second)
     lower = config.default_lower_bound_per_second
+    refit = None
     if (
         previous is None
         or lower != previous.lower_bound
@@ -52,7 +55,12 @@ def compile_snapshot(config: SamplingConfig, previous: Snapshot | None, runtime:
         or config.max_operations != previous.config.max_operations
     ):
         room = max(0, config.max_operations - len(config.operations)) if lower > 0 else 0
-        runtime.tracked.fit(lower, room, config.operations)
+        refit = runtime.tracked.refit(lower, room, config.operations)
+    # Everything that can fail has run: from here on, the publish's effects, all of them.
+    for bucket, per_second in build.rates:
+        bucket.update(per_second)
+    if refit is not None:
+        refit()
     if snapshot.counts is not None and runtime.stats is not None:
         runtime.stats.started(snapshot.counts)
     return snapshot
@@ -61,8 +69,11 @@ def compile_snapshot(config: SamplingConfig, previous: Snapshot | None, runtime:
 class _Build:
     """One compilation: the previous snapshot is where existing state is found."""
 
-    def __init__(self, config: SamplingConfig, previous: Snapshot | None, runtime: Runtime) -> None:
+    def __init__(
+        self, config: SamplingConfig, previous: Snapshot | None, runtime: Runtime, load: OfferedLoad | None
+    ) -> None:
         self.config = config
+        self.load = load
         self.previous = previous
         self.runtime = runtime
         self.scheme = get_scheme(config.hash)
@@ -74,50 +85,64 @@ class _Build:
 
     def snapshot(self) -> Snapshot:
         config, previous = self.config, self.previous
+        # the previous snapshot's deciders serve again when they decide the same way
         same = (
             previous is not None
             and previous.default.scheme is self.scheme
             and previous.tagger.same_as(self.tagger)
         )
-        if same and previous is not None and config.rules is previous.config.rules:
-            rules = previous.rules
-            self.rule_buckets, self.anchors = previous.rule_buckets, previous.anchors  # type: ignore[assignment]
-        else:
-            rules = self._rules()
-        if (
-            same
-            and previous is not None
-            and config.operations is previous.config.operations
-            and config.default_lower_bound_per_second == previous.lower_bound
-        ):
-            operations = previous.operations
-        else:
-            operations = {
-                name: self._operation(name, s.rate, s.lower_bound_per_second)
-                for name, s in config.operations.items()
-            }
+        rules = self._kept_rules() if same else self._rules()
+        operations = self._kept_operations() if same else self._operations()
         cap = None
         if config.traces_per_second is not None:
             cap = self._bucket(previous.cap if previous is not None else None, config.traces_per_second)
-        # Every root at rate 1 under a global cap: what Jaeger calls a rate-limiting
-        # strategy (a remote RATE_LIMITING response compiles to exactly this).
-        cap_per_second = config.traces_per_second
-        limited = cap is not None and config.rate == 1.0 and cap_per_second is not None
-        tagged_as = ("ratelimiting", cap_per_second) if limited and cap_per_second is not None else None
-        default = RatioDecider("default rate", config.rate, self.scheme, self.tagger, tagged_as=tagged_as)
         return Snapshot(
             config,
             self.tagger,
-            default,
+            self._default(cap),
             rules,
             self.rule_buckets,
             self.anchors,
             operations,
             cap,
             self.runtime.tracked,
-            self.runtime.meter,
+            self.load,
             None if self.runtime.stats is None else DecisionCounts(config.version, config.rate, config.hash),
         )
+
+    def _kept_rules(self) -> tuple[tuple[Predicate, Decider], ...]:
+        """The previous snapshot's rules (and their state) if the rules are the same objects."""
+        previous = self.previous
+        if previous is None or self.config.rules is not previous.config.rules:
+            return self._rules()
+        self.rule_buckets, self.anchors = previous.rule_buckets, previous.anchors  # type: ignore[assignment]
+        return previous.rules
+
+    def _kept_operations(self) -> Mapping[str, OperationDecider]:
+        """The previous snapshot's operations if they and the default lower bound are the same."""
+        previous, config = self.previous, self.config
+        if (
+            previous is None
+            or config.operations is not previous.config.operations
+            or config.default_lower_bound_per_second != previous.lower_bound
+        ):
+            return self._operations()
+        return previous.operations
+
+    def _operations(self) -> dict[str, OperationDecider]:
+        return {
+            name: self._operation(name, s.rate, s.lower_bound_per_second)
+            for name, s in self.config.operations.items()
+        }
+
+    def _default(self, cap: TokenBucket | None) -> RatioDecider:
+        """The default rate. Every root at rate 1 under a global cap is what Jaeger calls a
+        rate-limiting strategy (a remote RATE_LIMITING response compiles to exactly this)."""
+        config = self.config
+        per_second = config.traces_per_second
+        limited = cap is not None and config.rate == 1.0 and per_second is not None
+        tagged_as = ("ratelimiting", per_second) if limited and per_second is not None else None
+        return RatioDecider("default rate", config.rate, self.scheme, self.tagger, tagged_as=tagged_as)
 
     def _bucket(self, found: TokenBucket | None, per_second: float) -> TokenBucket:
         """``found`` (its rate changed once the build succeeds), or a new bucket."""

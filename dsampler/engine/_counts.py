@@ -5,7 +5,7 @@ configuration version, which is what the drift audit compares) when its DSampler
 counts; otherwise the snapshot holds None and a decision pays one ``is None`` test.
 Counting is plain ``list[i] += 1`` on small lists: no lock, no allocation of note, and
 under thread contention an increment may now and then be lost (a GIL switch between
-the read and the write), which a metric can afford. :class:`Stats` keeps the counts of
+the read and the write), which a metric can afford. :class:`CountHistory` keeps the counts of
 the recent versions and folds older ones into totals, so cumulative metrics never go
 down.
 """
@@ -18,27 +18,27 @@ from typing import Final
 __all__ = [
     "CAPPED",
     "DEFAULT",
-    "DROPPED",
     "KEPT",
+    "NOT_KEPT",
     "OPERATION",
     "PARENT",
     "RULE",
     "STRATEGIES",
+    "CountHistory",
     "DecisionCounts",
-    "Stats",
 ]
 
 #: Which part of a snapshot decided (the ``strategy`` attribute of the metric).
 PARENT, RULE, OPERATION, DEFAULT = range(4)
 STRATEGIES: Final = ("parent", "rule", "operation", "default")
 #: What became of a decision, within its strategy.
-DROPPED, KEPT, CAPPED = range(3)
+NOT_KEPT, KEPT, CAPPED = range(3)
 _RECENT: Final = 16  # versions kept apart, for the drift audit
 
 
 class DecisionCounts:
     """Decisions of one configuration version: ``tally[strategy][outcome]``, outcome
-    :data:`DROPPED`, :data:`KEPT` (by the strategy itself) or :data:`CAPPED` (kept by
+    :data:`NOT_KEPT`, :data:`KEPT` (by the strategy itself) or :data:`CAPPED` (kept by
     it, then refused by the global cap or the adaptive hard cap; also counted kept).
     The hot paths hold one strategy's list and add at ``[sampled]``: a bool is 0 or 1."""
 
@@ -56,10 +56,10 @@ class DecisionCounts:
     @property
     def default_decided(self) -> int:
         """Decisions the default rate made (its own outcome, before any cap)."""
-        return self.of(DEFAULT, KEPT) + self.of(DEFAULT, DROPPED)
+        return self.of(DEFAULT, KEPT) + self.of(DEFAULT, NOT_KEPT)
 
 
-class Stats:
+class CountHistory:
     """The counts of one DSampler across versions: the last ones apart, older ones
     folded into a running total, so cumulative metrics never go down."""
 

@@ -19,7 +19,7 @@ from opentelemetry.util.types import Attributes
 from dsampler.clock import Clock
 from dsampler.decision._bucket import TokenBucket
 from dsampler.decision._results import DROPPED, EMPTY, Results
-from dsampler.hashing._reference import MASK64
+from dsampler.hashing._ratio import Ratio
 from dsampler.hashing._schemes import HashScheme
 
 __all__ = [
@@ -104,17 +104,12 @@ class DropDecider:
         return {"strategy": "drop", "sampled": False}
 
 
-def _halves(trace_id: int) -> tuple[int, int]:
-    """The two 64-bit halves by int's own operators, so an int subclass that overrides
-    ``>>`` or ``&`` (or raises in them) cannot fail the fallback a second time."""
-    return int.__and__(int.__rshift__(trace_id, 64), MASK64), int.__and__(trace_id, MASK64)
+class RatioDecider(Ratio):
+    """A trace-ID ratio (:class:`~dsampler.hashing.Ratio`) with its results: tagged
+    ``probabilistic``, or as ``tagged_as`` says (rate 1 under a global cap is Jaeger's
+    ``ratelimiting``)."""
 
-
-class RatioDecider:
-    """``key(trace ID) < bound``: a trace-ID ratio (tagged ``probabilistic``, or as
-    ``tagged_as`` says: rate 1 under a global cap is Jaeger's ``ratelimiting``)."""
-
-    __slots__ = ("bound", "rate", "results", "scheme", "source")
+    __slots__ = ("results", "source")
 
     def __init__(
         self,
@@ -125,14 +120,12 @@ class RatioDecider:
         *,
         tagged_as: tuple[str, float] | None = None,
     ) -> None:
+        super().__init__(rate, scheme)
         self.source = source
-        self.rate = rate
-        self.scheme = scheme
-        self.bound = scheme.bound(rate)
         self.results = Results(tags(*(tagged_as or ("probabilistic", rate))))
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        if self.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self.bound:
+        if self.admits(trace_id):
             return self.results.sample(attributes, trace_state)
         return Results.drop(trace_state)
 
@@ -143,13 +136,13 @@ class RatioDecider:
         if not isinstance(trace_id, int):
             return DROPPED
         try:
-            key = self.scheme.reference(*_halves(trace_id))
+            sampled = self.admits_by_reference(trace_id)
         except Exception:  # defensive: int's own operators on an int do not raise
             return DROPPED
-        return self.results.sampled if key < self.bound else DROPPED
+        return self.results.sampled if sampled else DROPPED
 
     def explain(self, trace_id: int) -> dict[str, Any]:
-        key = self.scheme.reference(*_halves(trace_id))
+        key = self.key_of(trace_id)
         return {
             "strategy": "probabilistic",
             "rate": self.rate,
@@ -196,11 +189,9 @@ class OperationDecider:
         self.lower_results = Results(tags("lowerbound", ratio.rate))
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        ratio = self.ratio
-        key = ratio.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
-        outcome = guaranteed(key < ratio.bound, self.lower)
+        outcome = guaranteed(self.ratio.admits(trace_id), self.lower)
         if outcome == BY_RATIO:
-            return ratio.results.sample(attributes, trace_state)
+            return self.ratio.results.sample(attributes, trace_state)
         if outcome == BY_LOWER_BOUND:
             return self.lower_results.sample(attributes, trace_state)
         return Results.drop(trace_state)

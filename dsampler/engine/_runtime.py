@@ -16,13 +16,11 @@ from typing import TYPE_CHECKING, Any
 from dsampler._validate import MAX_TEXT, typed
 from dsampler.clock import Clock
 from dsampler.decision._bucket import TokenBucket
-from dsampler.engine._counts import Stats
+from dsampler.engine._counts import CountHistory
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
-
-    from dsampler.adaptive._meter import Meter
 
 __all__ = ["Runtime", "TrackedOperations", "resource_attributes"]
 
@@ -58,30 +56,50 @@ class TrackedOperations:
             return None
         return by_name.setdefault(name, self._new_bucket(self.per_second))
 
-    def fit(self, per_second: float, room: int, configured: Container[str]) -> None:
-        """Writers only: keep at most ``room`` tracked names (configured operations
-        have their own buckets), each at ``per_second``. Readers keep adding while this
-        runs; a name added to the old dict after the copy is carried over by a second
-        pass (only a name added in the instant of the swap itself can be missed, and
-        it is tracked again at its next sight)."""
+    def refit(self, per_second: float, room: int, configured: Container[str]) -> Callable[[], None]:
+        """Writers only: what keeps at most ``room`` tracked names (configured operations
+        have their own buckets), each at ``per_second``, once called. The names are
+        copied now (what can fail, fails here, before the publish changes anything);
+        the call cannot fail. Readers keep adding while this runs: a name added to the
+        old dict after the copy is carried over by a second pass (only a name added in
+        the instant of the swap itself can be missed, and it is tracked again at its
+        next sight)."""
         old = self.by_name
-        kept = _fitted(list(old.items()), room, configured)
-        if per_second != self.per_second:
-            for bucket in kept.values():
-                bucket.update(per_second)
-        self.per_second, self._room = per_second, room
-        self._tickets = itertools.count(len(kept))
-        self.by_name = kept
-        for name, bucket in list(old.items()):  # added to the old dict during the copy
-            if name not in kept and name not in configured and next(self._tickets) < room:
-                bucket.update(per_second)
-                kept.setdefault(name, bucket)
+        kept = _fitted(_items(old), room, configured)
+
+        def apply() -> None:
+            if per_second != self.per_second:
+                for bucket in kept.values():
+                    bucket.update(per_second)
+            self.per_second, self._room = per_second, room
+            self._tickets = itertools.count(len(kept))
+            self.by_name = kept
+            for name, bucket in _items(old):  # added to the old dict during the copy
+                if name not in kept and name not in configured and next(self._tickets) < room:
+                    bucket.update(per_second)
+                    kept.setdefault(name, bucket)
+
+        return apply
 
     def __len__(self) -> int:
         return len(self.by_name)
 
     def __contains__(self, name: object) -> bool:
         return name in self.by_name
+
+
+def _items(names: dict[str, TokenBucket]) -> list[tuple[str, TokenBucket]]:
+    """The (name, bucket) pairs of a dict that request threads add to, copied whole.
+    ``dict.copy()`` of a dict nothing is deleted from runs no Python code while it
+    copies, so no other thread gets in (iterating it in Python would let one in at any
+    garbage collection that runs a finalizer: "dictionary changed size during
+    iteration"); should a copy ever be interrupted all the same, it is made again
+    (threads add at most ``room`` names, so this ends)."""
+    while True:
+        try:
+            return list(names.copy().items())
+        except RuntimeError:
+            continue
 
 
 def _fitted(
@@ -103,7 +121,7 @@ class Runtime:
     starts with: jaeger-client-python started each at ``random()`` of it.
     """
 
-    __slots__ = ("clock", "meter", "new_bucket", "resource", "stats", "tracked")
+    __slots__ = ("clock", "new_bucket", "resource", "stats", "tracked")
 
     def __init__(
         self, clock: Clock, resource: Mapping[str, Any], initial_fill: Callable[[], float] | None = None
@@ -112,8 +130,7 @@ class Runtime:
         self.resource = resource
         self.new_bucket = _bucket_maker(clock, initial_fill)  # a token bucket for a new limit
         self.tracked = TrackedOperations(self.new_bucket)
-        self.meter: Meter | None = None  # the adaptive controller's (hook: dsampler.adaptive)
-        self.stats: Stats | None = None  # decisions are counted while set (telemetry)
+        self.stats: CountHistory | None = None  # decisions are counted while set (telemetry)
 
     def to_monotonic(self, wall: float) -> float:
         """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""

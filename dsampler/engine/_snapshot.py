@@ -10,7 +10,7 @@ lives beside it, in :class:`~dsampler.engine._runtime.TrackedOperations`.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from opentelemetry.sdk.trace.sampling import SamplingResult
 from opentelemetry.trace import SpanKind
@@ -21,7 +21,7 @@ from dsampler.config._model import SamplingConfig
 from dsampler.config._rule import Rollout
 from dsampler.decision._bucket import TokenBucket
 from dsampler.decision._results import RECORD_AND_SAMPLE, Results
-from dsampler.engine._counts import CAPPED, DEFAULT, DROPPED, KEPT, OPERATION, PARENT, RULE, DecisionCounts
+from dsampler.engine._counts import CAPPED, DEFAULT, KEPT, NOT_KEPT, OPERATION, PARENT, RULE, DecisionCounts
 from dsampler.engine._deciders import (
     BY_LOWER_BOUND,
     BY_RATIO,
@@ -34,12 +34,24 @@ from dsampler.engine._deciders import (
 )
 from dsampler.engine._match import Predicate
 from dsampler.engine._runtime import TrackedOperations
-from dsampler.hashing._reference import MASK64
 
-if TYPE_CHECKING:
-    from dsampler.adaptive._meter import Meter
+__all__ = ["OfferedLoad", "Snapshot"]
 
-__all__ = ["Snapshot"]
+
+class OfferedLoad(Protocol):
+    """An owner's tap on the default rate's decisions (the adaptive controller's):
+    each root decision the default rate makes appends ``None`` to ``offered`` (one
+    ``list.append``, no lock), and a sampled one must also be admitted by ``backstop``
+    (its hard cap) when there is one. Should ``offered`` pass ``fold_at`` items, the
+    request path calls ``fold()`` (which must never wait) to bound its memory."""
+
+    offered: list[None]
+    backstop: TokenBucket | None
+
+    @property
+    def fold_at(self) -> int: ...
+
+    def fold(self) -> None: ...
 
 
 class Snapshot:
@@ -56,9 +68,9 @@ class Snapshot:
         "default",
         "default_tally",
         "fold_at",
+        "load",
         "lower_bound",
         "lower_results",
-        "meter",
         "offered",
         "operations",
         "parent_based",
@@ -82,7 +94,7 @@ class Snapshot:
         operations: Mapping[str, OperationDecider],
         cap: TokenBucket | None,
         tracked: TrackedOperations,
-        meter: Meter | None = None,
+        load: OfferedLoad | None = None,
         counts: DecisionCounts | None = None,
     ) -> None:
         self.config = config
@@ -98,12 +110,12 @@ class Snapshot:
         self.lower_bound = config.default_lower_bound_per_second
         self.lower_results = Results(tagger("lowerbound", config.rate))
         self.simple = not rules and not operations and cap is None and self.lower_bound == 0
-        # The adaptive controller's hook: its count of the root decisions the default
-        # rate makes (one append, no lock) and its hard cap on what they sample.
-        self.meter = meter
-        self.offered = None if meter is None else meter.offered
-        self.fold_at = 0 if meter is None else meter.fold_at
-        self.backstop = None if meter is None else meter.backstop
+        # An owner's tap (the adaptive controller's): its count of the root decisions
+        # the default rate makes (one append, no lock) and its hard cap on what they sample.
+        self.load = load
+        self.offered = None if load is None else load.offered
+        self.fold_at = 0 if load is None else load.fold_at
+        self.backstop = None if load is None else load.backstop
         self.counts = counts  # decisions counted when telemetry is on (samplers/_counts.py)
         self.tally = None if counts is None else counts.tally
         self.parent_tally = None if counts is None else counts.tally[PARENT]
@@ -149,7 +161,7 @@ class Snapshot:
         sampled = result.decision is RECORD_AND_SAMPLE
         tally = self.tally
         if tally is not None:  # telemetry on (samplers/_counts.py)
-            tally[strategy][KEPT if sampled else DROPPED] += 1
+            tally[strategy][KEPT if sampled else NOT_KEPT] += 1
         if by_default and self.offered is not None:
             self.offered.append(None)  # the adaptive controller counts it: one append, no lock
             if sampled and not self.backstop_admits():
@@ -167,8 +179,8 @@ class Snapshot:
 
     def fold(self) -> None:
         """Count the decisions the controller has not counted for long (bounds memory)."""
-        if self.meter is not None:
-            self.meter.fold()
+        if self.load is not None:
+            self.load.fold()
 
     def capped(self, strategy: int, trace_state: TraceState | None) -> SamplingResult:
         """Kept by its strategy, refused by a cap (the global one, or the adaptive
@@ -183,8 +195,7 @@ class Snapshot:
         """An operation not configured, under a default lower bound: the default rate,
         plus the lower-bound bucket tracked for its name (none past max_operations)."""
         d = self.default
-        key = d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
-        outcome = guaranteed(key < d.bound, self.tracked.bucket(name))
+        outcome = guaranteed(d.admits(trace_id), self.tracked.bucket(name))
         if outcome == BY_RATIO:
             return d.results.sample(attributes, trace_state)
         if outcome == BY_LOWER_BOUND:

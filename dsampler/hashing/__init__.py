@@ -2,8 +2,8 @@
 
 ``_reference`` defines each hash scheme in pure Python; ``_kernels`` compiles the same
 schemes with numba; ``_loader`` swaps the kernels in when ready; ``_schemes`` is the
-table of schemes and their exact integer bounds; ``_batch`` holds the public scalar and
-array entry points.
+table of schemes and their exact integer bounds; ``_ratio`` is the ratio test itself
+(:class:`Ratio`); ``_batch`` holds the public scalar and array entry points.
 """
 
 import typing
@@ -14,6 +14,7 @@ __all__ = [
     "DEFAULT_SCHEME",
     "SCHEMES",
     "HashScheme",
+    "Ratio",
     "decide_batch",
     "fnv1a64",
     "fnv1a64_batch",
@@ -25,6 +26,7 @@ __all__ = [
 
 if typing.TYPE_CHECKING:
     from dsampler.hashing._batch import decide_batch, fnv1a64, fnv1a64_batch, jit_status, wait_for_jit
+    from dsampler.hashing._ratio import Ratio
     from dsampler.hashing._schemes import DEFAULT_SCHEME, SCHEMES, HashScheme, get_scheme, rate_to_bound
 
 _BATCH = "dsampler.hashing._batch"
@@ -33,6 +35,7 @@ __getattr__, __dir__ = _attach(
     __name__,
     {
         **dict.fromkeys(("decide_batch", "fnv1a64", "fnv1a64_batch", "jit_status", "wait_for_jit"), _BATCH),
+        "Ratio": "dsampler.hashing._ratio",
         **dict.fromkeys(("DEFAULT_SCHEME", "SCHEMES", "HashScheme", "get_scheme", "rate_to_bound"), _SCHEMES),
     },
 )

@@ -83,7 +83,7 @@ class AdaptiveSampler(Sampler):
         )
         self._hash, self._clock, self._rng = hash, clock, rng
         self._lock = threading.Lock()
-        _fork.register(self)
+        _fork.register(self._reset_after_fork)
         plan = per_operation_of(strategies)
         self.default_sampling_probability = plan.default_rate
         self.default_sampler = ProbabilisticSampler(plan.default_rate, hash=hash)

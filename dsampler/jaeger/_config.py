@@ -140,17 +140,7 @@ def sampler_from_config(
     whole, section = _split(config)
     if is_sampler(section):
         return cast(Sampler, section)
-    section = {} if section is None else section
-    if not isinstance(section, Mapping):
-        raise ConfigError("sampler", f"expected a mapping, got {typed(section)}")
-    _unknown_keys(section)
-    kind = section.get("type") or "remote"
-    if not isinstance(kind, str) or kind not in _TYPES:
-        raise ConfigError(
-            "sampler.type",
-            f"unknown sampler type {show(kind)}; expected const, probabilistic, "
-            "ratelimiting (or rate_limiting) or remote",
-        )
+    section, kind = _section(section)
     param = section.get("param")
     if kind == "const":
         return ConstSampler(_decision(param, "sampler.param"))
@@ -162,6 +152,22 @@ def sampler_from_config(
     if kind == "probabilistic":
         return ProbabilisticSampler(check_rate(value, "sampler.param"), hash=hash)
     return RateLimitingSampler(check_per_second(value, "sampler.param"), clock=clock, rng=rng)
+
+
+def _section(section: object) -> tuple[Mapping[str, Any], str]:
+    """The ``sampler:`` section, checked, and its type (default ``remote``)."""
+    section = {} if section is None else section
+    if not isinstance(section, Mapping):
+        raise ConfigError("sampler", f"expected a mapping, got {typed(section)}")
+    _unknown_keys(section)
+    kind = section.get("type") or "remote"
+    if not isinstance(kind, str) or kind not in _TYPES:
+        raise ConfigError(
+            "sampler.type",
+            f"unknown sampler type {show(kind)}; expected const, probabilistic, "
+            "ratelimiting (or rate_limiting) or remote",
+        )
+    return section, kind
 
 
 def _setting(section: Mapping[str, Any], whole: Mapping[str, Any], key: str) -> tuple[Any, str]:

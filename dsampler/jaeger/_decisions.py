@@ -1,7 +1,7 @@
 """jaeger-client's decision, ``is_sampled(trace_id, operation) -> (bool, tags)``, over a
-:class:`~dsampler.DSampler`: the thin adapter between the two layers.
+:class:`~dsampler.engine.Engine`: the thin adapter between the two layers.
 
-The DSampler decides (one snapshot read, no lock: the same deciders, the same
+The engine decides (one snapshot read, no lock: the same deciders, the same
 per-operation rule and the same limiters as the OpenTelemetry samplers); the adapter
 only reads its ``SamplingResult`` as jaeger's pair. A sampled root's tags are the
 result's attributes, ``sampler.type``/``sampler.param`` exactly as jaeger-client puts
@@ -20,9 +20,9 @@ from typing import Any, Final, Protocol
 
 from opentelemetry.context import Context
 
-from dsampler._dsampler import DSampler
 from dsampler._validate import MAX_TEXT
 from dsampler.decision._results import EMPTY, RECORD_AND_SAMPLE
+from dsampler.engine._engine import Engine
 from dsampler.jaeger._adaptive import name_of
 from dsampler.jaeger._samplers import Sampler, int_value
 
@@ -36,7 +36,7 @@ class Decision(Protocol):
     def __call__(self, trace_id: int, operation: str = "") -> tuple[bool, Mapping[str, Any]]: ...
 
 
-def following(sampler: DSampler) -> Decision:
+def following(sampler: Engine) -> Decision:
     """Decisions by ``sampler``'s configuration in force, whichever version it is."""
     should_sample, root, sampled, plain_int, plain_str = (
         sampler.should_sample,

@@ -18,9 +18,11 @@ from dsampler.errors import ConfigError, FetchError
 from dsampler.jaeger._constants import (
     DEFAULT_MAX_OPERATIONS,
     DEFAULT_SAMPLING_INTERVAL,
+    DEFAULT_SAMPLING_PROBABILITY,
     MAX_REFRESH_INTERVAL_S,
     MIN_REFRESH_INTERVAL_S,
 )
+from dsampler.jaeger._samplers import ProbabilisticSampler
 from dsampler.protocol._render import render
 from dsampler.protocol._strategy import (
     PerOperationStrategy,
@@ -40,6 +42,7 @@ __all__ = [
     "checked_init_sampler",
     "describe",
     "factory_of",
+    "init_sampler_or_default",
     "max_operations_or_default",
     "refresh_interval",
 ]
@@ -107,6 +110,14 @@ def checked_init_sampler(init_sampler: Any) -> Any:
     except Exception as exc:
         raise ConfigError("init_sampler", f"is_sampled(0) raised {describe(exc)}") from exc
     return init_sampler
+
+
+def init_sampler_or_default(init_sampler: Any, hash: str) -> Any:
+    """What decides until the first strategy: jaeger-client's default (probabilistic at
+    0.001), or the one given, checked by :func:`checked_init_sampler`."""
+    if init_sampler is None:
+        return ProbabilisticSampler(DEFAULT_SAMPLING_PROBABILITY, hash=hash)
+    return checked_init_sampler(init_sampler)
 
 
 def describe(exc: BaseException) -> str:

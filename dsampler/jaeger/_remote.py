@@ -2,9 +2,10 @@
 
 It is :class:`~dsampler.remote.JaegerRemoteSampler`'s machinery under jaeger-client's
 constructor: :class:`~dsampler.remote.HttpFetcher` polls the agent (or collector, or
-``dsampler serve``) over HTTP, :class:`~dsampler.remote.StrategyPoller` runs the
-fetch -> parse -> apply cycle in one daemon thread, and each strategy is published into
-one :class:`~dsampler.DSampler` (``decide = DSampler.should_sample``, read as jaeger's
+``dsampler serve``) over HTTP, a :class:`~dsampler.remote.RemoteFollower` (the one
+mechanism of every remote-controlled sampler) runs the fetch -> parse -> apply cycle in
+one daemon thread and sets each strategy's fields on one
+:class:`~dsampler.engine.Engine` (``decide = Engine.should_sample``, read as jaeger's
 ``(bool, tags)``). So decisions take no lock, identical responses change nothing,
 limiter balances survive updates, operations absent from a new strategy are dropped,
 and per-operation sampling is the very decider the OpenTelemetry samplers use.
@@ -19,30 +20,32 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from dsampler import _fork
-from dsampler._dsampler import DSampler
 from dsampler._validate import check_seconds, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
+from dsampler.config._model import SamplingConfig
+from dsampler.engine._engine import Engine
 from dsampler.errors import ConfigError
 from dsampler.jaeger._adaptive import sampler_of
-from dsampler.jaeger._constants import DEFAULT_SAMPLING_PROBABILITY, default_logger
+from dsampler.jaeger._constants import default_logger
 from dsampler.jaeger._decisions import Decision, following, guarded
 from dsampler.jaeger._polling import (
     Reporter,
     SamplerMetrics,
     SourceFetcher,
     agent_endpoint,
-    checked_init_sampler,
     factory_of,
+    init_sampler_or_default,
     max_operations_or_default,
     refresh_interval,
 )
-from dsampler.jaeger._samplers import ProbabilisticSampler, Sampler
+from dsampler.jaeger._samplers import Sampler
 from dsampler.jaeger._strategies import JAEGER_CLIENT, checked, strategy_of
 from dsampler.protocol._parse import parse_response
 from dsampler.protocol._strategy import Strategy
 from dsampler.remote._fetch import Fetcher, HttpFetcher
-from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
-from dsampler.remote._sampler import publish_strategy
+from dsampler.remote._follow import REMOTE, RemoteFollower
+from dsampler.remote._poll import PollOutcome
+from dsampler.telemetry._track import track
 
 __all__ = ["RemoteControlledSampler", "SamplerMetrics", "max_operations_or_default", "refresh_interval"]
 
@@ -109,42 +112,52 @@ class RemoteControlledSampler(Sampler):
         self.service_name = service_name
         self.sampling_refresh_interval = refresh_interval(sampling_refresh_interval)
         self.max_operations = max_operations_or_default(max_operations)
-        self.logger = logger or default_logger
-        self.metrics = SamplerMetrics(factory_of(metrics_factory, metrics))
-        self.error_reporter = error_reporter
-        self._reporter = Reporter(self.metrics, error_reporter, service_name)
         self._hash, self._clock, self._rng = hash, clock, rng or random.Random()
-        self._init: Sampler = (
-            ProbabilisticSampler(DEFAULT_SAMPLING_PROBABILITY, hash=hash)
-            if init_sampler is None
-            else checked_init_sampler(init_sampler)
-        )
-        self.dsampler = DSampler(
-            hash=hash,
-            sampler_tags=True,
-            parent_based=False,
-            max_operations=self.max_operations,
-            resource={},
-            clock=clock,
-            initial_fill=self._rng.random,
-        )
-        self.endpoint = (
-            endpoint
-            if endpoint is not None or strategy_source
-            else agent_endpoint(channel, sampling_host, sampling_port)
-        )
-        self._poller = self._new_poller(strategy_source, request_timeout_s)
-        self._lock = threading.Lock()
-        _fork.register(self)
-        self._strategy: Strategy | None = None
-        self._view: tuple[Strategy, Sampler] | None = None
-        self._follow = following(self.dsampler)
-        self._current: Decision = guarded(self._init)
-        self._started = self._closed = False
+        self._report_to(logger or default_logger, factory_of(metrics_factory, metrics), error_reporter)
+        self._init: Sampler = init_sampler_or_default(init_sampler, hash)
+        self.engine = self._new_engine()
+        self.endpoint = endpoint
+        if endpoint is None and not strategy_source:
+            self.endpoint = agent_endpoint(channel, sampling_host, sampling_port)
+        self._follower = self._new_follower(strategy_source, request_timeout_s)
+        self._decide_with_init()
         if ignored:
             self.logger.debug("dsampler: RemoteControlledSampler ignores %s", sorted(ignored))
 
-    def _new_poller(self, source: Callable[[], object] | None, timeout_s: float) -> StrategyPoller:
+    def _report_to(self, logger: logging.Logger, metrics_factory: Any, error_reporter: Any) -> None:
+        self.logger = logger
+        self.metrics = SamplerMetrics(metrics_factory)
+        self.error_reporter = error_reporter
+        self._reporter = Reporter(self.metrics, error_reporter, self.service_name)
+
+    def _new_engine(self) -> Engine:
+        """The engine that decides: jaeger-client's roots only, tagged, new limiters
+        filled at random as jaeger-client's."""
+        base = SamplingConfig(
+            hash=self._hash, sampler_tags=True, parent_based=False, max_operations=self.max_operations
+        )
+        engine = Engine(
+            base,
+            resource={},
+            clock=self._clock,
+            initial_fill=self._rng.random,
+            name="RemoteControlledSampler",
+            sections="its strategy follows the Jaeger agent",
+        )
+        track(engine)
+        return engine
+
+    def _decide_with_init(self) -> None:
+        """Until the first strategy, the init sampler decides (guarded)."""
+        self._lock = threading.Lock()
+        _fork.register(self._reset_after_fork)
+        self._strategy: Strategy | None = None
+        self._view: tuple[Strategy, Sampler] | None = None
+        self._follow = following(self.engine)
+        self._current: Decision = guarded(self._init)
+        self._started = self._closed = False
+
+    def _new_follower(self, source: Callable[[], object] | None, timeout_s: float) -> RemoteFollower:
         fetcher: Fetcher
         if source is not None:
             fetcher, parse = SourceFetcher(source), lambda body: parse_response(body, JAEGER_CLIENT)
@@ -155,10 +168,12 @@ class RemoteControlledSampler(Sampler):
             parse = parse_response
             self.endpoint = fetcher.endpoint
         interval = self.sampling_refresh_interval
-        return StrategyPoller(
+        return RemoteFollower(
+            self.engine.overlay(REMOTE),
             self._reporter.fetcher(fetcher),
             self.service_name,
-            weakly(self._apply),
+            check=self._checked,
+            on_applied=self._applied,
             interval_s=interval,
             first_delay_s=self._rng.random() * interval,  # spread a fleet's first polls
             rng=self._rng,
@@ -179,16 +194,19 @@ class RemoteControlledSampler(Sampler):
         with self._lock:
             if not self._started and not self._closed:
                 self._started = True
-                self._poller.start()
+                self._follower.start()
             self.is_sampled = self._current  # type: ignore[method-assign]
 
-    def _apply(self, strategy: Strategy) -> bool:
-        """The poller's callback (and :meth:`update`'s): publish, then follow."""
+    def _checked(self, strategy: Strategy) -> Strategy:
+        """The follower's last check: jaeger-client's limits, failures reported."""
         try:
-            changed = publish_strategy(self.dsampler, checked(strategy), self.service_name, self.logger)
+            return checked(strategy)
         except ConfigError as exc:
             self._reporter.failed("applying", exc)
             raise
+
+    def _applied(self, strategy: Strategy, changed: bool) -> bool:
+        """A strategy is in force: follow it (the first one replaces the init sampler)."""
         with self._lock:
             first = self._current is not self._follow
             self._strategy, self._current = strategy, self._follow
@@ -203,7 +221,7 @@ class RemoteControlledSampler(Sampler):
         reported, the strategy in force kept) or once closed."""
         if self._closed:
             return False
-        return self._poller.poll_once() is not PollOutcome.FAILED
+        return self._follower.poll_once() is not PollOutcome.FAILED
 
     def update(self, response: object) -> None:
         """Apply one strategy: a typed strategy, a raw response dict (jaeger-client's
@@ -212,12 +230,17 @@ class RemoteControlledSampler(Sampler):
         Raises:
             ConfigError: not a usable strategy; nothing changes.
         """
-        self._poller.apply(strategy_of(response))
+        self._follower.apply(strategy_of(response))
 
     @property
     def strategy(self) -> Strategy | None:
         """The strategy in force (None until the first)."""
         return self._strategy
+
+    @property
+    def dsampler(self) -> Engine:
+        """The engine that decides (its former name; read :attr:`engine`)."""
+        return self.engine
 
     @property
     def sampler(self) -> Sampler:
@@ -241,17 +264,17 @@ class RemoteControlledSampler(Sampler):
     def running(self) -> bool:
         """jaeger-client's flag: True until :meth:`close` while the poller runs (or is
         to start at the first decision)."""
-        return not self._closed and (not self._started or self._poller.running)
+        return not self._closed and (not self._started or self._follower.running)
 
     @property
     def polls(self) -> int:
         """Polls so far, failed ones included (the poller's count, thread and poll_once alike)."""
-        return self._poller.polls
+        return self._follower.poller.polls
 
     @property
     def failures(self) -> int:
         """Polls that kept the strategy in force: fetch, parse or apply failed."""
-        return self._poller.failures
+        return self._follower.poller.failures
 
     def close(self) -> None:
         """Stop polling, aborting a request in flight (idempotent; returns within the
@@ -259,8 +282,7 @@ class RemoteControlledSampler(Sampler):
         with self._lock:
             self._closed = True
             self.is_sampled = self._current  # type: ignore[method-assign]
-        self._poller.close()
-        self.dsampler.close()
+        self._follower.close()
 
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()

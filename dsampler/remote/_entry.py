@@ -16,7 +16,7 @@ The service name is ``OTEL_SERVICE_NAME``, else ``service.name`` in
 ``OTEL_RESOURCE_ATTRIBUTES``. An unknown key, a malformed entry or a bad value is left
 out and reported in one warning; the other entries still apply. The factories never
 raise (the SDK would then install ``ParentBased(ALWAYS_ON)``: 100%): if the sampler
-cannot be built at all, a DSampler at the default initial rate, 0.001, decides instead.
+cannot be built at all, the engine alone decides instead, at the default initial rate, 0.001.
 """
 
 from __future__ import annotations
@@ -151,9 +151,11 @@ def _build(arg: object, entry: str, parent_based: bool) -> Sampler:
         )
     except Exception:  # never let the SDK fall back to 100%
         _log.warning("dsampler: %s could not start; sampling at %s", entry, DEFAULT_RATE, exc_info=True)
-        from dsampler._dsampler import DSampler
+        from dsampler.config._model import SamplingConfig
+        from dsampler.engine._engine import Engine
 
-        return DSampler(rate=DEFAULT_RATE, hash="otel", parent_based=parent_based)
+        config = SamplingConfig(rate=DEFAULT_RATE, hash="otel", parent_based=parent_based)
+        return Engine(config, resource={})
 
 
 def jaeger_remote_sampler(arg: str | None = None) -> Sampler:
@@ -164,6 +166,6 @@ def jaeger_remote_sampler(arg: str | None = None) -> Sampler:
 
 def parentbased_jaeger_remote_sampler(arg: str | None = None) -> Sampler:
     """Entry point ``parentbased_jaeger_remote``: children follow their parent, roots are
-    decided by the remote strategy (DSampler's built-in parent-based path, the same
+    decided by the remote strategy (the engine's built-in parent-based path, the same
     decisions as ``ParentBased(root=JaegerRemoteSampler)``)."""
     return _build(arg, "parentbased_jaeger_remote", parent_based=True)

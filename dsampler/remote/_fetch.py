@@ -28,8 +28,9 @@ from urllib.parse import SplitResult, urlencode, urljoin, urlsplit
 
 from opentelemetry import context
 
-from dsampler import __version__, _fork
+from dsampler import _fork
 from dsampler._validate import check_int, check_seconds, show
+from dsampler._version import __version__
 from dsampler.errors import FetchError
 from dsampler.protocol._parse import MAX_RESPONSE_BYTES
 from dsampler.remote._resolve import (
@@ -103,7 +104,7 @@ class HttpFetcher:
         self._active: socket.socket | None = None
         self._waking: threading.Event | None = None  # set by close(): stop waiting to resolve
         self._closed = False
-        _fork.register(self)
+        _fork.register(self._reset_after_fork)
 
     def url_for(self, service: str) -> str:
         """The URL polled for ``service``."""

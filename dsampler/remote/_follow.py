@@ -1,89 +1,167 @@
-"""A DSampler's ``remote:`` section: its default strategy follows a Jaeger endpoint.
+"""RemoteFollower: an engine's strategy fields follow a Jaeger endpoint.
 
-The follower polls (one background thread, :class:`StrategyPoller`) and remembers the
-last strategy; every configuration the DSampler publishes, whatever its source (a call,
-a file reload, the follower itself), gets that strategy's fields written in by
-:meth:`RemoteFollower.overrides`, so a file reload never undoes the remote strategy and
-the file's own rules keep deciding what they match. A new strategy republishes the
-running configuration (a new version); an identical one publishes nothing.
+The one mechanism behind every remote-controlled sampler: a DSampler's ``remote:``
+section, :class:`~dsampler.remote.JaegerRemoteSampler` and ``dsampler.jaeger``'s
+``RemoteControlledSampler``. A :class:`~dsampler.remote.StrategyPoller` fetches and
+parses in one background thread; each new strategy becomes typed field values
+(:func:`~dsampler.remote._fields.strategy_fields`) set as the follower's overlay, so a
+file reload of the base never undoes them and the base's own rules keep deciding what
+they match. A strategy that changes nothing publishes nothing.
 """
 
 from __future__ import annotations
 
+import logging
+import random
 import weakref
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
-from dsampler.config._model import SamplingConfig
-from dsampler.config._parse import parse_fields
+from dsampler._validate import check_text
+from dsampler.config._overlay import Overlay
 from dsampler.config._remote import RemoteSettings
-from dsampler.protocol._strategy import Strategy
-from dsampler.remote._changes import config_changes
-from dsampler.remote._fetch import HttpFetcher
-from dsampler.remote._poll import StrategyPoller
-from dsampler.remote._sampler import resolve_service_name
+from dsampler.protocol._parse import parse_response
+from dsampler.protocol._strategy import Strategy, StrategyResponse
+from dsampler.remote._fetch import Fetcher, HttpFetcher
+from dsampler.remote._fields import strategy_fields
+from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
 
-if TYPE_CHECKING:
-    from dsampler._dsampler import DSampler
+__all__ = ["REMOTE", "RemoteFollower", "resolve_service_name"]
 
-__all__ = ["RemoteFollower", "follow"]
+#: The overlay name a remote endpoint's fields are held under.
+REMOTE: Final = "remote"
+_log = logging.getLogger("dsampler.remote")
 
 
 class RemoteFollower:
-    """Keeps one DSampler's strategy fields in step with its ``remote:`` endpoint."""
+    """Keeps ``overlay`` set to the fields of the strategy polled for ``service``.
 
-    def __init__(self, sampler: DSampler, settings: RemoteSettings, service: str) -> None:
-        self.settings = settings
-        self.strategy: Strategy | None = None
-        self._sampler = weakref.ref(sampler)  # the poller must not keep the sampler alive
+    Args:
+        overlay: where the strategy's fields go (an engine's ``overlay("remote")``).
+        fetcher: where responses come from.
+        service: sent as ``?service=``.
+        check: a strategy's last check before it applies (raises ConfigError to refuse
+            it; the strategy in force stays).
+        on_applied: called with each applied strategy and whether it changed the
+            configuration; returns what the poll reports as changed.
+        **polling: the :class:`~dsampler.remote.StrategyPoller`'s timing and logging
+            (``interval_s``, ``jitter``, ``first_delay_s``, ``rng``, ``name``,
+            ``parse``, ``logger``).
+    """
+
+    def __init__(
+        self,
+        overlay: Overlay,
+        fetcher: Fetcher,
+        service: str,
+        *,
+        check: Callable[[Strategy], Strategy] | None = None,
+        on_applied: Callable[[Strategy, bool], bool] | None = None,
+        interval_s: float = 60.0,
+        jitter: float = 0.1,
+        first_delay_s: float = 0.0,
+        rng: random.Random | None = None,
+        name: str = "dsampler-remote-poll",
+        parse: Callable[[bytes], StrategyResponse] = parse_response,
+        logger: logging.Logger = _log,
+    ) -> None:
+        self.overlay = overlay
+        self._check = _weak(check)  # the sampler holding this follower owns these: no cycle
+        self._on_applied = _weak(on_applied)
+        self._log = logger
+        self.poller = StrategyPoller(
+            fetcher,
+            service,
+            weakly(self._apply),
+            interval_s=interval_s,
+            jitter=jitter,
+            first_delay_s=first_delay_s,
+            rng=rng,
+            name=name,
+            parse=parse,
+            logger=logger,
+        )
+
+    @classmethod
+    def of_settings(
+        cls, overlay: Overlay, settings: RemoteSettings, resource: Mapping[str, Any]
+    ) -> RemoteFollower:
+        """The follower a ``remote:`` section asks for."""
         fetcher = HttpFetcher(settings.endpoint, timeout_s=settings.request_timeout_s)
-        self.poller = StrategyPoller(fetcher, service, self._apply, interval_s=settings.polling_interval_s)
+        service = resolve_service_name(settings.service_name, resource)
+        return cls(overlay, fetcher, service, interval_s=settings.polling_interval_s)
 
     def _apply(self, strategy: Strategy) -> bool:
-        sampler = self._sampler()
-        if sampler is None:
-            return False
-        self.strategy = strategy
-        if not config_changes(strategy, sampler.config)[0]:
-            return False
-        sampler._store.update(lambda config: config)  # republished: overrides() writes it in
-        return True
+        if self._check is not None:
+            strategy = self._check()(strategy)
+        fields = strategy_fields(strategy)
+        config = self.overlay.config
+        extra = 0 if config is None else len(fields["operations"]) - config.max_operations
+        if extra > 0 and config is not None:
+            self._log.warning(
+                "dsampler: %s: the strategy lists %d operations more than max_operations (%d); "
+                "they are decided at the default rate",
+                self.poller.service,
+                extra,
+                config.max_operations,
+            )
+        changed = self.overlay.set(fields)
+        return changed if self._on_applied is None else self._on_applied()(strategy, changed)
 
-    def overrides(self, config: SamplingConfig) -> SamplingConfig:
-        """``config`` with the last strategy's fields (the same object if it has them)."""
-        if self.strategy is None:
-            return config
-        changes, _ = config_changes(self.strategy, config)
-        return config.evolve(**parse_fields(changes)) if changes else config
+    def apply(self, strategy: Strategy) -> bool:
+        """Apply a strategy obtained elsewhere (an initial one, one given in code) as a
+        polled one is: nothing happens when it is the one in force.
+
+        Raises:
+            ConfigError: it was refused; the strategy in force stays.
+        """
+        return self.poller.apply(strategy)
+
+    @property
+    def strategy(self) -> Strategy | None:
+        """The strategy in force (None until the first)."""
+        return self.poller.strategy
+
+    @property
+    def service(self) -> str:
+        return self.poller.service
+
+    @property
+    def running(self) -> bool:
+        return self.poller.running
+
+    def poll_once(self) -> PollOutcome:
+        """Fetch and apply the strategy now, in this thread."""
+        return self.poller.poll_once()
 
     def start(self) -> None:
+        """Start polling in the background (idempotent)."""
         self.poller.start()
 
     def close(self, timeout_s: float | None = None) -> None:
-        """Stop polling (waits at most ``timeout_s``, default the request timeout)."""
+        """Stop polling, aborting a request in flight (waits at most ``timeout_s``,
+        default the request timeout). The fields in force stay."""
         self.poller.close(timeout_s)
 
 
-def follow(
-    sampler: DSampler,
-    follower: RemoteFollower | None,
-    settings: RemoteSettings | None,
-    resource: Mapping[str, Any],
-    *,
-    started: bool,
-) -> RemoteFollower | None:
-    """The DSampler's hook, called for every configuration it publishes: the follower its
-    ``remote`` settings ask for (created, replaced when they change, or stopped)."""
-    if follower is not None and follower.settings == settings:
-        return follower
-    if follower is not None:
-        follower.close(timeout_s=0.0)  # called under the writers' lock: never wait for its thread
-    if settings is None:
+def _weak(hook: Callable[..., Any] | None) -> Callable[[], Callable[..., Any]] | None:
+    """A hook without a strong reference to its owner when it is a bound method (the
+    owner holds this follower); a dead owner's hook does nothing."""
+    if hook is None:
         return None
-    service = resolve_service_name(settings.service_name, resource)
-    new = RemoteFollower(sampler, settings, service)
-    if follower is not None:
-        new.strategy = follower.strategy  # the last strategy holds until the new endpoint answers
-    if started:
-        new.start()
-    return new
+    if hasattr(hook, "__self__") and hasattr(hook, "__func__"):
+        ref = weakref.WeakMethod(hook)
+        return lambda: ref() or _gone
+    return lambda: hook
+
+
+def _gone(strategy: Strategy, *rest: object) -> Any:
+    return False if rest else strategy
+
+
+def resolve_service_name(explicit: object, attributes: Mapping[str, Any]) -> str:
+    """The service name sent as ``?service=``: the one given, else the resource's."""
+    if explicit is not None:
+        return check_text(explicit, "service_name")
+    name = attributes.get("service.name")
+    return name if isinstance(name, str) and name else "unknown_service"

@@ -118,7 +118,7 @@ class StrategyPoller:
         self.outcomes = dict.fromkeys(PollOutcome, 0)
         self.last_error: str | None = None
         self._thread = Poller(self, self.interval_s, name=name, first_delay_s=first)
-        _fork.register(self)
+        _fork.register(self._reset_after_fork)
         from dsampler.telemetry._registry import register_poller
 
         register_poller(self)

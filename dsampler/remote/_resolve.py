@@ -92,11 +92,7 @@ def resolve(
         InterruptedError: ``wake`` was set before an answer came.
         OSError: the resolver's own failure (``socket.gaierror``) or no thread to run it.
     """
-    try:
-        ipaddress.ip_address(host.partition("%")[0])
-    except ValueError:
-        pass
-    else:  # a literal: getaddrinfo answers at once, without asking any resolver
+    if _is_literal(host):  # getaddrinfo answers at once, without asking any resolver
         return socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_NUMERICHOST)
     slots = _SLOTS.lock  # released to the semaphore it was taken from
     if not slots.acquire(blocking=False):
@@ -118,6 +114,22 @@ def resolve(
         slots.release()
         raise OSError(f"no thread to resolve {host}") from None
     wake.wait(remaining(deadline))
+    return _answered(host, answer, wake)
+
+
+def _is_literal(host: str) -> bool:
+    """An IP address (with an IPv6 zone, ``fe80::1%eth0``), not a name."""
+    try:
+        ipaddress.ip_address(host.partition("%")[0])
+    except ValueError:
+        return False
+    return True
+
+
+def _answered(
+    host: str, answer: list[Sequence[AddrInfo] | BaseException], wake: threading.Event
+) -> list[AddrInfo]:
+    """The resolver thread's answer, or why there is none."""
     if not answer:
         if wake.is_set():
             raise InterruptedError(f"resolving {host} was aborted")

@@ -1,8 +1,7 @@
-"""JaegerRemoteSampler: a DSampler whose configuration follows a Jaeger sampling endpoint."""
+"""JaegerRemoteSampler: an engine whose strategy fields follow a Jaeger sampling endpoint."""
 
 from __future__ import annotations
 
-import logging
 import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -13,10 +12,12 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler._dsampler import DSampler
-from dsampler._validate import DEFAULT_MAX_OPERATIONS, check_bool, check_rate, check_text, typed
+from dsampler._validate import DEFAULT_MAX_OPERATIONS, check_bool, check_rate, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import DEFAULT_RATE, SamplingConfig
+from dsampler.config._parse import parse_config
+from dsampler.decision._faults import Guarded
+from dsampler.engine._engine import Engine
 from dsampler.engine._runtime import resource_attributes
 from dsampler.errors import ConfigError
 from dsampler.protocol._parse import MAX_RESPONSE_BYTES
@@ -26,18 +27,21 @@ from dsampler.protocol._strategy import (
     RateLimitingStrategy,
     Strategy,
 )
-from dsampler.remote._changes import config_changes
 from dsampler.remote._fetch import DEFAULT_TIMEOUT_S, Fetcher, HttpFetcher
-from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
+from dsampler.remote._follow import REMOTE, RemoteFollower, resolve_service_name
+from dsampler.remote._poll import PollOutcome, StrategyPoller
 from dsampler.remote._url import DEFAULT_ENDPOINT
+from dsampler.telemetry._track import track
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
 
-__all__ = ["JaegerRemoteSampler", "publish_strategy", "resolve_service_name"]
+__all__ = ["JaegerRemoteSampler"]
 
-_log = logging.getLogger("dsampler.remote")
 _STRATEGIES: Final = (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)
+_SECTIONS: Final = (
+    "its default strategy follows a Jaeger endpoint (adaptive and remote both own the default rate)"
+)
 
 
 class JaegerRemoteSampler(Sampler):
@@ -45,14 +49,17 @@ class JaegerRemoteSampler(Sampler):
     protocol: by the Jaeger collector or agent, the OpenTelemetry Collector's
     ``jaegerremotesampling`` extension, or ``dsampler serve``.
 
-    It is a :class:`~dsampler.DSampler` (available as :attr:`dsampler`) whose
-    configuration a background thread keeps in step with ``GET
-    {endpoint}?service={service_name}``: each new strategy is published as a new
-    configuration version (``dsampler.remote._changes`` has the mapping), rate-limiter
-    balances survive, an identical response publishes nothing. Decisions are
-    DSampler's own, with nothing in between (no lock, no I/O, one snapshot read); until
-    the first strategy arrives the initial sampler decides. Pick it to follow a fleet's
-    central strategies; pick DSampler for a configuration of your own.
+    It decides with the same engine as :class:`~dsampler.DSampler` (available as
+    :attr:`engine`), whose strategy fields a :class:`~dsampler.remote.RemoteFollower`
+    keeps in step with ``GET {endpoint}?service={service_name}`` from a background
+    thread: each new strategy is published as a new configuration version
+    (``dsampler.remote._fields`` has the mapping), rate-limiter balances survive, an
+    identical response publishes nothing. Decisions are the engine's own, with nothing
+    in between (no lock, no I/O, one snapshot read); until the first strategy arrives
+    the initial sampler decides (guarded: an exception it raises drops the span and is
+    counted, never raised). Pick it to follow a fleet's central strategies; pick
+    DSampler for a configuration of your own (its ``remote:`` section follows an
+    endpoint the same way, beside rules of its own).
 
     Args:
         service_name: sent as ``?service=``; default the resource's ``service.name``
@@ -109,47 +116,48 @@ class JaegerRemoteSampler(Sampler):
         attributes = resource_attributes(resource)
         self.service_name = resolve_service_name(service_name, attributes)
         initial_rate, initial = _initial(initial_sampler)
-        self.dsampler = DSampler(
-            rate=initial_rate,
-            hash=hash,
-            max_operations=max_operations,
-            parent_based=parent_based,
-            sampler_tags=sampler_tags,
-            resource=attributes,
-            clock=clock,
+        self.engine = _engine(
+            initial_rate, hash, max_operations, parent_based, sampler_tags, attributes, clock
         )
-        self.dsampler._owners.external = "remote"  # its strategy is this poller's: no adaptive: on it
         self._initial: Sampler | None = None
-        self._current: Sampler = self.dsampler
+        self._current: Sampler = self.engine
         if isinstance(initial, Sampler):
-            self._initial = self._current = initial
-        elif initial is not None:
-            self._apply(initial)
-        # The SDK calls `sampler.should_sample`: this instance attribute is DSampler's own
-        # bound method, so a decision costs exactly what DSampler's does.
+            self._initial = self._current = Guarded(initial, "JaegerRemoteSampler's initial sampler")
         self.should_sample = self._current.should_sample  # type: ignore[method-assign]
         if fetcher is None:
             fetcher = HttpFetcher(endpoint, timeout_s=request_timeout_s, max_bytes=max_response_bytes)
         self.endpoint: str = getattr(fetcher, "endpoint", endpoint)
-        self.poller = StrategyPoller(
+        self.follower = self._new_follower(fetcher, polling_interval_s, jitter, first_poll_delay_s, rng)
+        if initial is not None and not isinstance(initial, Sampler):
+            self.follower.apply(initial)
+        if check_bool(start, "start"):
+            self.follower.start()
+
+    def _new_follower(
+        self,
+        fetcher: Fetcher,
+        interval_s: float,
+        jitter: float,
+        first_delay_s: float,
+        rng: random.Random | None,
+    ) -> RemoteFollower:
+        return RemoteFollower(
+            self.engine.overlay(REMOTE),
             fetcher,
             self.service_name,
-            weakly(self._apply),
-            interval_s=polling_interval_s,
+            on_applied=self._applied,
+            interval_s=interval_s,
             jitter=jitter,
-            first_delay_s=first_poll_delay_s,
+            first_delay_s=first_delay_s,
             rng=rng,
         )
-        if check_bool(start, "start"):
-            self.poller.start()
 
-    def _apply(self, strategy: Strategy) -> bool:
-        """Publish what ``strategy`` changes; leave the initial sampler on first success."""
-        changed = publish_strategy(self.dsampler, strategy, self.service_name)
+    def _applied(self, strategy: Strategy, changed: bool) -> bool:
+        """A strategy is in force: leave the initial sampler on the first one."""
         if self._initial is None:
             return changed
-        self._initial, self._current = None, self.dsampler
-        self.should_sample = self.dsampler.should_sample  # type: ignore[method-assign]
+        self._initial, self._current = None, self.engine
+        self.should_sample = self.engine.should_sample  # type: ignore[method-assign]
         return True
 
     def should_sample(
@@ -162,75 +170,77 @@ class JaegerRemoteSampler(Sampler):
         links: Sequence[Link] | None = None,
         trace_state: TraceState | None = None,
     ) -> SamplingResult:
-        # Shadowed per instance in __init__; kept for callers that go through the class.
+        # Shadowed per instance in __init__ by the engine's (or the initial sampler's) own
+        # bound method, so a decision costs exactly what the engine's does; kept for
+        # callers that go through the class.
         return self._current.should_sample(
             parent_context, trace_id, name, kind, attributes, links, trace_state
         )
 
     @property
+    def dsampler(self) -> Engine:
+        """The engine that decides (its former name; read :attr:`engine`)."""
+        return self.engine
+
+    @property
+    def poller(self) -> StrategyPoller:
+        """The background poller (``poll_once()``, ``polls``, ``failures``, ``outcomes``)."""
+        return self.follower.poller
+
+    @property
     def strategy(self) -> Strategy | None:
         """The strategy in force (None until the first one arrives)."""
-        return self.poller.strategy
+        return self.follower.strategy
 
     @property
     def config(self) -> SamplingConfig:
-        """The DSampler configuration in force, with its ``version``."""
-        return self.dsampler.config
+        """The configuration in force, with its ``version``."""
+        return self.engine.config
 
     def poll_once(self) -> PollOutcome:
         """Fetch and apply the strategy now, in this thread."""
-        return self.poller.poll_once()
+        return self.follower.poll_once()
 
     def start(self) -> None:
         """Start the background poller (idempotent)."""
-        self.poller.start()
+        self.follower.start()
 
     def close(self) -> None:
         """Stop polling, aborting a request in flight (idempotent, returns within the
         request timeout). Decisions keep working with the strategy in force."""
-        self.poller.close()
-        self.dsampler.close()
+        self.follower.close()
 
     def get_description(self) -> str:
+        config = self.engine.config
         return (
             f"JaegerRemoteSampler{{service={self.service_name},endpoint={self.endpoint},"
-            f"polling_interval_s={self.poller.interval_s:g},hash={self.dsampler.config.hash},"
-            f"parent_based={self.dsampler.config.parent_based}}}"
+            f"polling_interval_s={self.poller.interval_s:g},hash={config.hash},"
+            f"parent_based={config.parent_based}}}"
         )
 
 
-def publish_strategy(
-    sampler: DSampler, strategy: Strategy, service_name: str, logger: logging.Logger = _log
-) -> bool:
-    """Make ``sampler`` follow ``strategy``: publish the changes it needs (none when it
-    already follows it, so an identical strategy publishes no version and touches no
-    bucket); True when it published. Operations beyond ``max_operations`` are logged,
-    and decided at the default rate. Every remote-controlled sampler applies strategies
-    through this, the OpenTelemetry and the jaeger-client one alike.
-
-    Raises:
-        ConfigError: the changes are refused; the configuration in force stays.
-    """
-    changes, dropped = config_changes(strategy, sampler.config)
-    if dropped:
-        logger.warning(
-            "dsampler: %s: the strategy lists %d operations more than max_operations (%d); "
-            "they are decided at the default rate",
-            service_name,
-            dropped,
-            sampler.config.max_operations,
-        )
-    if changes:
-        sampler.update(**changes)
-    return bool(changes)
-
-
-def resolve_service_name(explicit: object, attributes: Mapping[str, Any]) -> str:
-    """The service name sent as ``?service=``: the one given, else the resource's."""
-    if explicit is not None:
-        return check_text(explicit, "service_name")
-    name = attributes.get("service.name")
-    return name if isinstance(name, str) and name else "unknown_service"
+def _engine(
+    rate: float,
+    hash: str,
+    max_operations: int,
+    parent_based: bool,
+    sampler_tags: bool,
+    resource: Mapping[str, Any],
+    clock: Clock,
+) -> Engine:
+    """The engine that decides, at ``rate`` until the first strategy, reported on."""
+    base = parse_config(
+        {
+            "rate": rate,
+            "hash": hash,
+            "max_operations": max_operations,
+            "parent_based": parent_based,
+            "sampler_tags": sampler_tags,
+        }
+    )
+    engine = Engine(base, resource=resource, clock=clock, name="JaegerRemoteSampler", sections=_SECTIONS)
+    track(engine)
+    return engine
 
 
 def _initial(initial: object) -> tuple[float, Sampler | Strategy | None]:

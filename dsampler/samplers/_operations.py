@@ -7,22 +7,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opentelemetry.context import Context
-from opentelemetry.sdk.trace.sampling import SamplingResult
+from opentelemetry.sdk.trace.sampling import Sampler, SamplingResult
 from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler._dsampler import DSampler
 from dsampler._validate import DEFAULT_MAX_OPERATIONS
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import DEFAULT_RATE
-from dsampler.decision._faults import FaultCountingSampler
+from dsampler.config._parse import parse_config
+from dsampler.engine._engine import Engine
 from dsampler.hashing._schemes import DEFAULT_SCHEME
+from dsampler.telemetry._track import track
 
 __all__ = ["PerOperationSampler"]
 
 
-class PerOperationSampler(FaultCountingSampler):
+class PerOperationSampler(Sampler):
     """Per span name: a probabilistic rate plus a lower bound of traces per second.
 
     A root span is sampled if the trace-ID rule samples it at its operation's rate (a
@@ -34,8 +35,8 @@ class PerOperationSampler(FaultCountingSampler):
 
     :meth:`update` changes everything in place: limiter balances survive (pro-rated
     when a bound changes), operations absent from the update are dropped. It is a
-    :class:`~dsampler.DSampler` with only operations configured, so the same strategy
-    can also live in a DSampler configuration file.
+    DSampler's engine with only operations configured, so the same strategy can also
+    live in a DSampler configuration file.
 
     Args:
         operations: ``{name: rate}`` or ``{name: {"rate": r, "lower_bound_per_second": n}}``.
@@ -62,7 +63,7 @@ class PerOperationSampler(FaultCountingSampler):
         sampler_tags: bool = False,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        self._sampler = DSampler(
+        config = parse_config(
             {
                 "rate": default_rate,
                 "hash": hash,
@@ -71,11 +72,10 @@ class PerOperationSampler(FaultCountingSampler):
                 "default_lower_bound_per_second": default_lower_bound_per_second,
                 "operations": dict(operations or {}),
                 "sampler_tags": sampler_tags,
-            },
-            clock=clock,
-            resource={},
+            }
         )
-        self._fault_log = self._sampler._fault_log
+        self._sampler = Engine(config, resource={}, clock=clock, name="PerOperationSampler")
+        track(self._sampler)
 
     def update(
         self,
@@ -97,6 +97,11 @@ class PerOperationSampler(FaultCountingSampler):
         if default_lower_bound_per_second is not None:
             changes["default_lower_bound_per_second"] = default_lower_bound_per_second
         self._sampler.update(**changes)
+
+    @property
+    def faults(self) -> int:
+        """How many decisions fell back after an internal fault (bad input included)."""
+        return self._sampler.faults
 
     @property
     def operations(self) -> Mapping[str, Any]:

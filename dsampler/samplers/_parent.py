@@ -10,9 +10,9 @@ from opentelemetry.trace import Link, Span, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
+from dsampler.decision._children import CHILD_RESULTS, ChildResults
 from dsampler.decision._context import DEFAULT_TRACE_STATE, SPAN_KEY, current_context
 from dsampler.decision._faults import FaultCountingSampler, FaultLog
-from dsampler.decision._following import FOLLOW, Follower
 from dsampler.decision._results import DROPPED
 from dsampler.errors import ConfigError
 
@@ -69,7 +69,7 @@ class ParentBasedSampler(FaultCountingSampler):
             remote_parent_sampled,
         )
         self._static = tuple(_static_result(d) for d in self._delegates)
-        self._follower = Follower()
+        self._children = ChildResults()
         self._fault_log = FaultLog("ParentBasedSampler")
 
     @property
@@ -102,7 +102,7 @@ class ParentBasedSampler(FaultCountingSampler):
                 )
             if not attributes and sc.trace_state is DEFAULT_TRACE_STATE:
                 return static
-            return self._follower.follow(case, static.decision, attributes, sc.trace_state)
+            return self._children.of(case, static.decision, attributes, sc.trace_state)
         except Exception:
             self._fault_log.record()
             return self._fallback(trace_id, name, kind, attributes, links)
@@ -132,7 +132,7 @@ class ParentBasedSampler(FaultCountingSampler):
 def _static_result(delegate: Sampler) -> SamplingResult | None:
     """The one result OpenTelemetry's static samplers give a child without attributes."""
     if delegate is ALWAYS_ON:
-        return FOLLOW[1]
+        return CHILD_RESULTS[1]
     if delegate is ALWAYS_OFF:
-        return FOLLOW[0]
+        return CHILD_RESULTS[0]
     return None

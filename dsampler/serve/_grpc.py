@@ -160,7 +160,7 @@ class GrpcStrategiesServer:
         self._closed = False
         self._forked = False  # in a forked child: the loop, its thread and grpcio's are the parent's
         self._lock = threading.Lock()
-        _fork.register(self)
+        _fork.register(self._reset_after_fork)
 
     async def _build(self, address: str, admitted: int) -> tuple[Any, int]:
         """The grpcio asyncio server, built on its loop, and the port bound (0: failed)."""

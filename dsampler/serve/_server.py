@@ -79,7 +79,7 @@ class StrategiesServer:
             except BaseException:
                 self._httpd.server_close()
                 raise
-        _fork.register(self)
+        _fork.register(self._reset_after_fork)
 
     @property
     def strategies(self) -> Strategies:

@@ -24,7 +24,7 @@ from dsampler import _fork
 from dsampler.engine._counts import DEFAULT, KEPT, DecisionCounts
 
 if TYPE_CHECKING:
-    from dsampler._dsampler import DSampler
+    from dsampler.telemetry._observed import Observed
 
 __all__ = ["MIN_DECISIONS", "SIGMAS", "Drift", "audit"]
 
@@ -72,20 +72,20 @@ class _Memory:
         self.last_warning = -math.inf
 
 
-_memory: weakref.WeakKeyDictionary[DSampler, _Memory] = weakref.WeakKeyDictionary()
+_memory: weakref.WeakKeyDictionary[Observed, _Memory] = weakref.WeakKeyDictionary()
 _guard = _fork.ModuleLock()  # an audit thread may hold it at a fork
 
 
-def alerts(sampler: DSampler) -> int:
+def alerts(sampler: Observed) -> int:
     """How many versions of ``sampler`` have drifted so far (a metric)."""
     found = _memory.get(sampler)
     return 0 if found is None else found.alerts
 
 
-def audit(sampler: DSampler, *, sigmas: float = SIGMAS, min_decisions: int = MIN_DECISIONS) -> list[Drift]:
+def audit(sampler: Observed, *, sigmas: float = SIGMAS, min_decisions: int = MIN_DECISIONS) -> list[Drift]:
     """The drifting versions among ``sampler``'s recent ones (none when it does not
     count decisions); new ones are logged, rate-limited."""
-    stats = sampler._runtime.stats
+    stats = sampler.decision_counts
     if stats is None:
         return []
     found = [d for c in stats.recent if (d := _drift(c.version, c.scheme, c.rate, c, sigmas, min_decisions))]

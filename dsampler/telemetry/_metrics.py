@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from dsampler.engine._counts import CAPPED, DEFAULT, DROPPED, KEPT, STRATEGIES
+from dsampler.engine._counts import CAPPED, DEFAULT, KEPT, NOT_KEPT, STRATEGIES
 from dsampler.telemetry import _drift, _registry
 
 if TYPE_CHECKING:
@@ -73,15 +73,15 @@ def _decisions_first(automatic: bool) -> Any:
         if automatic and not _registry.counting():
             _registry.count_everywhere()  # a reader collects: the figures are wanted
         out = []
-        for sampler in _registry.samplers():
-            stats = sampler._runtime.stats
+        for number, sampler in _registry.numbered():
+            stats = sampler.decision_counts
             if stats is None:
                 continue
             tally = stats.totals()
-            who = sampler._telemetry_id
+            who = number
             capped = 0
             for i, strategy in enumerate(STRATEGIES):
-                kept, dropped, cut = tally[i][KEPT], tally[i][DROPPED], tally[i][CAPPED]
+                kept, dropped, cut = tally[i][KEPT], tally[i][NOT_KEPT], tally[i][CAPPED]
                 capped += cut
                 out.append(_observation(kept - cut, decision=_RECORD, strategy=strategy, **_id(who)))
                 out.append(_observation(dropped, decision=_DROP, strategy=strategy, **_id(who)))
@@ -96,34 +96,32 @@ def _id(who: str) -> dict[str, str]:
 
 
 def _configured(options: CallbackOptions) -> Iterable[Observation]:
-    return [_observation(s.config.rate, **_id(s._telemetry_id)) for s in _registry.samplers()]
+    return [_observation(s.config.rate, **_id(n)) for n, s in _registry.numbered()]
 
 
 def _effective(options: CallbackOptions) -> Iterable[Observation]:
     out = []
-    for sampler in _registry.samplers():
-        counts = sampler._store.current.counts
+    for number, sampler in _registry.numbered():
+        counts = sampler.snapshot.counts
         if counts is not None and counts.default_decided:
-            out.append(
-                _observation(counts.of(DEFAULT, KEPT) / counts.default_decided, **_id(sampler._telemetry_id))
-            )
+            out.append(_observation(counts.of(DEFAULT, KEPT) / counts.default_decided, **_id(number)))
     return out
 
 
 def _version(options: CallbackOptions) -> Iterable[Observation]:
-    return [_observation(s.config.version, **_id(s._telemetry_id)) for s in _registry.samplers()]
+    return [_observation(s.config.version, **_id(n)) for n, s in _registry.numbered()]
 
 
 def _drifts(options: CallbackOptions) -> Iterable[Observation]:
     out = []
-    for sampler in _registry.samplers():
+    for number, sampler in _registry.numbered():
         _drift.audit(sampler)  # off the request path, at every collection
-        out.append(_observation(_drift.alerts(sampler), **_id(sampler._telemetry_id)))
+        out.append(_observation(_drift.alerts(sampler), **_id(number)))
     return out
 
 
 def _faults(options: CallbackOptions) -> Iterable[Observation]:
-    return [_observation(s.faults, **_id(s._telemetry_id)) for s in _registry.samplers()]
+    return [_observation(s.faults, **_id(n)) for n, s in _registry.numbered()]
 
 
 def _fetches(options: CallbackOptions) -> Iterable[Observation]:
@@ -140,10 +138,10 @@ def _of_controller(attribute: str) -> Any:
 
     def observe(options: CallbackOptions) -> Iterable[Observation]:
         out = []
-        for sampler in _registry.samplers():
-            controller = sampler._owners.controller
+        for number, sampler in _registry.numbered():
+            controller = getattr(sampler, "controller", None)  # a DSampler's, with an adaptive: section
             if controller is not None:
-                out.append(_observation(getattr(controller, attribute), **_id(sampler._telemetry_id)))
+                out.append(_observation(getattr(controller, attribute), **_id(number)))
         return out
 
     return observe

@@ -1,6 +1,8 @@
 """Which samplers and pollers telemetry reports on, and whether decisions are counted.
 
-Every DSampler and remote poller registers here (held weakly) when it is made. Counting
+Every sampler built on the engine (DSampler, JaegerRemoteSampler, ...) and every remote
+poller registers here (held weakly) when it is made; telemetry reads them through the
+small protocols below, never their insides. Counting
 decisions costs the request path a few increments, so it is off until someone reads
 the figures: :func:`count_everywhere` turns it on for every sampler, now and later. It
 is called by :func:`dsampler.telemetry.enable` and by the first collection of the
@@ -18,63 +20,82 @@ from typing import TYPE_CHECKING
 from dsampler import _fork
 
 if TYPE_CHECKING:
-    from dsampler._dsampler import DSampler
-    from dsampler.remote._poll import StrategyPoller
+    from dsampler.telemetry._observed import Observed, ObservedPoller
 
-__all__ = ["count_everywhere", "counting", "pollers", "register", "register_poller", "samplers"]
+__all__ = [
+    "count_everywhere",
+    "counting",
+    "numbered",
+    "pollers",
+    "register",
+    "register_poller",
+    "sampler_id",
+    "samplers",
+]
 
 
 _guard = _fork.ModuleLock()  # a metrics reader may hold it at a fork
-_samplers: weakref.WeakValueDictionary[int, DSampler] = weakref.WeakValueDictionary()
-_pollers: weakref.WeakSet[StrategyPoller] = weakref.WeakSet()
+_samplers: weakref.WeakValueDictionary[int, Observed] = weakref.WeakValueDictionary()
+_numbers_of: weakref.WeakKeyDictionary[Observed, int] = weakref.WeakKeyDictionary()
+_pollers: weakref.WeakSet[ObservedPoller] = weakref.WeakSet()
 _numbers = itertools.count(1)
 _state = {"counting": False, "instrumented": False}
 
 
-def register(sampler: DSampler) -> None:
-    """A new DSampler: numbered (its ``dsampler.sampler`` attribute), counted if
-    telemetry is on, and the global instruments registered once."""
+def register(sampler: Observed) -> bool:
+    """A new sampler: numbered (its ``dsampler.sampler`` attribute) and counted if
+    telemetry is on. True for the first sampler of the process (whose registration
+    instruments the global MeterProvider, :func:`dsampler.telemetry._track.track`)."""
     with _guard.lock:
         number = next(_numbers)
         _samplers[number] = sampler
-        sampler._telemetry_id = str(number)
+        _numbers_of[sampler] = number
         first = not _state["instrumented"]
         _state["instrumented"] = True
         counting = _state["counting"]
-    if first:
-        from dsampler.telemetry._metrics import instrument
-
-        instrument(None, automatic=True)
     if counting:
-        sampler._count_decisions()
+        sampler.count_decisions()
+    return first
 
 
-def register_poller(poller: StrategyPoller) -> None:
+def sampler_id(sampler: object) -> str:
+    """The ``dsampler.sampler`` attribute of ``sampler``'s series ("" if not registered)."""
+    with _guard.lock:
+        number = _numbers_of.get(sampler)  # type: ignore[call-overload]
+    return "" if number is None else str(number)
+
+
+def register_poller(poller: ObservedPoller) -> None:
     with _guard.lock:
         _pollers.add(poller)
 
 
 def count_everywhere() -> None:
-    """Count decisions in every DSampler from now on (idempotent)."""
+    """Count decisions in every registered sampler from now on (idempotent)."""
     with _guard.lock:
         _state["counting"] = True
     for sampler in samplers():
-        sampler._count_decisions()
+        sampler.count_decisions()
 
 
 def counting() -> bool:
     return _state["counting"]
 
 
-def samplers() -> list[DSampler]:
-    """The live DSamplers, oldest first. Read under the lock that registrations hold: a
+def samplers() -> list[Observed]:
+    """The live samplers, oldest first. Read under the lock that registrations hold: a
     weak dictionary is iterated in Python, so a reader collecting while another thread
     creates a DSampler would otherwise fail its callback ("dictionary changed size")."""
+    return [s for _, s in numbered()]
+
+
+def numbered() -> list[tuple[str, Observed]]:
+    """The live samplers with their numbers (``dsampler.sampler``), oldest first."""
     with _guard.lock:
         live = list(_samplers.items())
-    return [s for _, s in sorted(live)]
+    return [(str(n), s) for n, s in sorted(live, key=lambda item: item[0])]
 
 
-def pollers() -> list[StrategyPoller]:
+def pollers() -> list[ObservedPoller]:
     with _guard.lock:
         return list(_pollers)

@@ -70,7 +70,7 @@ def test_decisions_under_a_publishing_controller_see_whole_configs() -> None:
     sampler.close()
     controller.tick()
 
-    assert controller.meter.total == sum(made) - DECIDERS  # each thread's last turn only looked
+    assert controller.tap.total == sum(made) - DECIDERS  # each thread's last turn only looked
     by_version = {c.version: c for c in sampler.history}
     assert sampler.config.version - first_version >= VERSIONS
     assert sum(map(len, seen)) >= 20
@@ -92,7 +92,7 @@ def test_a_forked_worker_ticks_and_counts_on_its_own() -> None:
     for i in range(100):
         sampler.should_sample(None, i + 1, "GET /x")
     controller.tick()
-    before = controller.meter.total
+    before = controller.tap.total
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: report, then leave without running the parent's cleanups
@@ -101,7 +101,7 @@ def test_a_forked_worker_ticks_and_counts_on_its_own() -> None:
                 sampler.should_sample(None, i + 1, "GET /x")
             controller.tick()
             alive = any(t.name == "dsampler-adaptive" and t.is_alive() for t in threading.enumerate())
-            os.write(write, f"{int(alive)} {controller.meter.total - before}".encode())
+            os.write(write, f"{int(alive)} {controller.tap.total - before}".encode())
         finally:
             os._exit(0)
     os.close(write)
@@ -110,4 +110,4 @@ def test_a_forked_worker_ticks_and_counts_on_its_own() -> None:
     os.waitpid(pid, 0)
     sampler.close()
     assert (alive, counted) == ("1", "250")
-    assert controller.meter.total == before
+    assert controller.tap.total == before

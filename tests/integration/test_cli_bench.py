@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from dsampler._bench import _rows as rows
 from dsampler._bench import _suite
 from dsampler._plotting import MISSING
 from dsampler.cli._main import main
@@ -49,13 +50,13 @@ def run(
     )
 
 
-def _groups() -> list[_suite.Group]:
+def _groups() -> list[rows.Group]:
     with ExitStack() as stack:
         groups, _ = _suite.build(stack)
     return groups
 
 
-def _rows() -> list[_suite.Row]:
+def _rows() -> list[rows.Row]:
     return [row for group in _groups() for row in group.rows]
 
 

@@ -49,7 +49,7 @@ def test_writer_state_and_bucket_batons_are_fresh_in_the_child() -> None:
         clock = ManualClock()
         s = DSampler(rate=0.0, default_lower_bound_per_second=1.0, clock=clock, resource={},
                      rules=[{"match": {"span_name": "limited"}, "action": {"rate_limit": 1}}])
-        bucket = s._store.current.rules[0][1].bucket
+        bucket = s.snapshot.rules[0][1].bucket
         s._store._lock.acquire()    # as if another thread were publishing
         del bucket._baton[0]        # and another one checking this limiter
         """
@@ -59,7 +59,7 @@ def test_writer_state_and_bucket_batons_are_fresh_in_the_child() -> None:
         s.should_sample(None, 1, "limited")
         clock.advance(5.0)
         sampled = s.should_sample(None, 2, "limited").decision.is_sampled()
-        return sampled and s.config.version == 2 and "never-seen-before" in s._runtime.tracked
+        return sampled and s.config.version == 2 and "never-seen-before" in s.snapshot.tracked
         """
     assert forked(parent, child) == "0"
 
@@ -85,6 +85,6 @@ def test_the_telemetry_module_locks_are_fresh_in_the_child(module: str) -> None:
         s = DSampler(rate=1.0, resource={}, parent_based=False)
         s.should_sample(None, 5, "x")
         dsampler.telemetry.audit(s)
-        return s._runtime.stats is not None and reader.get_metrics_data() is not None
+        return s.decision_counts is not None and reader.get_metrics_data() is not None
         """
     assert forked(parent, child) == "0"

@@ -55,14 +55,16 @@ remote = JaegerRemoteSampler(endpoint="http://127.0.0.1:9/sampling", service_nam
 remote.poll_once()
 remote.poll_once()
 adaptive = DSampler(adaptive={"target_traces_per_second": 50}, resource={})
+from dsampler.telemetry._registry import sampler_id
+mine, its = sampler_id(s), sampler_id(adaptive)
 out = {}
 for metric in reader.get_metrics_data().resource_metrics[0].scope_metrics[0].metrics:
     for point in metric.data.data_points:
         attrs = dict(point.attributes)
-        who = attrs.pop("dsampler.sampler", s._telemetry_id)
-        if who not in (s._telemetry_id, adaptive._telemetry_id):
+        who = attrs.pop("dsampler.sampler", mine)
+        if who not in (mine, its):
             continue
-        prefix = "adaptive:" if who == adaptive._telemetry_id else ""
+        prefix = "adaptive:" if who == its else ""
         out[prefix + metric.name + json.dumps(attrs, sort_keys=True)] = point.value
 print(json.dumps(out))
 """

@@ -38,7 +38,7 @@ def remote(server: RawServer) -> dict[str, Any]:
 
 
 def poll(sampler: DSampler) -> Any:
-    follower = sampler._owners.remote
+    follower = sampler.follower
     assert follower is not None
     return follower.poller.poll_once()
 
@@ -167,7 +167,7 @@ def test_close_stops_the_poller_thread() -> None:
         before = set(threading.enumerate())
         sampler = DSampler(remote=remote(server), resource={})
         poll(sampler)
-        follower = sampler._owners.remote
+        follower = sampler.follower
         assert follower is not None
         assert follower.poller.running
         # by name: a resolver or JIT-loader thread may come and go meanwhile

@@ -16,7 +16,7 @@ from dsampler.protocol import StrategyResponse
 from dsampler.protocol._proto import decode_params, decode_response, encode_params, encode_response
 from dsampler.serve import jaeger_strategies
 from tests.google_sampling import Parameters, Response, from_google, to_google
-from tests.property.test_remote_proto import wire_responses
+from tests.property.test_protocol_proto import wire_responses
 from tests.remote_servers import DATA
 
 

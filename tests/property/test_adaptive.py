@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from dsampler import ConfigError
 from dsampler.adaptive import ControllerCore, LatencySketch
-from dsampler.adaptive._meter import Meter
+from dsampler.adaptive._tap import Tap
 from dsampler.config._adaptive import AdaptiveSettings, dump_adaptive, parse_adaptive
 from dsampler.simulation._scenario import parse_scenario
 from tests.property.config_strategies import adaptive_settings, hostile_documents
@@ -169,7 +169,7 @@ def test_core_keeps_rate_and_window_in_range_under_any_ticks(chosen: Any, steps:
 @given(st.lists(st.tuples(st.integers(0, 500), st.integers(0, 500)), max_size=20))
 def test_meter_counts_exactly_between_takes(batches: list[tuple[int, int]]) -> None:
     """take() returns exactly the decisions since the previous take, folded or not."""
-    meter = Meter(None)
+    meter = Tap(None)
     for before, after in batches:
         for _ in range(before):
             meter.offered.append(None)

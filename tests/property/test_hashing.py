@@ -139,3 +139,27 @@ def test_fnv1a64_batch_equals_scalar(ids: list[int]) -> None:
     hi = np.array([t >> 64 for t in ids], dtype=np.uint64)
     lo = np.array([t & MASK64 for t in ids], dtype=np.uint64)
     assert fnv1a64_batch(hi, lo).tolist() == [fnv1a64_key(t >> 64, t & MASK64) for t in ids]
+
+
+@given(trace_ids, rates, rules)
+def test_every_ratio_test_is_the_one_definition(trace_id: int, rate: float, rule: str) -> None:
+    """Ratio.admits is the ratio test; the copies inlined on the request paths (the
+    engine's one-rate path, RatioSampler), every decider built on it, jaeger's
+    ProbabilisticSampler and the pure-Python reference all say the same."""
+    from dsampler import DSampler
+    from dsampler.engine._deciders import RatioDecider, Tagger
+    from dsampler.hashing import Ratio, get_scheme
+    from dsampler.jaeger import ProbabilisticSampler
+
+    ratio = Ratio(rate, get_scheme(rule))
+    expected = ratio.admits(trace_id)
+    engine = DSampler(rate=rate, hash=rule, parent_based=False, resource={})
+    assert engine.snapshot.simple
+    assert engine.should_sample(None, trace_id, "op").decision.is_sampled() == expected
+    assert _sampled(RatioSampler(rate, hash=rule), trace_id) == expected
+    decider = RatioDecider("rate", rate, get_scheme(rule), Tagger())
+    assert decider.decide(trace_id, None, None).decision.is_sampled() == expected
+    assert ProbabilisticSampler(rate, hash=rule).is_sampled(trace_id & MASK64)[0] == Ratio(
+        rate, get_scheme(rule)
+    ).admits(trace_id & MASK64)
+    assert ratio.admits_by_reference(trace_id) == expected

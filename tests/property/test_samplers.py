@@ -13,8 +13,8 @@ from opentelemetry.trace.span import TraceState
 
 from dsampler import ParentBasedSampler, RatioSampler
 from dsampler.decision._context import SPAN_KEY
+from tests.parents import ExplodingContext
 from tests.property.strategies import RULE_NAMES, rates, trace_ids
-from tests.unit.test_ratio import ExplodingContext
 
 hostile_ids = st.one_of(
     trace_ids,

@@ -1,0 +1,84 @@
+"""The controller's tap on the request path: a counter of offered load and the hard cap.
+
+While the controller holds its overlay, every snapshot its engine publishes holds the
+controller's :class:`Tap` (the engine's :class:`~dsampler.engine.OfferedLoad`). Each
+root decision made by the default rate appends ``None`` to ``tap.offered``: a
+``list.append`` in C, atomic on every CPython build (free-threaded too), so concurrent
+threads lose no count and take no lock. It is the cheapest count Python has (about
+190 instructions; ``next()`` on an ``itertools.count`` costs about 440, most of it the
+int it creates and throws away).
+Each sampled one also spends a credit of ``tap.backstop`` (the hard cap), if any.
+
+The controller counts the list and deletes that many items from its front, under its
+own lock: appends made in between land at the end and are kept for the next count, so
+the count is exact. The list holds one tick of decisions (8 bytes each, ``None`` is
+shared). Should nothing count it for a long while (a controller ticked by hand, not
+ticked), the request path folds it into an integer once it passes ``FOLD_AT`` items, on
+the next sampled decision and under a lock it only tries: the list stays under about
+``FOLD_AT + 1/rate`` items and no decision waits.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Final
+
+from dsampler import _fork
+from dsampler.decision._bucket import TokenBucket
+
+__all__ = ["FOLD_AT", "Tap"]
+
+FOLD_AT: Final = 100_000  # decisions held uncounted (1M/s at 100 ms ticks)
+
+
+class Tap:
+    """Offered-load counter and hard-cap bucket of one controller.
+
+    Attributes:
+        offered: one item per root decision of the default rate not yet counted.
+        backstop: the hard cap (None: none).
+    """
+
+    __slots__ = ("__weakref__", "_folded", "_lock", "_total", "backstop", "offered")
+
+    fold_at: Final = FOLD_AT
+
+    def __init__(self, backstop: TokenBucket | None) -> None:
+        self.offered: list[None] = []
+        self.backstop = backstop
+        self._folded = 0  # counted by fold(), not yet taken
+        self._total = 0
+        self._lock = threading.Lock()
+        _fork.register(self._reset_after_fork)
+
+    def _count(self) -> int:
+        """Count and remove what is there (the lock is held)."""
+        offered = self.offered
+        n = len(offered)
+        del offered[:n]  # an append made meanwhile is at the end: kept for the next count
+        return n
+
+    def fold(self) -> None:
+        """Count what is held now, for the next :meth:`take` (the request path's
+        bound on memory: it never waits; if take() holds the lock, take() counts)."""
+        if self._lock.acquire(False):
+            try:
+                self._folded += self._count()
+            finally:
+                self._lock.release()
+
+    def take(self) -> int:
+        """Decisions counted since the last take."""
+        with self._lock:
+            delta = self._count() + self._folded
+            self._folded = 0
+            self._total += delta
+        return delta
+
+    @property
+    def total(self) -> int:
+        """Decisions counted until the last :meth:`take`."""
+        return self._total
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()  # a take() in flight at the fork would hold it forever

@@ -1,0 +1,47 @@
+"""Children that follow their parent's sampled flag, from results built once."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Final
+
+from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
+from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
+from opentelemetry.util.types import Attributes
+
+from dsampler.decision._results import DROP, DROPPED, EMPTY, RECORD_AND_SAMPLE, make_result
+
+__all__ = ["CHILD_RESULTS", "ChildResults"]
+
+#: A parent-following result, by ``2 * is_remote + sampled flag`` (ParentBased's four cases).
+CHILD_RESULTS: Final = (DROPPED, make_result(RECORD_AND_SAMPLE, EMPTY, None)) * 2
+
+
+class ChildResults:
+    """Children that follow their parent's sampled flag, as OpenTelemetry's default
+    ``ParentBased`` delegates do: the result depends only on the flag, the span's own
+    attributes and the parent's tracestate.
+
+    The last (tracestate, result) pair is kept per case: sibling spans share their
+    parent's TraceState object, so most children with a tracestate reuse one result.
+    It is replaced with one item assignment; a race only costs a rebuild.
+    """
+
+    __slots__ = ("_memo",)
+
+    def __init__(self) -> None:
+        self._memo: list[tuple[TraceState | None, SamplingResult]] = [(None, DROPPED)] * 4
+
+    def of(self, case: int, decision: Decision, attributes: Attributes, ts: TraceState) -> SamplingResult:
+        """The parent's ``decision`` for a child whose parent tracestate is ``ts``."""
+        if attributes:
+            carried = None if ts is DEFAULT_TRACE_STATE else ts
+            if decision is DROP:
+                return make_result(DROP, EMPTY, carried)
+            return make_result(RECORD_AND_SAMPLE, MappingProxyType(attributes), carried)
+        memo = self._memo[case]
+        if memo[0] is ts:
+            return memo[1]
+        result = make_result(decision, EMPTY, ts)
+        self._memo[case] = (ts, result)
+        return result

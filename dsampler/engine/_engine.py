@@ -1,0 +1,236 @@
+"""The decision engine: one configuration store, compiled into snapshots, and the
+request path that decides under one whole snapshot.
+
+It knows nothing of who writes to it. The user (through :class:`~dsampler.DSampler`)
+writes the base configuration; owners (the adaptive controller, a remote endpoint)
+hold named overlays (:meth:`Engine.overlay`) and set their fields; telemetry reads
+:attr:`Engine.snapshot` and turns counting on with :meth:`Engine.count_decisions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from dsampler import _fork
+from dsampler.clock import SYSTEM_CLOCK, Clock
+from dsampler.config._model import SamplingConfig
+from dsampler.config._overlay import Overlay
+from dsampler.config._parse import as_config, parse_fields
+from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
+from dsampler.decision._children import ChildResults
+from dsampler.decision._faults import FaultLog
+from dsampler.engine._compile import compile_snapshot
+from dsampler.engine._counts import CountHistory
+from dsampler.engine._request import RequestPath
+from dsampler.engine._runtime import Runtime
+from dsampler.engine._snapshot import OfferedLoad, Snapshot
+from dsampler.errors import ConfigError
+from dsampler.hashing._loader import LOADER
+
+__all__ = ["SECTIONS", "Engine", "OfferedLoad"]
+
+#: The sections of a configuration that name an owner: an engine alone has none, and
+#: refuses them (the composition that creates owners accepts them).
+SECTIONS: Final = ("adaptive", "remote")
+
+
+class Engine(RequestPath):
+    """Default rate, per-operation strategies, ordered rules, a global cap and
+    parent-based sampling, decided under one compiled configuration that writers
+    replace while traffic flows.
+
+    Every decision reads the current snapshot once (one reference load, no lock) and
+    decides under that whole snapshot. Writes build the next snapshot completely and
+    publish it atomically; invalid input raises :class:`~dsampler.ConfigError` and
+    leaves the running snapshot in force.
+
+    Args:
+        config: the first base configuration.
+        resource: this process's resource attributes (rules that match them are
+            decided once, when a snapshot is compiled).
+        clock: time source for rate limits and rollouts.
+        history: how many published configurations to keep for :meth:`rollback`.
+        initial_fill: the fraction of its maximum a new token bucket starts with
+            (None: full).
+        name: how faults and descriptions name it.
+        sections: what to say when a base names an owner (an ``adaptive:`` or
+            ``remote:`` section) that nobody creates here; None accepts them (the
+            composition above creates their owners).
+        holders: overlays merged into the first version, by name.
+    """
+
+    def __init__(
+        self,
+        config: SamplingConfig,
+        *,
+        resource: Mapping[str, Any],
+        clock: Clock = SYSTEM_CLOCK,
+        history: int = DEFAULT_HISTORY,
+        initial_fill: Callable[[], float] | None = None,
+        name: str = "DSampler",
+        sections: str | None = "nobody creates its owner here",
+        holders: Mapping[str, Overlay | None] | None = None,
+    ) -> None:
+        self._sections = sections
+        self._check_sections(config)
+        self._runtime = Runtime(clock, resource, initial_fill)
+        self._store: ConfigStore[Snapshot] = ConfigStore(
+            self._compile, config, history=history, holders=holders or {}
+        )
+        self._children = ChildResults()
+        self._fault_log = FaultLog(name)
+        self._name = name
+        _fork.register(self._reset_after_fork, self._restart_after_fork)
+        LOADER.ensure_started()
+
+    def _compile(self, config: SamplingConfig, held: Mapping[str, Overlay]) -> Snapshot:
+        previous = self._store.current if hasattr(self, "_store") else None  # None while constructing
+        load = next((o.tap for o in held.values() if o.tap is not None), None)
+        return compile_snapshot(config, previous, self._runtime, load)  # type: ignore[arg-type]  # a tap is an OfferedLoad
+
+    def _check_sections(self, config: SamplingConfig) -> None:
+        if self._sections is None:
+            return
+        for section in SECTIONS:
+            if getattr(config, section) is not None:
+                raise ConfigError(section, f"not supported by this sampler: {self._sections}")
+
+    # -- reading ---------------------------------------------------------------------
+
+    @property
+    def config(self) -> SamplingConfig:
+        """The configuration in force (its overlays merged), with its ``version``."""
+        return self._store.current.config
+
+    @property
+    def base(self) -> SamplingConfig:
+        """The base configuration in force: the configuration without its overlays."""
+        return self._store.base
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The compiled configuration the next decision reads (never mutated)."""
+        return self._store.current
+
+    @property
+    def history(self) -> tuple[SamplingConfig, ...]:
+        """The last published configurations, oldest first."""
+        return self._store.history
+
+    @property
+    def clock(self) -> Clock:
+        return self._runtime.clock
+
+    @property
+    def resource(self) -> Mapping[str, Any]:
+        """This process's resource attributes, as the engine matches them."""
+        return self._runtime.resource
+
+    @property
+    def decision_counts(self) -> CountHistory | None:
+        """The decisions counted so far, by version (None until counting is on)."""
+        return self._runtime.stats
+
+    # -- writing ---------------------------------------------------------------------
+
+    def update(self, **changes: Any) -> SamplingConfig:
+        """Publish the base configuration with ``changes`` (file-format values):
+        ``engine.update(rate=0.02)``. All or nothing.
+
+        Raises:
+            ConfigError: a change is invalid; the running configuration stays.
+        """
+        return self.evolve(parse_fields(changes))
+
+    def evolve(self, fields: Mapping[str, Any]) -> SamplingConfig:
+        """Publish the base configuration with ``fields`` (validated field values, as
+        :func:`~dsampler.config.parse_config` gives them): what :meth:`update` does
+        once the file-format values are read.
+
+        Raises:
+            ConfigError: a field is invalid; the running configuration stays.
+        """
+        if any(fields.get(s) is not None for s in SECTIONS):
+            self._check_sections(self.base.evolve(**fields))
+        return self._store.evolve(fields).config
+
+    def publish(
+        self,
+        config: SamplingConfig | Mapping[str, Any],
+        *,
+        holders: Mapping[str, Overlay | None] | None = None,
+    ) -> SamplingConfig:
+        """Replace the base configuration (a mapping is parsed as a file would be);
+        ``holders`` hands overlay names to new overlays (:meth:`overlay`) or takes them
+        away (None) in the same version."""
+        base = as_config(config)
+        self._check_sections(base)
+        return self._store.publish(base, holders=holders or {}).config
+
+    def rollback(self, version: int) -> SamplingConfig:
+        """Publish the base of an earlier version again, as a new version.
+
+        Raises:
+            ConfigError: that version is no longer in :attr:`history`.
+        """
+        return self._store.rollback(version).config
+
+    def base_at(self, version: int) -> SamplingConfig:
+        """The base configuration an earlier version was merged from.
+
+        Raises:
+            ConfigError: that version is no longer in :attr:`history`.
+        """
+        return self._store.base_at(version)
+
+    def overlay(self, name: str, fields: Mapping[str, Any] | None = None, *, tap: object = None) -> Overlay:
+        """A new overlay for an owner: its fields are merged over every base once it
+        holds ``name`` (by its first :meth:`~dsampler.config.Overlay.set`, or handed
+        over by :meth:`publish`). ``tap`` is an :class:`OfferedLoad` the request path
+        counts into while the overlay is held.
+
+        Raises:
+            ConfigError: a field is invalid.
+        """
+        return self._store.overlay(name, fields or {}, tap=tap)
+
+    def holder(self, name: str) -> Overlay | None:
+        """The overlay that holds ``name``, if any."""
+        return self._store.holder(name)
+
+    def adopt_controller(self, controller: Any) -> None:
+        """An engine alone has no owners of its own: a controller handed to it is refused
+        (a :class:`~dsampler.DSampler` adopts one).
+
+        Raises:
+            ConfigError: always, naming the ``adaptive`` section.
+        """
+        raise ConfigError("adaptive", f"not supported by this sampler: {self._sections}")
+
+    def count_decisions(self) -> None:
+        """Begin counting decisions (telemetry is on): the current configuration is
+        compiled again with counts, as the same version. Idempotent."""
+        if self._runtime.stats is None:
+            self._runtime.stats = CountHistory()
+            self._store.refresh()
+
+    # -- fork ------------------------------------------------------------------------
+
+    def _reset_after_fork(self) -> None:
+        """Nothing of its own to replace: its store, watchers and buckets reset themselves."""
+
+    def _restart_after_fork(self) -> None:
+        """In a child of ``os.fork()``: every limit is exactly its configuration's, even
+        if the fork interrupted a publish between changing a bucket's rate and
+        publishing the snapshot that goes with it. The fork's second pass: every bucket
+        has its baton back by then, so no update here waits for one."""
+        for bucket, per_second in self._store.current.limits():
+            bucket.update(per_second)
+
+    def get_description(self) -> str:
+        c = self._store.current.config
+        return (
+            f"{self._name}{{version={c.version},rate={c.rate},hash={c.hash},parent_based={c.parent_based},"
+            f"rules={len(c.rules)},operations={len(c.operations)}}}"
+        )

@@ -1,0 +1,108 @@
+"""The request path of an engine: one read of the current snapshot, then a decision
+under that whole snapshot, with no lock, no I/O and no allocation in steady state.
+
+Written inline on purpose (a Python call costs about 650 instructions, a seventh of a
+decision; ``benchmarks/request_path_callgrind.py`` counts each case): a valid parent is
+followed from results built once, a snapshot of one rate is decided here, anything else
+by :meth:`~dsampler.engine.Snapshot.decide_root`. Whatever goes wrong becomes a
+fallback decision, never an exception (:meth:`RequestPath._fallback`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace.sampling import SamplingResult
+from opentelemetry.trace import Link, SpanKind
+from opentelemetry.trace.span import TraceState
+from opentelemetry.util.types import Attributes
+
+from dsampler.config._store import ConfigStore
+from dsampler.decision._children import CHILD_RESULTS, ChildResults
+from dsampler.decision._context import DEFAULT_TRACE_STATE, SPAN_KEY, current_context
+from dsampler.decision._faults import FaultCountingSampler, integer_value
+from dsampler.decision._results import DROPPED, Results
+from dsampler.engine._counts import DEFAULT
+from dsampler.engine._snapshot import Snapshot
+from dsampler.hashing._reference import MASK64
+from dsampler.hashing._schemes import MASK128
+
+__all__ = ["RequestPath"]
+
+
+class RequestPath(FaultCountingSampler):
+    """``should_sample`` and ``explain`` over the store's current snapshot (the base of
+    :class:`~dsampler.engine.Engine`, which owns the store)."""
+
+    _store: ConfigStore[Snapshot]
+    _children: ChildResults
+
+    def should_sample(  # noqa: PLR0911 -- the request path, inline on purpose (module docstring)
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        snap = self._store.current  # the one read of the snapshot
+        try:
+            span, ts = (current_context() if parent_context is None else parent_context).get(SPAN_KEY), None
+            if span is not None and (sc := span.get_span_context()).is_valid:  # type: ignore[attr-defined]
+                if snap.parent_based:
+                    case: int = 2 * sc.is_remote + (sc.trace_flags & 1)
+                    if snap.parent_tally is not None:  # telemetry on (engine/_counts.py)
+                        snap.parent_tally[case & 1] += 1
+                    if not attributes and sc.trace_state is DEFAULT_TRACE_STATE:
+                        return CHILD_RESULTS[case]
+                    return self._children.of(case, CHILD_RESULTS[case].decision, attributes, sc.trace_state)
+                ts = None if sc.trace_state is DEFAULT_TRACE_STATE else sc.trace_state
+            if not snap.simple:
+                return snap.decide_root(trace_id, name, kind, attributes, ts)
+            d = snap.default  # Ratio.admits, inlined: a snapshot of one rate costs what a RatioSampler does
+            if (of_bytes := d.scheme.of_bytes) is not None:  # xxh3's C entry over the 16 bytes
+                sampled = of_bytes((trace_id & MASK128).to_bytes(16, "big")) < d.bound
+            else:
+                sampled = d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < d.bound
+            if (offered := snap.offered) is not None:  # the adaptive controller's count: one append
+                offered.append(None)
+            if snap.default_tally is not None:  # telemetry on (engine/_counts.py)
+                snap.default_tally[sampled] += 1
+            if not sampled:
+                return DROPPED if ts is None else Results.drop(ts)
+            if offered is not None and not snap.backstop_admits():  # the controller's hard cap
+                return snap.capped(DEFAULT, ts)
+            return d.results.sampled if not attributes and ts is None else d.results.sample(attributes, ts)
+        except Exception:
+            return self._fallback(snap, parent_context, trace_id, name, kind, attributes, links)
+
+    def _fallback(
+        self,
+        snap: Snapshot,
+        parent_context: Context | None,
+        trace_id: object,
+        name: str,
+        kind: SpanKind | None,
+        attributes: Attributes,
+        links: Sequence[Link] | None,
+    ) -> SamplingResult:
+        """After an exception: numpy's integers are decided as the int they are, on every
+        path; anything else is a fault, decided by the last good rule on the ID alone."""
+        as_int = integer_value(trace_id)
+        if as_int is not None:
+            return self.should_sample(parent_context, as_int, name, kind, attributes, links)
+        self._fault_log.record()
+        return snap.default.on_trace_id(trace_id)
+
+    def explain(
+        self, trace_id: int, name: str, kind: SpanKind | None = None, attributes: Attributes = None
+    ) -> dict[str, Any]:
+        """How a root span would be decided now, without spending any token: the rule or
+        operation that decides it, and for hash decisions the key and the bound."""
+        snap = self._store.current
+        decider = snap.route(name, kind, attributes)
+        return {"version": snap.config.version, "source": decider.source, **decider.explain(trace_id)}

@@ -1,0 +1,38 @@
+"""What telemetry reads of the samplers and pollers it reports on: two small protocols,
+so that telemetry needs nothing of the packages above it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from dsampler.config._model import SamplingConfig
+    from dsampler.engine._counts import CountHistory
+    from dsampler.engine._snapshot import Snapshot
+
+__all__ = ["Observed", "ObservedPoller"]
+
+
+class Observed(Protocol):
+    """What telemetry reads of a sampler (an :class:`~dsampler.engine.Engine`)."""
+
+    @property
+    def config(self) -> SamplingConfig: ...
+    @property
+    def snapshot(self) -> Snapshot: ...
+    @property
+    def decision_counts(self) -> CountHistory | None: ...
+    @property
+    def faults(self) -> int: ...
+    def count_decisions(self) -> None: ...
+
+
+class ObservedPoller(Protocol):
+    """What telemetry reads of a remote poller: its service and its polls' outcomes
+    (``PollOutcome`` -> how many)."""
+
+    service: str
+
+    @property
+    def outcomes(self) -> Mapping[Any, int]: ...
