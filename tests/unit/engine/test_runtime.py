@@ -8,7 +8,9 @@ import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from dsampler import DSampler
+import pytest
+
+from dsampler import ConfigError, DSampler
 
 
 @contextmanager
@@ -74,10 +76,9 @@ def test_a_refused_update_changes_no_running_limit() -> None:
     """A publish that fails (an invalid rule) leaves every bucket at its figure."""
     sampler = DSampler(traces_per_second=5.0, default_lower_bound_per_second=1.0, resource={})
     sampler.should_sample(None, 1, "op")
-    try:
-        sampler.update(traces_per_second=9.0, rules=[{"match": {"span_kind": ["sideways"]}, "action": "drop"}])
-    except ValueError:
-        pass
+    bad_rule = {"match": {"span_kind": ["sideways"]}, "action": "drop"}
+    with pytest.raises(ConfigError, match=r"^rules\[0\]\.match\.span_kind"):
+        sampler.update(traces_per_second=9.0, rules=[bad_rule])
     snapshot = sampler.snapshot
     assert snapshot.config.traces_per_second == 5.0
     assert snapshot.cap is not None
