@@ -86,8 +86,8 @@ class StampedDSampler(dsampler.DSampler):
         self.compiled_at: dict[int, float] = {}
         super().__init__(*args, **kwargs)
 
-    def _compile(self, config: SamplingConfig) -> Any:
-        plan = super()._compile(config)
+    def _compile(self, config: SamplingConfig, held: Any) -> Any:
+        plan = super()._compile(config, held)
         self.compiled_at[config.version] = time.perf_counter()
         return plan
 

@@ -26,7 +26,6 @@ import sys
 from dsampler import DSampler
 from dsampler.remote import JaegerRemoteSampler
 from dsampler.serve import StrategiesServer, jaeger_strategies
-from dsampler.remote._changes import config_changes
 
 impl, calls, case = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 strategy = {"type": "probabilistic", "param": 0.5}
@@ -37,8 +36,7 @@ remote = JaegerRemoteSampler("bench", server.url, start=False, resource={})
 remote.poll_once()
 server.close()
 if impl == "dsampler":
-    changes, _ = config_changes(remote.strategy, remote.config.__class__())
-    sampler = DSampler(hash="otel", sampler_tags=True, resource={}, **changes)
+    sampler = DSampler(remote.config, resource={})  # the same configuration, set by hand
 else:
     sampler = remote
 tid = 5  # low 64 bits 5: sampled by the otel rule at 0.5

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from dsampler.remote._changes import config_changes
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace.sampling import Decision, Sampler
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
@@ -72,8 +71,7 @@ def _pair(impl: str, case: str, server: StrategiesServer) -> Sampler:
     assert remote.strategy is not None
     if impl == "dsampler":
         return remote
-    changes, _ = config_changes(remote.strategy, dsampler.SamplingConfig())
-    return dsampler.DSampler(hash="otel", sampler_tags=True, resource={}, **changes)
+    return dsampler.DSampler(remote.config, resource={})  # the same configuration, set by hand
 
 
 @pytest.mark.benchmark(group="remote", **SCALAR)
