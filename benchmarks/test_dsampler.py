@@ -303,3 +303,44 @@ def test_publish(benchmark: BenchmarkFixture, ids: BenchIds, case: str) -> None:
         assert op["source"] == "operations['op7']"
         assert op["rate"] == 0.5
         assert op["lower_bound_per_second"] == 1.0
+
+
+# -- rule counts against OTel ------------------------------------------------------------
+
+
+def matching_rule() -> dict[str, Any]:
+    """A rule that matches the benchmark's span when it is named ``GET /healthz``."""
+    return {"match": {"span_name": "GET /healthz"}, "action": {"sample": 0.5}}
+
+
+def many_rules(n: int) -> list[dict[str, Any]]:
+    """``n`` rules of the kinds a configuration grows (exact span names, prefixes,
+    attribute values, a kind with a name), none of which matches the benchmark's span."""
+    makers = (
+        lambda i: {"match": {"span_name": f"GET /exact/{i}"}, "action": "drop"},
+        lambda i: {"match": {"span_name": {"prefix": f"GET /prefix/{i}/"}}, "action": {"sample": 0.5}},
+        lambda i: {"match": {"attributes": {"tenant": f"tenant-{i}"}}, "action": {"sample": 1.0}},
+        lambda i: {"match": {"span_kind": "consumer", "span_name": f"queue-{i}"}, "action": {"sample": 0.2}},
+    )
+    return [makers[i % len(makers)](i) for i in range(n)]
+
+
+@pytest.mark.benchmark(group="rules-count", **SCALAR)
+@pytest.mark.parametrize("impl", ["0 rules", "10 rules", "100 rules", "1000 rules", "otel"])
+@pytest.mark.parametrize("case", ["dropped", "sampled"])
+def test_rule_count(benchmark: BenchmarkFixture, ids: BenchIds, impl: str, case: str) -> None:
+    """A server span with 3 attributes through DSampler with 0 to 1,000 rules that do not
+    match it, against OpenTelemetry's TraceIdRatioBased at the same rate."""
+    _label(benchmark, impl, case)
+    sampler: Sampler
+    if impl == "otel":
+        sampler = TraceIdRatioBased(ids.rate)
+    else:
+        sampler = dsampler.DSampler(
+            rate=ids.rate, rules=many_rules(int(impl.split(maxsplit=1)[0])), resource=RESOURCE
+        )
+    tid = ids.sampled if case == "sampled" else ids.dropped
+    result = benchmark(sampler.should_sample, None, tid, NAME, SpanKind.SERVER, SPAN_ATTRIBUTES)
+    assert result.decision is (Decision.RECORD_AND_SAMPLE if case == "sampled" else Decision.DROP)
+    if impl != "otel":
+        assert sampler.explain(tid, NAME, SpanKind.SERVER, SPAN_ATTRIBUTES)["source"] == "default rate"  # type: ignore[attr-defined]

@@ -31,6 +31,7 @@ from dsampler.engine._deciders import (
     RolloutDecider,
     Tagger,
 )
+from dsampler.engine._index import RuleIndex
 from dsampler.engine._match import Predicate, compile_match
 from dsampler.engine._runtime import Runtime
 from dsampler.engine._snapshot import OfferedLoad, Snapshot
@@ -110,7 +111,7 @@ class _Build:
             None if self.runtime.stats is None else DecisionCounts(config.version, config.rate, config.hash),
         )
 
-    def _kept_rules(self) -> tuple[tuple[Predicate, Decider], ...]:
+    def _kept_rules(self) -> RuleIndex[Decider]:
         """The previous snapshot's rules (and their state) if the rules are the same objects."""
         previous = self.previous
         if previous is None or self.config.rules is not previous.config.rules:
@@ -152,8 +153,8 @@ class _Build:
             self.rates.append((found, per_second))
         return found
 
-    def _rules(self) -> tuple[tuple[Predicate, Decider], ...]:
-        compiled = []
+    def _rules(self) -> RuleIndex[Decider]:
+        compiled: list[tuple[Match, Predicate, Decider]] = []
         seen: dict[tuple[str | None, Match], int] = {}
         for i, rule in enumerate(self.config.rules):
             # A stateful rule's state is keyed by what it is, not where it stands, so that
@@ -162,8 +163,8 @@ class _Build:
             predicate = compile_match(rule.match, self.runtime.resource)
             if predicate is not None:
                 source = f"rules[{i}]" + (f" ({rule.name})" if rule.name else "")
-                compiled.append((predicate, self._decider(source, rule, rank)))
-        return tuple(compiled)
+                compiled.append((rule.match, predicate, self._decider(source, rule, rank)))
+        return RuleIndex(compiled)
 
     def _decider(self, source: str, rule: Rule, rank: int) -> Decider:
         action: Action = rule.action

@@ -32,7 +32,7 @@ from dsampler.engine._deciders import (
     Tagger,
     guaranteed,
 )
-from dsampler.engine._match import Predicate
+from dsampler.engine._index import RuleIndex
 from dsampler.engine._runtime import TrackedOperations
 
 __all__ = ["OfferedLoad", "Snapshot"]
@@ -68,6 +68,7 @@ class Snapshot:
         "default",
         "default_tally",
         "fold_at",
+        "has_rules",
         "load",
         "lower_bound",
         "lower_results",
@@ -88,7 +89,7 @@ class Snapshot:
         config: SamplingConfig,
         tagger: Tagger,
         default: RatioDecider,
-        rules: tuple[tuple[Predicate, Decider], ...],
+        rules: RuleIndex[Decider],
         rule_buckets: Mapping[Hashable, TokenBucket],
         anchors: Mapping[Rollout, float],
         operations: Mapping[str, OperationDecider],
@@ -101,6 +102,7 @@ class Snapshot:
         self.tagger = tagger
         self.default = default
         self.rules = rules
+        self.has_rules = len(rules) > 0
         self.rule_buckets = rule_buckets  # the stateful rules' buckets, by the rule's key
         self.anchors = anchors
         self.operations = operations
@@ -123,9 +125,9 @@ class Snapshot:
 
     def route(self, name: str, kind: SpanKind | None, attributes: Attributes) -> Decider:
         """The decider for a root span, without creating any state (for ``explain``)."""
-        for predicate, decider in self.rules:
-            if predicate(name, kind, attributes):
-                return decider
+        decider = self.rules.first(name, kind, attributes) if self.has_rules else None
+        if decider is not None:
+            return decider
         found = self.operations.get(name)
         if found is not None:
             return found
@@ -144,10 +146,9 @@ class Snapshot:
     ) -> SamplingResult:
         """Decide a span without a parent to follow; the caps have the last word."""
         by_default = False  # decided at the default rate: what the adaptive controller owns
-        for predicate, decider in self.rules:
-            if predicate(name, kind, attributes):
-                result, strategy = decider.decide(trace_id, attributes, trace_state), RULE
-                break
+        decider = self.rules.first(name, kind, attributes) if self.has_rules else None
+        if decider is not None:
+            result, strategy = decider.decide(trace_id, attributes, trace_state), RULE
         else:
             found = self.operations.get(name)
             if found is not None:
@@ -205,7 +206,7 @@ class Snapshot:
     def limits(self) -> Iterator[tuple[TokenBucket, float]]:
         """Every bucket this snapshot spends from, with the rate its configuration gives
         it: after a fork, the child sets each bucket to exactly these."""
-        for _, decider in self.rules:
+        for _, decider in self.rules.rules:
             if isinstance(decider, RateLimitDecider):
                 yield decider.bucket, decider.per_second
         for op in self.operations.values():

@@ -49,7 +49,7 @@ def test_writer_state_and_bucket_batons_are_fresh_in_the_child() -> None:
         clock = ManualClock()
         s = DSampler(rate=0.0, default_lower_bound_per_second=1.0, clock=clock, resource={},
                      rules=[{"match": {"span_name": "limited"}, "action": {"rate_limit": 1}}])
-        bucket = s.snapshot.rules[0][1].bucket
+        bucket = s.snapshot.rules.rules[0][1].bucket
         s._store._lock.acquire()    # as if another thread were publishing
         del bucket._baton[0]        # and another one checking this limiter
         """

@@ -36,7 +36,7 @@ for _ in range(FORKS):
             snap = s.snapshot
             wrong = [(b.credits_per_second, r) for b, r in snap.limits() if b.credits_per_second != r]
             clock.advance(1.0)
-            limit = snap.rules[0][1].per_second
+            limit = snap.rules.rules[0][1].per_second
             admitted = sum(s.should_sample(None, 7, "x").decision.is_sampled() for _ in range(5000))
             os._exit(1 if wrong or admitted > 2 * max(limit, 1.0) else 0)
         except BaseException:

@@ -407,7 +407,7 @@ def test_a_failed_publish_changes_no_live_limit(monkeypatch: pytest.MonkeyPatch)
     clock = ManualClock()
     rule = {"match": {"span_name": "x"}, "action": {"rate_limit": 1}}
     sampler = DSampler(rate=0.0, rules=[rule], clock=clock, resource={})
-    limiter = sampler.snapshot.rules[0][1].bucket  # type: ignore[attr-defined]
+    limiter = sampler.snapshot.rules.rules[0][1].bucket  # type: ignore[attr-defined]
     with pytest.raises(ConfigError):
         sampler.update(
             rules=[{"match": {"span_name": "x"}, "action": {"rate_limit": 1000}}, {"action": "keep"}]

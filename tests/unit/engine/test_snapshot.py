@@ -73,7 +73,7 @@ def test_a_decision_never_waits_for_a_writer() -> None:
     assert locks  # the writers' lock at least
     for lock in locks:
         assert lock.acquire(timeout=5)
-    buckets = [sampler.snapshot.rules[0][1].bucket, *sampler.snapshot.tracked.by_name.values()]  # type: ignore[attr-defined]
+    buckets = [sampler.snapshot.rules.rules[0][1].bucket, *sampler.snapshot.tracked.by_name.values()]  # type: ignore[attr-defined]
     for bucket in buckets:
         del bucket._baton[0]
     done = threading.Event()
@@ -130,7 +130,7 @@ def test_after_a_fork_every_limit_is_its_configurations() -> None:
     rules = [{"match": {"span_name": "x"}, "action": {"rate_limit": 1}}]
     sampler = DSampler(rate=0.0, rules=rules, traces_per_second=5, clock=ManualClock(), resource={})
     snap = sampler.snapshot
-    limited = snap.rules[0][1].bucket  # type: ignore[attr-defined]
+    limited = snap.rules.rules[0][1].bucket  # type: ignore[attr-defined]
     limited.update(1000.0)  # as a publish interrupted between its rate change and its swap
     assert snap.cap is not None
     snap.cap.update(7.0)
