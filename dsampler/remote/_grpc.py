@@ -16,8 +16,12 @@ grpc's health servicer); ``Watch`` is not offered (``UNIMPLEMENTED``), which nee
 
 Bounded for a fleet and hostile clients: requests over :data:`MAX_REQUEST_BYTES` are
 refused by grpcio (``RESOURCE_EXHAUSTED``), at most ``max_concurrent_rpcs`` admitted
-(``RESOURCE_EXHAUSTED`` beyond), 100 streams per connection, :data:`MAX_PENDING_CALLS`
-arrived calls waiting to be picked up (grpcio's core cancels beyond: ``CANCELLED``).
+(``RESOURCE_EXHAUSTED`` beyond), :data:`MAX_PENDING_CALLS` arrived calls waiting to be
+picked up (grpcio's core cancels beyond: ``CANCELLED``), on any number of connections: one
+connection may carry as many streams as the server lets wait, since channels of one
+process to one address share a connection by default, and a client opens its streams
+before it reads a lower cap (a cap of 100 refused about half of a 2,000-call burst on one
+connection, ``UNAVAILABLE``).
 Calls are served by grpcio's asyncio server on one event-loop thread, so a call waiting
 for its request message costs no thread (grpcio's threaded server held a worker per such
 call: ``max_workers`` clients that opened a call and never sent stopped every other
@@ -175,7 +179,7 @@ class GrpcStrategiesServer:
         ]
         options = [
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
-            ("grpc.max_concurrent_streams", 100),
+            ("grpc.max_concurrent_streams", MAX_PENDING_CALLS),  # the module docstring
             ("grpc.so_reuseport", 0),
             # Calls that arrived but that the loop has not picked up yet: past grpcio's
             # 1,000 its core cancels them (CANCELLED, at random up to 3,000), which a
