@@ -88,16 +88,19 @@ def _health_service(data: bytes) -> str:
     return last(bytes(data), "HealthCheckRequest", 1, read_text, "HealthCheckRequest.service", "")
 
 
-def _bind_error(host: str, port: int, address: str) -> OSError:
-    """Why ``address`` cannot be bound: grpcio says only that it failed, so a plain
-    socket tries the same bind to get the system's reason (in use, not an address of
-    this host, a name that does not resolve)."""
+def _taken(host: str, port: int, address: str) -> OSError | None:
+    """Why ``address`` cannot be bound, or None when it can: a plain socket tries the
+    bind grpcio would make (``SO_REUSEADDR``, as grpcio's listeners), for the system's
+    reason (in use, not an address of this host, a name that does not resolve). Asked
+    before grpcio binds, so that a taken port is one error of ours, not grpcio's own log
+    line on stderr first; and after a failed bind, since grpcio says only that it failed."""
     try:
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind((host, port))
     except OSError as exc:
         return OSError(exc.errno, exc.strerror or str(exc), address)
-    return OSError(errno.EADDRNOTAVAIL, "grpcio could not bind it", address)
+    return None
 
 
 class GrpcStrategiesServer:
@@ -146,11 +149,14 @@ class GrpcStrategiesServer:
         admitted = check_int(max_concurrent_rpcs, "max_concurrent_rpcs", 1, 100_000)
         self._request_timeout_s = check_seconds(request_timeout_s, "request_timeout_s", 0.01, 3600.0)
         self._grpc = grpc
+        address = f"[{self._host}]:{port}" if ":" in self._host else f"{self._host}:{port}"
+        taken = _taken(self._host, port, address)
+        if taken is not None:
+            raise taken
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dsampler-grpc")
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="dsampler-grpc-loop", daemon=True)
         self._thread.start()
-        address = f"[{self._host}]:{port}" if ":" in self._host else f"{self._host}:{port}"
         try:
             self._server, bound = self._call(self._build(address, admitted))
         except BaseException:
@@ -158,7 +164,9 @@ class GrpcStrategiesServer:
             raise
         if not bound:
             self._end_loop()
-            raise _bind_error(self._host, port, address)
+            raise _taken(self._host, port, address) or OSError(
+                errno.EADDRNOTAVAIL, "grpcio could not bind it", address
+            )
         self._port = int(bound)
         self._started = False
         self._closed = False
