@@ -107,6 +107,38 @@ def test_oversized_headers_close_the_connection(server: StrategiesServer) -> Non
         assert not _read_all(sock).startswith(b"HTTP/1.1 200")
 
 
+@pytest.mark.parametrize(
+    ("request_bytes", "status"),
+    [
+        (b"garbage\r\n\r\n", 400),
+        (b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03" + bytes(32) + b"\r\n\r\n", 400),  # TLS hello
+        (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505),  # an HTTP/2 client's preface
+        (b"GET /sampling?service=foo HTTP/3.0\r\n\r\n", 505),
+        (b"GET /sampling?service=foo HTTP/1.1.1\r\n\r\n", 400),
+        (b"GET /sampling?service=foo HTTP/x\r\n\r\n", 400),
+        (b"BREW /sampling?service=foo HTTP/1.1\r\n\r\n", 501),
+    ],
+    ids=["garbage", "tls", "http2-preface", "http3", "bad-version", "no-version-number", "unknown-method"],
+)
+def test_a_request_that_is_not_http_1_gets_a_status_line_and_a_close(
+    server: StrategiesServer, request_bytes: bytes, status: int
+) -> None:
+    """A proper response (status line, plain-text body of the length announced,
+    Connection: close), never http.server's bare HTML page; then the next client is served."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(request_bytes)
+        reply = _read_all(sock)
+    head, _, body = reply.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    assert lines[0].startswith(f"HTTP/1.1 {status} "), reply[:200]
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    assert headers["Connection"] == "close"
+    assert headers["Content-Type"] == "text/plain"
+    assert int(headers["Content-Length"]) == len(body) > 0
+    assert b"<html" not in body.lower()
+    assert get(server, "/sampling?service=foo")[0] == 200
+
+
 def _read_all(sock: socket.socket) -> bytes:
     chunks = []
     try:
