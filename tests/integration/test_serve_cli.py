@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,40 @@ def test_grpc_port_serves_grpc_too_and_both_stop_on_sigterm() -> None:
         assert proc.wait(30) == 0
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", port))
+
+
+@pytest.mark.parametrize("grpc_too", [False, True], ids=["http", "http+grpc"])
+@pytest.mark.parametrize(
+    "signals",
+    [
+        [signal.SIGINT, signal.SIGINT],
+        [signal.SIGINT, signal.SIGTERM],
+        [signal.SIGTERM] * 5,
+        [signal.SIGINT, signal.SIGTERM] * 10,
+    ],
+    ids=["int-int", "int-term", "5-term", "20-mixed"],
+)
+def test_any_number_of_signals_end_serve_cleanly_with_one_line(
+    tmp_path: Path, signals: list[signal.Signals], grpc_too: bool
+) -> None:
+    """Ctrl-C pressed again while it shuts down (and SIGTERMs on top): exit 0 and one
+    line on stderr, not a traceback from the close the second signal interrupted, nor a
+    death by the signal (-2, -15)."""
+    args = ["--port", "0", *(["--grpc-port", "0"] if grpc_too else [])]
+    with (tmp_path / "stderr").open("w+") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dsampler", "serve", *args], stdout=subprocess.PIPE, stderr=log, text=True
+        )
+        assert proc.stdout is not None
+        listening = [proc.stdout.readline() for _ in range(1 + grpc_too)]
+        assert all("listening on" in line for line in listening), listening
+        for signum in signals:
+            proc.send_signal(signum)
+            threading.Event().wait(0.002)  # some land during the close, some before it
+        assert proc.wait(30) == 0
+        assert proc.stdout.read() == ""
+        log.seek(0)
+        assert log.read().splitlines() == [f"dsampler serve: stopped on {signals[0].name}"]
 
 
 def test_serve_without_grpc_port_prints_one_line_and_has_no_grpc() -> None:
