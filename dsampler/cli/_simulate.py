@@ -74,9 +74,16 @@ def _accuracy(args: argparse.Namespace) -> int:
     cells = _accuracy.study(n=ids, seed=seed)
     print(_accuracy.render(cells))
     if args.plot is not None:
-        _accuracy.heatmap(cells, args.plot)
+        try:
+            _accuracy.heatmap(cells, args.plot)
+        except OSError as exc:  # tried before the run (plot_path), so: the disk filled since
+            return _unwritten(args.plot, exc)
         print(f"plot: {args.plot}")
     return 0
+
+
+def _unwritten(path: str, exc: OSError) -> int:
+    return refuse("simulate", ConfigError("--plot", f"cannot write {show(path)}: {exc.strerror or exc}"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -103,7 +110,6 @@ def run(args: argparse.Namespace) -> int:
         try:
             plot(result, args.plot)
         except OSError as exc:
-            problem = f"cannot write {args.plot!r}: {exc.strerror or exc}"
-            return refuse("simulate", ConfigError("--plot", problem))
+            return _unwritten(args.plot, exc)
         print(f"plot: {args.plot}")
     return 0
