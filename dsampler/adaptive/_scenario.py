@@ -188,7 +188,7 @@ def _phase(value: object, path: str) -> Phase:
     for key in ("duration", "qps"):
         if key not in data:
             raise ConfigError(f"{path}.{key}", "missing")
-    duration = parse_duration(data["duration"], f"{path}.duration")
+    duration = parse_duration(data["duration"], f"{path}.duration", (0.1, MAX_DURATION_S))
     values = {k: data[k] for k in _PHASE_KEYS[1:] if k in data}
     return build(path, Phase, duration, **values)
 
@@ -205,7 +205,9 @@ def _latency(value: object) -> tuple[float, object]:
     """(median seconds, sigma as written: the model checks it)."""
     latency = mapping(value, "latency")
     no_unknown_keys(latency, ("median", "sigma"), "latency")
-    median = parse_duration(latency["median"], "latency.median") if "median" in latency else 0.04
+    median = (
+        parse_duration(latency["median"], "latency.median", (1e-6, 3600.0)) if "median" in latency else 0.04
+    )
     return median, latency.get("sigma", 0.5)
 
 

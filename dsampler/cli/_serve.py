@@ -133,21 +133,25 @@ def _numbers(args: argparse.Namespace) -> argparse.Namespace:
             "port": parse_int(args.port, "--port", 0, 65535),
             "grpc_port": None if grpc is None else parse_int(grpc, "--grpc-port", 0, 65535),
             "max_connections": parse_int(args.max_connections, "--max-connections", 1, MAX_CONNECTIONS),
-            "default_sampling_probability": check_rate(rate, _RATE),
+            "default_sampling_probability": check_rate(
+                rate, _RATE, written=args.default_sampling_probability
+            ),
         }
     )
 
 
 def _server(args: argparse.Namespace) -> StrategiesServer:
     from dsampler.remote._server import StrategiesServer
-    from dsampler.remote._source import StrategiesFile
+    from dsampler.remote._source import MAX_RELOAD_S, StrategiesFile
 
     never = args.reload_interval.strip() == "0"
     source = StrategiesFile(
         args.strategies,
         format=args.format,
         default_probability=args.default_sampling_probability,
-        reload_interval_s=0.0 if never else parse_duration(args.reload_interval, "--reload-interval"),
+        reload_interval_s=0.0
+        if never
+        else parse_duration(args.reload_interval, "--reload-interval", (0.0, MAX_RELOAD_S)),
     )
     return StrategiesServer(
         source,

@@ -127,7 +127,8 @@ class _Reader:
         value = data.get("param", 0.0)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ConfigError(f"{path}.param", f"expected a number, got {typed(value)}")
-        return float(value)
+        number: float = value  # as written: a refusal shows 2, not the 2.0 it converts to
+        return number
 
     def strategy(self, data: Mapping[str, Any], path: str) -> StrategyResponse:
         kind, param = self.text(data, "type", path), self.param(data, path)

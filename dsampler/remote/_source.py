@@ -38,10 +38,11 @@ from dsampler.remote._provider import (
     load_strategies,
 )
 
-__all__ = ["DEFAULT_RELOAD_S", "StrategiesFile"]
+__all__ = ["DEFAULT_RELOAD_S", "MAX_RELOAD_S", "StrategiesFile"]
 
 _log = logging.getLogger("dsampler.serve")
 DEFAULT_RELOAD_S: Final = 1.0
+MAX_RELOAD_S: Final = 86400.0
 URL_TIMEOUT_S: Final = 5.0
 
 
@@ -78,7 +79,7 @@ class StrategiesFile(Watched):
         self.path = None if path is None else os.fspath(path)
         self.format: FileFormat = format
         self.default_probability = default_probability
-        self.reload_interval_s = check_seconds(reload_interval_s, "reload_interval_s", 0.0, 86400.0)
+        self.reload_interval_s = check_seconds(reload_interval_s, "reload_interval_s", 0.0, MAX_RELOAD_S)
         self._fetcher: HttpFetcher | None = None
         if self.path is not None and _is_url(self.path):
             self._fetcher = HttpFetcher(self.path, timeout_s=URL_TIMEOUT_S, max_bytes=MAX_FILE_BYTES)

@@ -36,7 +36,7 @@ EXPLAIN = ["explain", "--config", CONFIG, "--name", "GET /"]
         ),
         (["bench", "--rounds", "0"], "--rounds: expected an integer in [1, 1000], got 0"),
         (["bench", "--plot", ""], "--plot: expected the path of a PNG file to write, got ''"),
-        (["demo", "--duration", "1"], "--duration: expected seconds in [5, 600], got 1.0"),
+        (["demo", "--duration", "1"], "--duration: expected seconds in [5, 600], got '1'"),
         (["demo", "--plot", "/nonexistent/dir/x.png"], "--plot: no such directory: '/nonexistent/dir'"),
         (["serve", "--reload-interval", "soon"], "--reload-interval: expected a duration such as 10s"),
         (["serve", "--strategies", "missing.json"], "missing.json: cannot read"),
