@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from dsampler._poller import Poller
 from dsampler._validate import check_seconds
-from dsampler.config._files import MAX_FILE_BYTES, read_bytes
+from dsampler.config._files import MAX_FILE_BYTES, describe, read_bytes
 from dsampler.config._watch import Changes, Watched
 from dsampler.errors import ConfigError, FetchError
 from dsampler.remote._fetch import HttpFetcher
@@ -131,8 +131,9 @@ class StrategiesFile(Watched):
         return True
 
     def _report(self, exc: ConfigError) -> None:
-        if self._changes.problem(str(exc)):
-            _log.warning("dsampler serve: keeping the strategies in force; %s: %s", self.path, exc)
+        text = describe(self.path or "defaults", exc)  # the file named once, as the watcher does
+        if self._changes.problem(text):
+            _log.warning("dsampler serve: keeping the strategies in force; %s", text)
 
     def _report_warnings(self, strategies: Strategies) -> None:
         for warning in strategies.warnings:

@@ -408,3 +408,43 @@ def test_a_file_caught_half_written_is_not_served(tmp_path: Path) -> None:
     assert source.current.default.strategy == PerOperationStrategy(
         0.25, 0.0, (OperationRate("GET /a", 1.0), OperationRate("GET /b", 1.0))
     )
+
+
+def test_a_reload_problem_names_the_file_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """'keeping the strategies in force; FILE: problem', not 'FILE: FILE: problem'."""
+    import logging
+
+    path = tmp_path / "strategies.json"
+    _write(path, STRATEGIES)
+    source = StrategiesFile(path, reload_interval_s=0)
+    path.unlink()
+    with caplog.at_level(logging.WARNING, logger="dsampler.serve"):
+        assert source.poll_once() is False
+        path.write_text("{bad")
+        assert source.poll_once() is False
+        assert source.poll_once() is False
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == [
+        f"dsampler serve: keeping the strategies in force; {path}: cannot read the file: "
+        "No such file or directory",
+        f"dsampler serve: keeping the strategies in force; {path}: invalid JSON at line 1 column 2: "
+        "Expecting property name enclosed in double quotes",
+    ]
+    assert source.current.default == jaeger_strategies(STRATEGIES).default
+
+
+def test_a_file_of_null_or_an_empty_object_serves_the_default_and_an_empty_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    """As docs/remote-sampling.md says: null and {} give probabilistic 0.001 for every
+    service; a file with nothing in it is refused (Jaeger's file provider reads it so)."""
+    path = tmp_path / "strategies.json"
+    for content in ("null", "{}"):
+        path.write_text(content)
+        served = StrategiesFile(path, reload_interval_s=0).current
+        assert served.response_for("any") == jaeger_strategies({}).response_for("any")
+        assert served.response_for("any").probabilistic == ProbabilisticStrategy(0.001)
+    for content in ("", " \n"):
+        path.write_text(content)
+        with pytest.raises(ConfigError, match="the file is empty"):
+            StrategiesFile(path, reload_interval_s=0)
