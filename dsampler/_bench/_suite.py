@@ -29,7 +29,7 @@ _MASK64 = (1 << 64) - 1
 class Row:
     """One ratio: ``ours`` (a case key) over ``peer`` (a case key).
 
-    ``figure`` is DESIGN.md's upper bound on the ratio, where it states one.
+    ``figure`` is dsampler's target for the ratio (an upper bound), where it has one.
     """
 
     group: str

@@ -2,7 +2,7 @@
 
 A scenario is a list of phases, each with a duration, an offered load (constant, or a
 linear ramp to ``to_qps``), a latency factor over the baseline lognormal latency and an
-error ratio. The built-in ones are the issue's: ``steady``, ``spike`` (10x up and down),
+error ratio. The built-in ones: ``steady``, ``spike`` (10x up and down),
 ``ramp``, ``latency`` (P99 x3 for 60 s) and ``square`` (2k <-> 8k rps every 30 s). A
 user's scenario file (YAML or JSON) is validated like every other input::
 

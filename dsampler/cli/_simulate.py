@@ -42,7 +42,7 @@ def add_parser(commands: Any) -> None:
     what.add_argument(
         "--accuracy",
         action="store_true",
-        help="effective vs configured rate per hash scheme and trace-ID family (the seed's MAE)",
+        help="effective vs configured rate per hash scheme and trace-ID family (mean absolute error)",
     )
     parser.add_argument("--ids", default="1000000", metavar="N", help="trace IDs per cell (--accuracy)")
     parser.add_argument("--seed", default="0", metavar="N", help="random seed (default 0)")

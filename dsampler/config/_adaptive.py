@@ -41,7 +41,7 @@ def _multiplier(value: object, name: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class HealthPolicy:
-    """What the controller does when the service is unwell (seed §4.4): the rate is
+    """What the controller does when the service is unwell (D-Sampler's policy): the rate is
     multiplied while the error ratio is above ``error_ratio`` and while root-span P99
     is above the target, never below ``floor`` (unless the load law alone asks for less).
 
@@ -95,7 +95,7 @@ _HEALTH_CHECKS: Final[dict[str, Callable[[Any, str], float]]] = {
 @dataclass(frozen=True, slots=True)
 class AdaptiveSettings:
     """Settings of :class:`~dsampler.adaptive.AdaptiveController` (all but the target
-    have the seed's defaults).
+    have D-Sampler's defaults).
 
     Attributes:
         target_traces_per_second: sampled root traces per second to hold (per process).

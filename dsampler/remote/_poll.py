@@ -13,8 +13,8 @@ Timing:
   later than one interval, so a change reaches every process within one interval;
 - after ``n`` consecutive failures it comes after ``b * (0.5 + 0.5 * u)`` with
   ``b = min(interval_s, 1 s * 2**(n-1))``: quick retries while a server starts, capped
-  at the interval (A.5 of the research note: "retry at the next tick"), jittered so a
-  fleet does not retry in step.
+  at the interval (every reference client retries at the next tick, without backoff),
+  jittered so a fleet does not retry in step.
 
 A response whose bytes are those of the previous one is not parsed again (its hash is
 compared first, as the configuration file watcher does): a large per-operation strategy
