@@ -65,7 +65,9 @@ _log = logging.getLogger("dsampler.serve")
 SERVICE: Final = "jaeger.api_v2.SamplingManager"
 GET_SAMPLING_STRATEGY: Final = f"/{SERVICE}/GetSamplingStrategy"
 HEALTH_CHECK: Final = "/grpc.health.v1.Health/Check"
-MISSING_GRPC: Final = "gRPC needs grpcio: install dsampler[grpc] (pip install 'dsampler[grpc]')"
+MISSING_GRPC: Final = (
+    "gRPC needs grpcio, which is not installed: install dsampler's grpc extra (pip install grpcio)"
+)
 _SERVING: Final = b"\x08\x01"  # HealthCheckResponse{status: SERVING (1)}
 _HEALTHY: Final = frozenset({"", SERVICE})
 _STOP_GRACE_S: Final = 1.0

@@ -229,7 +229,7 @@ def test_grpc_port_without_grpcio_exits_2_naming_the_extra() -> None:
     )
     assert out.returncode == 2
     assert out.stderr.strip().splitlines()[-1] == f"dsampler serve: {missing_grpc_message()}"
-    assert "install dsampler[grpc]" in missing_grpc_message()
+    assert "install dsampler's grpc extra (pip install grpcio)" in missing_grpc_message()
     assert "Traceback" not in out.stderr
     assert "listening on" not in out.stdout
 
