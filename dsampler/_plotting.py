@@ -4,6 +4,7 @@ checked before any long run so a missing library or an unwritable path fails at 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Final
 
@@ -49,14 +50,14 @@ def plot_path(text: str, option: str = "--plot") -> Path:
     """
     path = Path(text)
     try:
-        existed = path.exists()
-        if not text or (existed and not path.is_file()):  # a directory, a FIFO, a device
+        if not text or (path.exists() and not path.is_file()):  # a directory, a FIFO, a device
             raise ConfigError(option, f"expected the path of a PNG file to write, got {show(text)}")
         folder = path.parent
         if not folder.is_dir():
             raise ConfigError(option, f"no such directory: {show(str(folder))}")
-        with path.open("ab"):
-            pass
+        existed = os.path.lexists(path)  # a symbolic link, even to nothing, stays
+        # Without blocking: a FIFO put there since the check would block open() for a reader.
+        os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o666))
         if not existed:
             path.unlink()
     except OSError as exc:

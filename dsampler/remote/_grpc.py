@@ -97,10 +97,13 @@ def _taken(host: str, port: int, address: str) -> OSError | None:
     before grpcio binds, so that a taken port is one error of ours, not grpcio's own log
     line on stderr first; and after a failed bind, since grpcio says only that it failed."""
     try:
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        family, kind, _, _, where = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        with socket.socket(family, kind) as probe:  # the family the name resolves to first
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind((host, port))
-    except OSError as exc:
+            probe.bind(where)
+    except OSError as exc:  # socket.gaierror too: a name that does not resolve
         return OSError(exc.errno, exc.strerror or str(exc), address)
     return None
 

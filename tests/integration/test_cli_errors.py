@@ -11,6 +11,7 @@ import pytest
 
 from dsampler._validate import show
 from dsampler.cli._main import main
+from dsampler.errors import ConfigError
 from tests.conftest import REPO
 
 CONFIG = str(REPO / "examples" / "configs" / "minimal.json")
@@ -107,6 +108,11 @@ def test_a_plot_path_tried_before_the_work_is_left_as_it_was(tmp_path: Path) -> 
     assert not fresh.exists()
     assert plot_path(str(existing)) == existing
     assert existing.read_bytes() == b"before"
+    dangling = tmp_path / "link.png"
+    dangling.symlink_to(tmp_path / "elsewhere" / "target.png")
+    with pytest.raises(ConfigError, match="cannot write"):  # its target's directory is missing
+        plot_path(str(dangling))
+    assert dangling.is_symlink()
 
 
 def test_serve_says_it_cannot_listen_in_the_same_form(capsys: pytest.CaptureFixture[str]) -> None:
