@@ -136,7 +136,7 @@ def _parse_rate(text: str, field: str) -> float:
         raise ConfigError(field, f"expected a number in [0, 1], got {show(text)}") from None
     if math.isnan(value):
         raise ConfigError(field, f"expected a number in [0, 1], got {show(text)}")
-    return check_rate(value, field)
+    return check_rate(value, field, written=text)
 
 
 def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:

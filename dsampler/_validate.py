@@ -39,6 +39,7 @@ __all__ = [
     "check_url_text",
     "parse_float",
     "parse_int",
+    "plain",
     "show",
     "typed",
 ]
@@ -66,6 +67,12 @@ def show(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def plain(number: float) -> str:
+    """A number as a person writes it: ``2`` for ``2.0``, ``0.25``, ``1e-06``."""
+    text = repr(number)
+    return text.removesuffix(".0")
+
+
 def typed(value: object) -> str:
     """:func:`show` with the type: ``str 'x'``, ``int 5``, ``list of 3``."""
     text = show(value)
@@ -87,35 +94,44 @@ def _real(value: object, field: str, expected: str) -> float:
     return number
 
 
-def check_rate(value: object, field: str = "rate") -> float:
-    """A sampling rate: a number in [0, 1]."""
+def _given(value: object, written: str | None) -> str:
+    """A refused value as the user gave it: the text it was written as (a command-line
+    value, a duration), else the value itself (``7``, not the ``7.0`` it converts to)."""
+    return show(value if written is None else written)
+
+
+def check_rate(value: object, field: str = "rate", *, written: str | None = None) -> float:
+    """A sampling rate: a number in [0, 1]. ``written``: the text the value was read
+    from, shown when it is refused (so for the other checks)."""
     rate = _real(value, field, "a number in [0, 1]")
     if not 0.0 <= rate <= 1.0:
-        raise ConfigError(field, f"expected a number in [0, 1], got {rate!r}")
+        raise ConfigError(field, f"expected a number in [0, 1], got {_given(value, written)}")
     return rate
 
 
-def check_per_second(value: object, field: str) -> float:
+def check_per_second(value: object, field: str, *, written: str | None = None) -> float:
     """A traces-per-second figure: a finite number in [0, 1e9]."""
     number = _real(value, field, "a number of traces per second")
     if not 0.0 <= number <= MAX_PER_SECOND:
-        raise ConfigError(field, f"expected a number in [0, {MAX_PER_SECOND:.0f}], got {number!r}")
+        raise ConfigError(
+            field, f"expected a number in [0, {MAX_PER_SECOND:.0f}], got {_given(value, written)}"
+        )
     return number
 
 
-def check_number(value: object, field: str, low: float, high: float) -> float:
+def check_number(value: object, field: str, low: float, high: float, *, written: str | None = None) -> float:
     """A plain number (a factor, a multiplier) within [low, high]."""
     number = _real(value, field, f"a number in [{low:g}, {high:g}]")
     if not low <= number <= high:
-        raise ConfigError(field, f"expected a number in [{low:g}, {high:g}], got {number!r}")
+        raise ConfigError(field, f"expected a number in [{low:g}, {high:g}], got {_given(value, written)}")
     return number
 
 
-def check_seconds(value: object, field: str, low: float, high: float) -> float:
+def check_seconds(value: object, field: str, low: float, high: float, *, written: str | None = None) -> float:
     """A duration in seconds within [low, high] (a poll interval, a timeout)."""
     number = _real(value, field, f"seconds in [{low:g}, {high:g}]")
     if not low <= number <= high:
-        raise ConfigError(field, f"expected seconds in [{low:g}, {high:g}], got {number!r}")
+        raise ConfigError(field, f"expected seconds in [{low:g}, {high:g}], got {_given(value, written)}")
     return number
 
 

@@ -22,7 +22,7 @@ from dsampler._bench._rows import NAME, Group, Ids, Row
 
 __all__ = ["RESOURCE", "SPAN_ATTRIBUTES", "TEN_RULES", "dsampler", "groups", "is_dropped", "is_sampled"]
 
-#: Decisions at DESIGN.md's "root and child" figure: dsampler at most half of OTel.
+#: dsampler's target for root and child decisions: at most half of OTel's cost.
 DECISION_FIGURE = 0.5
 #: Passed explicitly, so that no ``Resource.create()`` (environment, hostname) runs.
 RESOURCE: Mapping[str, Any] = {"service.name": "dsampler-bench", "cloud.region": "us-east-1"}

@@ -56,7 +56,7 @@ def _import_jaeger_client() -> Any:
     try:
         from jaeger_client import sampler
     except ImportError:
-        return "jaeger-client is not installed (pip install 'dsampler[jaeger]')"
+        return "jaeger-client is not installed (dsampler's jaeger extra: pip install jaeger-client six)"
     except Exception as exc:  # it imports tornado and six; a broken install is not our failure
         return f"jaeger-client failed to import: {type(exc).__name__}: {exc}"
     return sampler

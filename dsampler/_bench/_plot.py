@@ -1,6 +1,6 @@
 """The bar chart of ``dsampler bench --plot``: one horizontal bar per row, its ratio, with
-the quartiles of the per-round ratios as error bars, parity (1.0) and DESIGN.md's
-figures as vertical lines. matplotlib is the ``plot`` extra, imported only here."""
+the quartiles of the per-round ratios as error bars, parity (1.0) and dsampler's
+targets as vertical lines. matplotlib is the ``plot`` extra, imported only here."""
 
 from __future__ import annotations
 
@@ -35,9 +35,7 @@ def plot(report: Report, path: Path) -> None:
         for figure in sorted(
             {r.row.figure for r in found if r.row.figure is not None and r.row.figure != 1.0}
         ):
-            ax.axvline(
-                figure, color="grey", linestyle="--", linewidth=1, label=f"DESIGN.md figure ({figure:.1f}x)"
-            )
+            ax.axvline(figure, color="grey", linestyle="--", linewidth=1, label=f"target ({figure:.1f}x)")
         ax.set_xlabel(
             "dsampler / peer: median of the per-round ratios, quartiles as error bars (lower is better)"
         )

@@ -60,7 +60,7 @@ class Result:
 
     @property
     def met(self) -> bool | None:
-        """Whether DESIGN.md's figure is met; None where it states none."""
+        """Whether the row's target is met; None for a row without one."""
         return None if self.row.figure is None else self.ratio <= self.row.figure
 
 
@@ -151,7 +151,7 @@ def table(report: Report) -> list[str]:
 
 
 def _figures(found: Sequence[Result]) -> list[str]:
-    """One line per DESIGN.md figure: which groups it covers and how many rows meet it."""
+    """One line per target: which groups it covers and how many rows meet it."""
     by_figure: dict[float, list[Result]] = {}
     for r in found:
         if r.row.figure is not None:
@@ -160,7 +160,7 @@ def _figures(found: Sequence[Result]) -> list[str]:
     for figure, rows in by_figure.items():
         names = ", ".join(dict.fromkeys(r.row.group for r in rows))
         met = sum(1 for r in rows if r.met)
-        lines.append(f"DESIGN.md figure <= {figure:.1f}x ({names}): met by {met} of {len(rows)} rows")
+        lines.append(f"target <= {figure:.1f}x ({names}): met by {met} of {len(rows)} rows")
     return lines
 
 

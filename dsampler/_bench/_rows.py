@@ -28,7 +28,7 @@ _MASK64 = (1 << 64) - 1
 class Row:
     """One ratio: ``ours`` (a case key) over ``peer`` (a case key).
 
-    ``figure`` is the upper bound docs/benchmarks.md sets on the ratio, where it sets one.
+    ``figure`` is dsampler's target for the ratio (an upper bound), where it has one.
     """
 
     group: str

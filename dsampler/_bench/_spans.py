@@ -27,7 +27,7 @@ from dsampler._bench._rows import NAME, Group, Ids, Row
 
 __all__ = ["ROWS", "group"]
 
-#: DESIGN.md: span start+end with DSampler no slower than with OTel's own samplers.
+#: dsampler's target: span start+end with DSampler no slower than with OTel's own samplers.
 SPAN_FIGURE = 1.0
 
 

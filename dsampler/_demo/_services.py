@@ -167,7 +167,7 @@ class Demo:
     def _start(self) -> None:
         from dsampler._demo._metrics import DemoMetrics
         from dsampler.serve._server import StrategiesServer
-        from dsampler.serve._source import StrategiesFile
+        from dsampler.serve._strategies_file import StrategiesFile
 
         self.metrics = DemoMetrics()
         self._stack.callback(self.metrics.provider.shutdown)

@@ -7,7 +7,7 @@ and the error ratio are therefore read over the newest windows that together hol
 :data:`HORIZON_S` back; with fewer, they are unknown (the exceedance test of
 :mod:`._tail` still watches the tail).
 
-Health policy (seed §4.4): while the error ratio is above its threshold the rate is
+Health policy (D-Sampler's): while the error ratio is above its threshold the rate is
 multiplied by ``error_multiplier``; during a latency episode by ``latency_multiplier``;
 never below ``floor`` (unless the load law alone asks for less). The error state has
 hysteresis: it ends once the ratio is back below 80% of the threshold.

@@ -85,7 +85,7 @@ def _seconds(text: str | None, quick: bool) -> float:
     if text is None:
         return QUICK_SECONDS if quick else SECONDS
     value = parse_float(text, "--seconds", f"seconds in [{MIN_SECONDS:g}, {MAX_SECONDS:g}]")
-    return check_seconds(value, "--seconds", MIN_SECONDS, MAX_SECONDS)
+    return check_seconds(value, "--seconds", MIN_SECONDS, MAX_SECONDS, written=text)
 
 
 def settings_of(args: argparse.Namespace) -> Settings:

@@ -3,11 +3,18 @@
 Prints one summary line per valid file on stdout; one line per problem on stderr,
 ``dsampler check: FILE: field.path: expected ..., got ...``. Exits 2 when any file has a problem, else
 0, whatever happens to the output: ``dsampler check bad.yaml | head -1`` still exits 2.
+
+Each file is at most 1 MiB (any dsampler configuration's bound, refused after reading
+1 MiB and a byte), which parses in about a second at worst; files named at once are at
+most :data:`MAX_TOTAL_BYTES` in all (about a minute), refused before any is read, in one
+line, unless ``--no-limit``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from typing import Any, Final
 
@@ -19,12 +26,18 @@ from dsampler.errors import ConfigError
 __all__ = ["STDIN_NAME", "add_parser", "run", "summary"]
 
 STDIN_NAME: Final = "<stdin>"  # how `-` is named in messages
+MAX_TOTAL_BYTES: Final = 64 * MAX_FILE_BYTES  # 64 MiB: about a minute of parsing at worst
 
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser("check", help="validate configuration files (exit 2 on problems)")
     parser.add_argument(
         "files", nargs="+", metavar="FILE", help="YAML or JSON configuration file; - reads standard input"
+    )
+    parser.add_argument(
+        "--no-limit",
+        action="store_true",
+        help=f"check files of more than {MAX_TOTAL_BYTES >> 20} MiB in all (each stays at most 1 MiB)",
     )
 
 
@@ -64,9 +77,38 @@ def _check_one(name: str) -> tuple[str, SamplingConfig | ConfigError]:
         return label, exc
 
 
+def _parsed_bytes(names: list[str]) -> tuple[int, int]:
+    """How many bytes the files would have parsed, and of how many files: each regular
+    file's size if it is within the bound of one file (a larger one is refused unparsed),
+    standard input as the most it may be. Files that cannot be looked at count 0: they
+    are reported by name when read."""
+    total = count = 0
+    for name in names:
+        size = MAX_FILE_BYTES
+        if name != "-":
+            try:
+                info = os.stat(name)
+            except (OSError, ValueError):
+                continue
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+                continue
+            size = info.st_size
+        total, count = total + size, count + 1
+    return total, count
+
+
 def run(args: argparse.Namespace) -> int:
     if args.files.count("-") > 1:
         error("check", f"{STDIN_NAME}: given more than once; standard input can be read once")
+        return 2
+    total, count = _parsed_bytes(args.files)
+    if total > MAX_TOTAL_BYTES and not args.no_limit:
+        error(
+            "check",
+            f"expected at most {MAX_TOTAL_BYTES >> 20} MiB of files to check at once (about a minute), "
+            f"got {total / (1 << 20):.1f} MiB in {count} files; check fewer at once, "
+            "or --no-limit to check them all",
+        )
         return 2
     failed = False
     for name in args.files:

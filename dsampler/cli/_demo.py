@@ -71,7 +71,7 @@ def _duration(text: str | None) -> float:
     if text is None:
         return DURATION_S
     value = parse_float(text, "--duration", f"seconds in [{MIN_DURATION_S:g}, {MAX_DURATION_S:g}]")
-    return check_seconds(value, "--duration", MIN_DURATION_S, MAX_DURATION_S)
+    return check_seconds(value, "--duration", MIN_DURATION_S, MAX_DURATION_S, written=text)
 
 
 def _seed(text: str | None) -> int:

@@ -7,7 +7,8 @@ from a Jaeger strategies file or a dsampler configuration file, reloaded when it
 changes; with ``--grpc-port`` also ``jaeger.api_v2.SamplingManager/GetSamplingStrategy``
 over gRPC (what OpenTelemetry Java polls; Jaeger v2 uses 5779, the OpenTelemetry
 Collector 14250). Prints ``dsampler serve: listening on URL`` once ready (a second line,
-``grpc://HOST:PORT``, for gRPC); stops on Ctrl-C or SIGTERM. Exit 2 when the file is
+``grpc://HOST:PORT``, for gRPC); stops on Ctrl-C or SIGTERM, with one line
+(``dsampler serve: stopped on SIGINT``) however many signals come while it closes. Exit 2 when the file is
 invalid at start, an address cannot be bound, or gRPC is asked for without grpcio.
 """
 
@@ -20,7 +21,7 @@ import sys
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from dsampler._output import error, refuse
+from dsampler._output import error, refuse, say
 from dsampler._validate import check_rate, parse_float, parse_int
 from dsampler.config._shape import parse_duration
 from dsampler.errors import ConfigError
@@ -86,8 +87,34 @@ def missing_grpc_message() -> str:
     return f"--grpc-port: {MISSING_GRPC}"
 
 
-def _stop(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+class _Stop:
+    """The handler of SIGINT and SIGTERM: the first one ends serving (a
+    :class:`KeyboardInterrupt` in the main thread) and has every later one ignored, so
+    that the close it started runs to its end (bounded: a second of grace for gRPC
+    calls) instead of being cut by a traceback, or the process killed by the signal
+    (exit -2 or -15). Ignored by the system (``SIG_IGN``), not by a Python handler:
+    the interpreter puts the default action back for those as it exits, and a signal
+    then would still kill the process. A run that no signal stopped gives the handlers
+    back as they were (:meth:`restore`)."""
+
+    _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._previous = {s: signal.signal(s, self) for s in self._SIGNALS}
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if self.signum is None:
+            self.signum = signum
+            for s in self._SIGNALS:
+                signal.signal(s, signal.SIG_IGN)
+            raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        """The handlers as they were, unless a signal came: the command is ending then."""
+        if self.signum is None:
+            for s, handler in self._previous.items():
+                signal.signal(s, handler)
 
 
 _RATE = "--default-sampling-probability"
@@ -106,21 +133,25 @@ def _numbers(args: argparse.Namespace) -> argparse.Namespace:
             "port": parse_int(args.port, "--port", 0, 65535),
             "grpc_port": None if grpc is None else parse_int(grpc, "--grpc-port", 0, 65535),
             "max_connections": parse_int(args.max_connections, "--max-connections", 1, MAX_CONNECTIONS),
-            "default_sampling_probability": check_rate(rate, _RATE),
+            "default_sampling_probability": check_rate(
+                rate, _RATE, written=args.default_sampling_probability
+            ),
         }
     )
 
 
 def _server(args: argparse.Namespace) -> StrategiesServer:
     from dsampler.serve._server import StrategiesServer
-    from dsampler.serve._source import StrategiesFile
+    from dsampler.serve._strategies_file import MAX_RELOAD_S, StrategiesFile
 
     never = args.reload_interval.strip() == "0"
     source = StrategiesFile(
         args.strategies,
         format=args.format,
         default_probability=args.default_sampling_probability,
-        reload_interval_s=0.0 if never else parse_duration(args.reload_interval, "--reload-interval"),
+        reload_interval_s=0.0
+        if never
+        else parse_duration(args.reload_interval, "--reload-interval", (0.0, MAX_RELOAD_S)),
     )
     return StrategiesServer(
         source,
@@ -139,6 +170,21 @@ def _report(args: argparse.Namespace, exc: ConfigError) -> int:
 def run(args: argparse.Namespace) -> int:
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    stop = _Stop()
+    try:
+        code = _run(args)
+    except KeyboardInterrupt:  # the first signal, wherever it came
+        code = 0
+    finally:
+        stop.restore()
+    if stop.signum is not None:
+        say(f"dsampler serve: stopped on {signal.Signals(stop.signum).name}", err=True)
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Build the server, serve until the first signal, close (the second signal on is
+    ignored by then: :class:`_Stop`)."""
     try:
         args = _numbers(args)
         server = _server(args)
@@ -153,7 +199,6 @@ def run(args: argparse.Namespace) -> int:
         where = exc.filename or f"{args.host}:{args.port}"  # the gRPC listener names its address
         error("serve", f"cannot listen on {where}: {exc.strerror or exc}")
         return 2
-    signal.signal(signal.SIGTERM, _stop)
     try:
         print(f"dsampler serve: listening on {server.url} ({args.strategies or 'defaults'})", flush=True)
         if server.grpc is not None:

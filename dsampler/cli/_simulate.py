@@ -1,12 +1,18 @@
 """``dsampler simulate``: the adaptive controller on a synthetic workload, or the
 accuracy of each hash scheme on each family of trace IDs.
 
-    dsampler simulate --scenario NAME|FILE [--seed N] [--plot out.png] [--target N]
-    dsampler simulate --accuracy [--ids N] [--seed N] [--plot heatmap.png]
+    dsampler simulate --scenario NAME|FILE [--seed N] [--plot out.png] [--target N] [--no-limit]
+    dsampler simulate --accuracy [--ids N] [--seed N] [--plot heatmap.png] [--no-limit]
 
 NAME is a built-in scenario (steady, spike, ramp, latency, square) or FILE a scenario
 file (YAML or JSON, see docs/adaptive.md). Prints a table; ``--plot`` also writes a PNG
 (needs the ``plot`` extra). Exits 2 on an invalid scenario or argument.
+
+Both refuse at once, in one line, a run over their bound of work (about a minute): a
+scenario over 1,000,000 ticks or about 50,000,000 traces looked at one by one
+(:mod:`dsampler.simulation._cost`), more than 10,000,000 trace IDs a cell for
+``--accuracy`` (140 cells: about 10 s and 500 MB at that); ``--no-limit`` runs it
+anyway (``--ids`` up to 100,000,000 then).
 """
 
 from __future__ import annotations
@@ -36,12 +42,18 @@ def add_parser(commands: Any) -> None:
     what.add_argument(
         "--accuracy",
         action="store_true",
-        help="effective vs configured rate per hash scheme and trace-ID family (the seed's MAE)",
+        help="effective vs configured rate per hash scheme and trace-ID family (mean absolute error)",
     )
     parser.add_argument("--ids", default="1000000", metavar="N", help="trace IDs per cell (--accuracy)")
     parser.add_argument("--seed", default="0", metavar="N", help="random seed (default 0)")
     parser.add_argument("--plot", metavar="PNG", help="also write a plot (needs dsampler[plot])")
     parser.add_argument("--target", metavar="N", help="traces per second to hold (default: the scenario's)")
+    parser.add_argument(
+        "--no-limit",
+        action="store_true",
+        help="run past the bound of work, about a minute: a scenario the simulator refuses as too "
+        f"large, --ids over {MAX_IDS:,}",
+    )
 
 
 def _seed(text: str) -> int:
@@ -58,15 +70,26 @@ def _target(text: str | None) -> float | None:
     return value
 
 
-def _ids(text: str) -> int:
-    return parse_int(text, "--ids", 1000, 10**8)
+#: --ids without --no-limit, and with it (the IDs of a family are held in memory at once).
+MAX_IDS, MAX_IDS_UNBOUNDED = 10**7, 10**8
+
+
+def _ids(text: str, bounded: bool) -> int:
+    ids = parse_int(text, "--ids", 1000, MAX_IDS_UNBOUNDED)
+    if bounded and ids > MAX_IDS:
+        raise ConfigError(
+            "--ids",
+            f"expected at most {MAX_IDS:,} trace IDs per cell (140 cells: about 10 s and 500 MB at that), "
+            f"got {ids:,}; --no-limit to run it anyway",
+        )
+    return ids
 
 
 def _accuracy(args: argparse.Namespace) -> int:
     from dsampler.simulation import _accuracy
 
     try:
-        seed, ids = _seed(args.seed), _ids(args.ids)
+        seed, ids = _seed(args.seed), _ids(args.ids, not args.no_limit)
         if args.plot is not None:
             plot_path(args.plot)
     except ConfigError as exc:
@@ -74,9 +97,16 @@ def _accuracy(args: argparse.Namespace) -> int:
     cells = _accuracy.study(n=ids, seed=seed)
     print(_accuracy.render(cells))
     if args.plot is not None:
-        _accuracy.heatmap(cells, args.plot)
+        try:
+            _accuracy.heatmap(cells, args.plot)
+        except OSError as exc:  # tried before the run (plot_path), so: the disk filled since
+            return _unwritten(args.plot, exc)
         print(f"plot: {args.plot}")
     return 0
+
+
+def _unwritten(path: str, exc: OSError) -> int:
+    return refuse("simulate", ConfigError("--plot", f"cannot write {show(path)}: {exc.strerror or exc}"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         scenario = load_scenario(args.scenario)
         if target is not None:
             scenario = dataclasses.replace(scenario, target_traces_per_second=target)
-        result = simulate(scenario, seed)
+        result = simulate(scenario, seed, bounded=not args.no_limit)
     except ConfigError as exc:
         return refuse("simulate", exc, file=args.scenario)
     print(render(result))
@@ -103,7 +133,6 @@ def run(args: argparse.Namespace) -> int:
         try:
             plot(result, args.plot)
         except OSError as exc:
-            problem = f"cannot write {args.plot!r}: {exc.strerror or exc}"
-            return refuse("simulate", ConfigError("--plot", problem))
+            return _unwritten(args.plot, exc)
         print(f"plot: {args.plot}")
     return 0

@@ -2,7 +2,7 @@
 
 ``version-traceid-parentid-flags``: ``00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01``.
 Hex is lowercase only, IDs are never all zero and version ``ff`` is invalid (W3C Trace
-Context §3.2). OpenTelemetry's propagator ignores a header that breaks any of these and
+Context, section 3.2). OpenTelemetry's propagator ignores a header that breaks any of these and
 starts a new root trace; ``dsampler explain`` refuses it instead, naming the field, so
 that nobody explains a parent the application would never see.
 """

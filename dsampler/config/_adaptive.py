@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from dsampler._validate import check_number, check_per_second, check_rate, check_seconds, show
+from dsampler._validate import check_number, check_per_second, check_rate, check_seconds, plain, show
 from dsampler.config._shape import Problems, join, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
@@ -31,7 +31,7 @@ __all__ = ["AdaptiveSettings", "HealthPolicy", "check_adaptive", "dump_adaptive"
 def _positive_per_second(value: object, name: str) -> float:
     number = check_per_second(value, name)
     if number <= 0.0:
-        raise ConfigError(name, f"expected a number of traces per second above 0, got {number!r}")
+        raise ConfigError(name, f"expected a number of traces per second above 0, got {show(value)}")
     return number
 
 
@@ -41,7 +41,7 @@ def _multiplier(value: object, name: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class HealthPolicy:
-    """What the controller does when the service is unwell (seed §4.4): the rate is
+    """What the controller does when the service is unwell (D-Sampler's policy): the rate is
     multiplied while the error ratio is above ``error_ratio`` and while root-span P99
     is above the target, never below ``floor`` (unless the load law alone asks for less).
 
@@ -66,19 +66,36 @@ class HealthPolicy:
             object.__setattr__(self, name, check(getattr(self, name), name))
 
 
+#: The range of each duration, in seconds (the file form checks it as written).
+_SECONDS: Final[dict[str, tuple[float, float]]] = {
+    "cooldown_s": (0.0, 3600.0),
+    "window_s": (0.1, 3600.0),
+    "min_window_s": (0.1, 3600.0),
+    "max_window_s": (0.1, 3600.0),
+    "p99_target_s": (1e-6, 3600.0),
+    "hard_cap_burst_s": (0.0, 10.0),
+    "tick_s": (0.001, 10.0),
+}
+
+
+def _seconds(name: str) -> Callable[[Any, str], float]:
+    low, high = _SECONDS[name]
+    return lambda v, n: check_seconds(v, n, low, high)
+
+
 _HEALTH_CHECKS: Final[dict[str, Callable[[Any, str], float]]] = {
     "error_ratio": check_rate,
     "error_multiplier": _multiplier,
     "latency_multiplier": _multiplier,
     "floor": check_rate,
-    "cooldown_s": lambda v, n: check_seconds(v, n, 0.0, 3600.0),
+    "cooldown_s": _seconds("cooldown_s"),
 }
 
 
 @dataclass(frozen=True, slots=True)
 class AdaptiveSettings:
     """Settings of :class:`~dsampler.adaptive.AdaptiveController` (all but the target
-    have the seed's defaults).
+    have D-Sampler's defaults).
 
     Attributes:
         target_traces_per_second: sampled root traces per second to hold (per process).
@@ -143,15 +160,15 @@ _CHECKS: Final[dict[str, Callable[[Any, str], Any]]] = {
     "max_rate": check_rate,
     "alpha": lambda v, n: check_number(v, n, 0.0, 100.0),
     "beta": lambda v, n: check_number(v, n, 0.0, 100.0),
-    "window_s": lambda v, n: check_seconds(v, n, 0.1, 3600.0),
-    "min_window_s": lambda v, n: check_seconds(v, n, 0.1, 3600.0),
-    "max_window_s": lambda v, n: check_seconds(v, n, 0.1, 3600.0),
+    "window_s": _seconds("window_s"),
+    "min_window_s": _seconds("min_window_s"),
+    "max_window_s": _seconds("max_window_s"),
     "hysteresis": lambda v, n: check_number(v, n, 0.0, 0.9),
-    "p99_target_s": lambda v, n: check_seconds(v, n, 1e-6, 3600.0),
+    "p99_target_s": _seconds("p99_target_s"),
     "health": _health,
     "hard_cap_factor": _cap_factor,
-    "hard_cap_burst_s": lambda v, n: check_seconds(v, n, 0.0, 10.0),
-    "tick_s": lambda v, n: check_seconds(v, n, 0.001, 10.0),
+    "hard_cap_burst_s": _seconds("hard_cap_burst_s"),
+    "tick_s": _seconds("tick_s"),
 }
 
 
@@ -160,15 +177,15 @@ def _check_together(s: AdaptiveSettings) -> None:
         raise ConfigError("max_rate", "expected a rate above 0 (a controller that may never sample)")
     if s.min_rate > s.max_rate:
         raise ConfigError(
-            "min_rate", f"expected at most the maximum rate ({s.max_rate!r}), got {s.min_rate!r}"
+            "min_rate", f"expected at most the maximum rate ({plain(s.max_rate)}), got {plain(s.min_rate)}"
         )
     if not s.min_window_s <= s.window_s <= s.max_window_s:
-        bounds = f"[{s.min_window_s!r}s, {s.max_window_s!r}s]"
+        bounds = f"[{plain(s.min_window_s)}s, {plain(s.max_window_s)}s]"
         raise ConfigError(
-            "window_s", f"expected within the minimum and maximum window {bounds}, got {s.window_s!r}s"
+            "window_s", f"expected within the minimum and maximum window {bounds}, got {plain(s.window_s)}s"
         )
     if s.tick_s > s.min_window_s:
-        problem = f"expected at most the minimum window ({s.min_window_s!r}s), got {s.tick_s!r}s"
+        problem = f"expected at most the minimum window ({plain(s.min_window_s)}s), got {plain(s.tick_s)}s"
         raise ConfigError("tick_s", problem)
 
 
@@ -203,7 +220,7 @@ def _parse_fields(
     for key, raw in data.items():
         name, where = by_key[key], join(path, key)
         if name in _DURATIONS:
-            values[name] = problems.run(parse_duration, raw, where)
+            values[name] = problems.run(parse_duration, raw, where, _SECONDS[name])
         else:
             values[name] = problems.run(nested, name, raw, where)
     problems.raise_if_any()

@@ -28,6 +28,8 @@ __all__ = ["DEFAULT_ENDPOINT", "RemoteSettings", "check_remote", "dump_remote", 
 
 DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
 _MAX_URL: Final = 2048
+#: The range of each duration, in seconds (the file form checks it as written: ``'2d'``).
+_SECONDS: Final = {"polling_interval_s": (1.0, 86400.0), "request_timeout_s": (0.1, 300.0)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +59,9 @@ class RemoteSettings:
         if not usable:
             raise ConfigError("endpoint", f"expected an http:// or https:// URL with a host, got {show(url)}")
         check_request_url(parts, "endpoint")
-        interval = check_seconds(self.polling_interval_s, "polling_interval", 1.0, 86400.0)
+        interval = check_seconds(self.polling_interval_s, "polling_interval", *_SECONDS["polling_interval_s"])
         object.__setattr__(self, "polling_interval_s", interval)
-        timeout = check_seconds(self.request_timeout_s, "request_timeout", 0.1, 300.0)
+        timeout = check_seconds(self.request_timeout_s, "request_timeout", *_SECONDS["request_timeout_s"])
         object.__setattr__(self, "request_timeout_s", timeout)
         if self.service_name is not None:
             check_url_text(self.service_name, "service_name")
@@ -88,7 +90,7 @@ def parse_remote(value: object, path: str = "remote") -> RemoteSettings | None:
     kwargs: dict[str, Any] = {k: data[k] for k in ("endpoint", "service_name") if k in data}
     for key, field in _DURATIONS.items():
         if key in data:
-            kwargs[field] = parse_duration(data[key], f"{path}.{key}")
+            kwargs[field] = parse_duration(data[key], f"{path}.{key}", _SECONDS[field])
     settings: RemoteSettings = build(path, RemoteSettings, **kwargs)
     return settings
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, Final, TypeVar
 
-from dsampler._validate import show, typed
+from dsampler._validate import check_seconds, show, typed
 from dsampler.errors import ConfigError
 
 __all__ = [
@@ -133,9 +133,10 @@ def one_key(data: Mapping[str, Any], choices: tuple[str, ...], path: str) -> tup
     return key, value
 
 
-def parse_duration(value: object, path: str) -> float:
+def parse_duration(value: object, path: str, within: tuple[float, float] | None = None) -> float:
     """``"250ms"``, ``"10s"``, ``"1h30m"`` -> seconds. A bare number is refused: its unit
-    would be a guess."""
+    would be a guess. ``within``: the range of seconds, checked here so that a refusal
+    shows the duration as written (``'100h'``, not ``360000.0``)."""
     if not isinstance(value, str) or len(value) > 64:
         raise ConfigError(path, f"expected a duration such as 10s, 250ms or 1h30m, got {show(value)}")
     text = value.strip()
@@ -152,6 +153,8 @@ def parse_duration(value: object, path: str) -> float:
         pos = m.end()
     if pos == 0 or not math.isfinite(total):
         raise ConfigError(path, f"expected a duration such as 10s, 250ms or 1h30m, got {show(value)}")
+    if within is not None:
+        return check_seconds(total, path, *within, written=value)
     return total
 
 

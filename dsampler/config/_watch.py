@@ -32,6 +32,11 @@ __all__ = ["Changes", "FileWatcher", "Start", "Watched", "read_at_start"]
 _log = logging.getLogger("dsampler.config")
 T = TypeVar("T")
 
+#: The problem :func:`read_at_start` logged for a file (by absolute path), taken by the
+#: :class:`FileWatcher` made next for it (``DSampler.from_file`` makes one right after):
+#: the same problem at its polls is then not logged a second time, in other words.
+_REPORTED_AT_START: dict[str, str] = {}
+
 
 def _digest(data: bytes) -> bytes:
     import hashlib  # not at import time: it loads OpenSSL
@@ -110,6 +115,11 @@ class Changes:
         self.applied()
         return value
 
+    def reported(self, text: str) -> None:
+        """``text`` was reported already (at start, before this source was watched): the
+        same problem is not new, and is not counted here."""
+        self._last_problem = text
+
     def problem(self, text: str) -> bool:
         """Count a problem (unreadable, refused); whether it differs from the last one."""
         self.problems += 1
@@ -159,6 +169,9 @@ class FileWatcher(Watched):
         self._publish = publish
         self._interval = float(interval_s)
         self._changes = Changes(applied, rejected)
+        reported = _REPORTED_AT_START.pop(self.path, None)
+        if reported is not None:
+            self._changes.reported(reported)
         self._poller = Poller(self, self._interval, name="dsampler-config-watch")
 
     def poll_once(self) -> bool:
@@ -169,15 +182,23 @@ class FileWatcher(Watched):
         except ConfigError as exc:
             self._report(exc)
             return False
-        if self._changes.take(data, self._apply, self._report) is None:
+        config = self._changes.take(data, self._apply, self._report)
+        if config is None:
             return False
-        _log.info("dsampler: reloaded %s", self.path)
+        if config.version:
+            _log.info("dsampler: reloaded %s: version %d", self.path, config.version)
+        else:
+            _log.info("dsampler: reloaded %s", self.path)
         return True
 
     def _apply(self, data: bytes) -> SamplingConfig:
+        """The new configuration, published (publishing validates too): as it was
+        published, with its version, when ``publish`` returns it or a snapshot of it."""
         config = parse_config_bytes(data, self.path)
-        self._publish(config)  # publishing validates too
-        return config
+        published = self._publish(config)
+        if not isinstance(published, SamplingConfig):
+            published = getattr(published, "config", None)
+        return published if isinstance(published, SamplingConfig) else config
 
     def _report(self, exc: ConfigError) -> None:
         text = describe(self.path, exc)
@@ -220,7 +241,11 @@ def read_at_start(path: str | os.PathLike[str], overrides: Mapping[str, Any], *,
     except ConfigError as exc:
         if strict:
             raise
-        _log.warning(
-            "dsampler: the defaults serve until the file is valid: %s", describe(os.fspath(path), exc)
+        name = os.fspath(path)
+        _log.warning("dsampler: the defaults serve until the file is valid: %s", describe(name, exc))
+        absolute = os.path.abspath(name)  # as the watcher names it, and its problem
+        named = ConfigError.of(
+            [ConfigError(absolute if e.field == name else e.field, e.problem) for e in exc.errors]
         )
+        _REPORTED_AT_START[absolute] = describe(absolute, named)
         return Start(SamplingConfig().evolve(**overrides), None, data)

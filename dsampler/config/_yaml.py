@@ -39,6 +39,10 @@ def parse_yaml(text: str, parse_json: Callable[[str], Any]) -> Any:
             return None
         _check_nodes(node, text)
         return loader.construct_document(node)
+    except yaml.reader.ReaderError as exc:  # its own text is two lines, the second "in <unicode string>"
+        line, column = text.count("\n", 0, exc.position) + 1, exc.position - text.rfind("\n", 0, exc.position)
+        problem = f"unacceptable character #x{exc.character:04x}: {exc.reason}"
+        raise ConfigError("", f"invalid YAML at line {line} column {column}: {problem}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""

@@ -62,11 +62,11 @@ def _endpoint(value: str) -> str:
 
 def _interval(value: str) -> float:
     milliseconds = _number(value, "pollingIntervalMs")
-    return check_seconds(milliseconds / 1000.0, "pollingIntervalMs", 0.01, 7 * 86400.0)
+    return check_seconds(milliseconds / 1000.0, "pollingIntervalMs", 0.01, 7 * 86400.0, written=value)
 
 
 def _rate(value: str) -> float:
-    return check_rate(_number(value, "initialSamplingRate"), "initialSamplingRate")
+    return check_rate(_number(value, "initialSamplingRate"), "initialSamplingRate", written=value)
 
 
 def _number(text: str, field: str) -> float:

@@ -13,8 +13,14 @@ Timing:
   later than one interval, so a change reaches every process within one interval;
 - after ``n`` consecutive failures it comes after ``b * (0.5 + 0.5 * u)`` with
   ``b = min(interval_s, 1 s * 2**(n-1))``: quick retries while a server starts, capped
-  at the interval (A.5 of the research note: "retry at the next tick"), jittered so a
-  fleet does not retry in step.
+  at the interval (every reference client retries at the next tick, without backoff),
+  jittered so a fleet does not retry in step.
+
+A response whose bytes are those of the previous one is not parsed again (its hash is
+compared first, as the configuration file watcher does): a large per-operation strategy
+that does not change costs a hash per poll, not a parse and the garbage it leaves. The
+strategy it gives is still compared with the one in force, which may have been applied
+from elsewhere in between (:meth:`StrategyPoller.apply`).
 
 The poller is reusable beyond :class:`~dsampler.remote.JaegerRemoteSampler`: it needs a
 :class:`~dsampler.remote.Fetcher`, a service name and an ``apply(strategy) -> bool``
@@ -114,6 +120,7 @@ class StrategyPoller:
         self._rng = rng or random.Random()
         self._lock = threading.Lock()
         self.strategy: Strategy | None = None  # the last strategy applied
+        self._last: tuple[bytes, StrategyResponse | ConfigError] | None = None  # body hash, its parse
         self.polls = self.failures = self.consecutive_failures = 0
         self.outcomes = dict.fromkeys(PollOutcome, 0)
         self.last_error: str | None = None
@@ -133,7 +140,7 @@ class StrategyPoller:
         with self._lock:
             self.polls += 1
             try:
-                response = self._parse(self.fetcher.fetch(self.service))
+                response = self._parsed(self.fetcher.fetch(self.service))
                 strategy = response.strategy
                 if response.rate_limiting is not None and response.per_operation is not None:
                     self._log.debug(
@@ -150,6 +157,26 @@ class StrategyPoller:
                 )
             self.consecutive_failures, self.last_error = 0, None
             return PollOutcome.APPLIED if changed else PollOutcome.UNCHANGED
+
+    def _parsed(self, body: bytes) -> StrategyResponse:
+        """``parse(body)``, or what it gave (or raised) for the previous body when the
+        bytes are the same: a hash of a large body costs a few ms, its parse a second.
+
+        Raises:
+            ConfigError: the body is not a usable strategy (again).
+        """
+        import hashlib  # not at import time: it loads OpenSSL
+
+        digest = hashlib.blake2b(body).digest()
+        if self._last is None or self._last[0] != digest:
+            try:
+                self._last = (digest, self._parse(body))
+            except ConfigError as exc:
+                self._last = (digest, exc)
+        outcome = self._last[1]
+        if isinstance(outcome, ConfigError):
+            raise outcome
+        return outcome
 
     def apply(self, strategy: Strategy) -> bool:
         """Apply a strategy obtained elsewhere (given in code, from an in-process

@@ -16,18 +16,18 @@ __all__ = [
 ]
 
 if typing.TYPE_CHECKING:
-    from dsampler.serve._provider import Strategies, config_strategies, jaeger_strategies, load_strategies
     from dsampler.serve._server import StrategiesServer
-    from dsampler.serve._source import StrategiesFile
+    from dsampler.serve._strategies import Strategies, config_strategies, jaeger_strategies, load_strategies
+    from dsampler.serve._strategies_file import StrategiesFile
 
 __getattr__, __dir__ = _attach(
     __name__,
     {
-        "Strategies": "dsampler.serve._provider",
-        "config_strategies": "dsampler.serve._provider",
-        "jaeger_strategies": "dsampler.serve._provider",
-        "load_strategies": "dsampler.serve._provider",
+        "Strategies": "dsampler.serve._strategies",
+        "config_strategies": "dsampler.serve._strategies",
+        "jaeger_strategies": "dsampler.serve._strategies",
+        "load_strategies": "dsampler.serve._strategies",
         "StrategiesServer": "dsampler.serve._server",
-        "StrategiesFile": "dsampler.serve._source",
+        "StrategiesFile": "dsampler.serve._strategies_file",
     },
 )

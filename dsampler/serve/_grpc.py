@@ -1,23 +1,16 @@
 """A gRPC strategies server: ``jaeger.api_v2.SamplingManager/GetSamplingStrategy``, the
 only transport OpenTelemetry Java's ``jaeger_remote`` sampler speaks.
 
-It answers as Jaeger's handler does (``internal/sampling/grpc/grpc_handler.go``, which
-hands ``param.GetServiceName()`` to the provider): a listed service gets its strategy,
-any other name, the empty one included, the default strategy; a provider never fails
-here, so no error status is sent for a well-formed request. Bytes that are not a
-``SamplingStrategyParameters`` (or a name that is not UTF-8) get ``INVALID_ARGUMENT``
-naming the problem, where grpc-go would say ``INTERNAL``. Messages are encoded once per
-loaded file (:mod:`._proto`), so a request costs a decode and a dict lookup.
-
-``grpc.health.v1.Health/Check`` reports ``SERVING`` for ``""`` and
-``jaeger.api_v2.SamplingManager`` as Jaeger v2 does (``NOT_FOUND`` for other names, as
-grpc's health servicer); ``Watch`` is not offered (``UNIMPLEMENTED``), which needs no
-``grpcio-health-checking``.
+The calls themselves are :mod:`._grpc_calls`'s (answered as Jaeger's handler does).
 
 Bounded for a fleet and hostile clients: requests over :data:`MAX_REQUEST_BYTES` are
 refused by grpcio (``RESOURCE_EXHAUSTED``), at most ``max_concurrent_rpcs`` admitted
-(``RESOURCE_EXHAUSTED`` beyond), 100 streams per connection, :data:`MAX_PENDING_CALLS`
-arrived calls waiting to be picked up (grpcio's core cancels beyond: ``CANCELLED``).
+(``RESOURCE_EXHAUSTED`` beyond), :data:`MAX_PENDING_CALLS` arrived calls waiting to be
+picked up (grpcio's core cancels beyond: ``CANCELLED``), on any number of connections: one
+connection may carry as many streams as the server lets wait, since channels of one
+process to one address share a connection by default, and a client opens its streams
+before it reads a lower cap (a cap of 100 refused about half of a 2,000-call burst on one
+connection, ``UNAVAILABLE``).
 Calls are served by grpcio's asyncio server on one event-loop thread, so a call waiting
 for its request message costs no thread (grpcio's threaded server held a worker per such
 call: ``max_workers`` clients that opened a call and never sent stopped every other
@@ -34,20 +27,23 @@ from __future__ import annotations
 import asyncio
 import errno
 import logging
-import socket
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from types import ModuleType
 from typing import Any, Final
 
 from dsampler import _fork
 from dsampler._validate import check_int, check_seconds
-from dsampler.errors import ConfigError
-from dsampler.protocol._proto import MAX_REQUEST_BYTES, decode_params, encode_response
-from dsampler.protocol._wire import last, read_text
-from dsampler.serve._provider import Answers, Strategies
-from dsampler.serve._source import StrategiesFile
+from dsampler.protocol._proto import MAX_REQUEST_BYTES, encode_response
+from dsampler.serve._grpc_calls import (
+    GET_SAMPLING_STRATEGY,
+    MISSING_GRPC,
+    SamplingCalls,
+    import_grpc,
+)
+from dsampler.serve._grpc_calls import taken as bind_problem
+from dsampler.serve._strategies import Answers, Strategies
+from dsampler.serve._strategies_file import StrategiesFile
 
 __all__ = [
     "GET_SAMPLING_STRATEGY",
@@ -58,42 +54,9 @@ __all__ = [
 ]
 
 _log = logging.getLogger("dsampler.serve")
-SERVICE: Final = "jaeger.api_v2.SamplingManager"
-GET_SAMPLING_STRATEGY: Final = f"/{SERVICE}/GetSamplingStrategy"
-HEALTH_CHECK: Final = "/grpc.health.v1.Health/Check"
-MISSING_GRPC: Final = "gRPC needs grpcio: install dsampler[grpc] (pip install 'dsampler[grpc]')"
-_SERVING: Final = b"\x08\x01"  # HealthCheckResponse{status: SERVING (1)}
-_HEALTHY: Final = frozenset({"", SERVICE})
 _STOP_GRACE_S: Final = 1.0
 _LOOP_WAIT_S: Final = 10.0
 MAX_PENDING_CALLS: Final = 4096  # a fleet of thousands polling at once; bounded memory
-
-
-def import_grpc() -> ModuleType:
-    """``grpc``, or an :class:`ImportError` (``name`` "grpc") saying which extra to install."""
-    try:
-        import grpc
-    except ImportError as exc:
-        raise ModuleNotFoundError(MISSING_GRPC, name="grpc") from exc
-    module: ModuleType = grpc
-    return module
-
-
-def _health_service(data: bytes) -> str:
-    """The ``service`` of a ``HealthCheckRequest`` (field 1, a string)."""
-    return last(bytes(data), "HealthCheckRequest", 1, read_text, "HealthCheckRequest.service", "")
-
-
-def _bind_error(host: str, port: int, address: str) -> OSError:
-    """Why ``address`` cannot be bound: grpcio says only that it failed, so a plain
-    socket tries the same bind to get the system's reason (in use, not an address of
-    this host, a name that does not resolve)."""
-    try:
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-            probe.bind((host, port))
-    except OSError as exc:
-        return OSError(exc.errno, exc.strerror or str(exc), address)
-    return OSError(errno.EADDRNOTAVAIL, "grpcio could not bind it", address)
 
 
 class GrpcStrategiesServer:
@@ -134,7 +97,6 @@ class GrpcStrategiesServer:
         port = check_int(port, "port", 0, 65535)
         grpc = import_grpc()
         self._source = source
-        self._in_loop = isinstance(source, (StrategiesFile, Strategies))
         self._owned = source if owns_source and isinstance(source, StrategiesFile) else None
         self._messages = Answers(encode_response)
         self._host = host.strip("[]")
@@ -142,40 +104,44 @@ class GrpcStrategiesServer:
         admitted = check_int(max_concurrent_rpcs, "max_concurrent_rpcs", 1, 100_000)
         self._request_timeout_s = check_seconds(request_timeout_s, "request_timeout_s", 0.01, 3600.0)
         self._grpc = grpc
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dsampler-grpc")
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="dsampler-grpc-loop", daemon=True)
-        self._thread.start()
         address = f"[{self._host}]:{port}" if ":" in self._host else f"{self._host}:{port}"
-        try:
-            self._server, bound = self._call(self._build(address, admitted))
-        except BaseException:
-            self._end_loop()
-            raise
-        if not bound:
-            self._end_loop()
-            raise _bind_error(self._host, port, address)
-        self._port = int(bound)
+        taken = bind_problem(self._host, port, address)
+        if taken is not None:
+            raise taken
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dsampler-grpc")
+        self._server, self._port = self._serve_on_a_loop(address, port, admitted)
         self._started = False
         self._closed = False
         self._forked = False  # in a forked child: the loop, its thread and grpcio's are the parent's
         self._lock = threading.Lock()
         _fork.register(self._reset_after_fork)
 
+    def _serve_on_a_loop(self, address: str, port: int, admitted: int) -> tuple[Any, int]:
+        """The loop thread started and the server built on it, bound to ``address``."""
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="dsampler-grpc-loop", daemon=True)
+        self._thread.start()
+        try:
+            server, bound = self._call(self._build(address, admitted))
+        except BaseException:
+            self._end_loop()
+            raise
+        if not bound:
+            self._end_loop()
+            raise bind_problem(self._host, port, address) or OSError(
+                errno.EADDRNOTAVAIL, "grpcio could not bind it", address
+            )
+        return server, int(bound)
+
     async def _build(self, address: str, admitted: int) -> tuple[Any, int]:
         """The grpcio asyncio server, built on its loop, and the port bound (0: failed)."""
         grpc = self._grpc
-        handlers = [
-            grpc.method_handlers_generic_handler(
-                SERVICE, {"GetSamplingStrategy": grpc.stream_unary_rpc_method_handler(self._get)}
-            ),
-            grpc.method_handlers_generic_handler(
-                "grpc.health.v1.Health", {"Check": grpc.stream_unary_rpc_method_handler(self._check)}
-            ),
-        ]
+        in_loop = isinstance(self._source, (StrategiesFile, Strategies))
+        calls = SamplingCalls(grpc, self.message_for, in_loop, self._pool, self._request_timeout_s)
+        handlers = calls.handlers()
         options = [
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
-            ("grpc.max_concurrent_streams", 100),
+            ("grpc.max_concurrent_streams", MAX_PENDING_CALLS),  # the module docstring
             ("grpc.so_reuseport", 0),
             # Calls that arrived but that the loop has not picked up yet: past grpcio's
             # 1,000 its core cancels them (CANCELLED, at random up to 3,000), which a
@@ -227,41 +193,6 @@ class GrpcStrategiesServer:
     def message_for(self, service: str) -> bytes:
         """The encoded ``SamplingStrategyResponse`` for ``service`` (once per loaded file)."""
         return self._messages.for_service(self.strategies, service)
-
-    async def _request(self, requests: Any, context: Any) -> bytes:
-        """The call's one request message, waited for at most ``request_timeout_s``."""
-        status = self._grpc.StatusCode
-        try:
-            request = await asyncio.wait_for(requests.__anext__(), self._request_timeout_s)
-        except asyncio.TimeoutError:
-            await context.abort(
-                status.DEADLINE_EXCEEDED, f"no request message within {self._request_timeout_s:g} s"
-            )
-        except StopAsyncIteration:
-            await context.abort(status.INVALID_ARGUMENT, "no request message")
-        return bytes(request)
-
-    async def _get(self, requests: Any, context: Any) -> bytes:
-        request = await self._request(requests, context)
-        try:
-            service = decode_params(request)
-        except ConfigError as exc:
-            await context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, f"SamplingStrategyParameters: {exc}")
-        if self._in_loop:  # an attribute read and a dict lookup (encoded once per loaded file)
-            return self.message_for(service)
-        loop = asyncio.get_running_loop()  # a callable source may block: not on the loop
-        answer: bytes = await loop.run_in_executor(self._pool, self.message_for, service)
-        return answer
-
-    async def _check(self, requests: Any, context: Any) -> bytes:
-        request = await self._request(requests, context)
-        try:
-            service = _health_service(request)
-        except ConfigError as exc:
-            await context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        if service not in _HEALTHY:
-            await context.abort(self._grpc.StatusCode.NOT_FOUND, "unknown service")
-        return _SERVING
 
     def start(self) -> GrpcStrategiesServer:
         """Serve from the server's loop thread; returns self (idempotent)."""

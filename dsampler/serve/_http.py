@@ -4,7 +4,9 @@ that accepts them (:class:`~dsampler.serve._server.StrategiesServer` owns its li
 Answers as Jaeger's handler does (``internal/sampling/http/handler.go``): 200 with
 ``Content-Type: application/json`` and the body ``body_for(service)`` gives; 400 with
 ``'service' parameter must be provided once`` when ``service`` is missing or repeated.
-GET and HEAD only (405 otherwise).
+GET and HEAD only (405 otherwise). A request that is not HTTP/1 (garbage, a TLS hello,
+HTTP/2's preface, an unknown version) gets a plain-text 400 or 505 with its status line,
+then a close.
 
 Built to face a fleet and hostile clients: a thread per connection (HTTP/1.1 keep-alive),
 at most ``max_connections`` at once (503 beyond), a listen backlog of 1024; the request
@@ -136,6 +138,20 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + (body if send_body else b""))
         if _log.isEnabledFor(logging.DEBUG):
             self.log_request(status.value, len(body))
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """A request http.server could not read (not HTTP/1, an unknown method, a head
+        too long): a plain-text answer with its status line, and a close. http.server's
+        own answer is an HTML page, and for a request line it cannot parse (garbage, a TLS
+        hello, HTTP/2's preface) it takes the request for HTTP/0.9 and sends no status line."""
+        self.close_connection = True
+        status = HTTPStatus(code)
+        body = (
+            f"{status.phrase}: {message}\n" if message and message != status.phrase else f"{status.phrase}\n"
+        )
+        with contextlib.suppress(OSError):  # the client may be gone already
+            self.connection.settimeout(_WRITE_TIMEOUT_S)
+            self._reply(status, body[:512].encode("ascii", "replace"), "text/plain", self.command != "HEAD")
 
     def log_message(self, format: str, *args: Any) -> None:
         if _log.isEnabledFor(logging.DEBUG):

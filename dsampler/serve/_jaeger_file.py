@@ -26,7 +26,7 @@ since v1.68 / v2.5):
 
 Stricter than Jaeger on purpose: a probabilistic ``param`` outside [0, 1] or a negative,
 NaN or huge rate limit refuses the file (Jaeger would serve it, and every client would
-refuse the response). :mod:`dsampler.serve._provider` makes the server's
+refuse the response). :mod:`dsampler.serve._strategies` makes the server's
 :class:`~dsampler.serve.Strategies` of what is read here.
 """
 
@@ -127,7 +127,8 @@ class _Reader:
         value = data.get("param", 0.0)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ConfigError(f"{path}.param", f"expected a number, got {typed(value)}")
-        return float(value)
+        number: float = value  # as written: a refusal shows 2, not the 2.0 it converts to
+        return number
 
     def strategy(self, data: Mapping[str, Any], path: str) -> StrategyResponse:
         kind, param = self.text(data, "type", path), self.param(data, path)

@@ -19,8 +19,8 @@ from dsampler import _fork
 from dsampler._validate import check_int, check_seconds
 from dsampler.protocol._render import Dialect, render
 from dsampler.serve._http import HttpListener
-from dsampler.serve._provider import Answers, Strategies
-from dsampler.serve._source import StrategiesFile
+from dsampler.serve._strategies import Answers, Strategies
+from dsampler.serve._strategies_file import StrategiesFile
 
 if TYPE_CHECKING:
     from dsampler.serve._grpc import GrpcStrategiesServer

@@ -1,12 +1,13 @@
 """How exactly each hash scheme hits its configured rate, per family of trace IDs.
 
-The seed reports a 0.27% mean absolute error of the effective rate. Its method, made
-precise here: for each configured rate of a grid, decide ``n`` trace IDs of one family
-and take the effective rate (sampled / n); the error of a cell is
-``|effective - configured| / configured``, and a (scheme, family) pair's MAE is the mean
-over the grid. Binomial noise alone gives about ``0.8 * sqrt((1 - r) / (n r))`` per cell
-(0.24% at r = 0.1, n = 10**6), so an MAE near that floor means "no bias"; an MAE of tens
-of percent means the scheme does not suit that family (raw FNV-1a on sequential IDs).
+D-Sampler (Go), the sampler dsampler ports, reports a 0.27% mean absolute error of the
+effective rate. Its method, made precise here: for each configured rate of a grid,
+decide ``n`` trace IDs of one family and take the effective rate (sampled / n); the
+error of a cell is ``|effective - configured| / configured``, and a (scheme, family)
+pair's MAE is the mean over the grid. Binomial noise alone gives about
+``0.8 * sqrt((1 - r) / (n r))`` per cell (0.24% at r = 0.1, n = 10**6), so an MAE near
+that floor means "no bias"; an MAE of tens of percent means the scheme does not suit
+that family (raw FNV-1a on sequential IDs).
 
 Families (what real fleets emit):
 
@@ -50,7 +51,7 @@ class Cell:
 
     @property
     def mae(self) -> float:
-        """Mean relative absolute error over the grid (the seed's figure)."""
+        """Mean relative absolute error over the grid (the figure D-Sampler (Go) reports)."""
         return sum(self.errors) / len(self.errors)
 
     @property
@@ -119,7 +120,7 @@ def render(cells: list[Cell]) -> str:
     rates = ", ".join(f"{r:g}" for r in cells[0].rates)
     lines.append(
         f"mean absolute error of the effective rate over rates {rates}, {cells[0].n:,} trace IDs "
-        f"per cell; binomial noise alone gives {floor:.2%} (the seed reports 0.27%)"
+        f"per cell; binomial noise alone gives {floor:.2%} (D-Sampler (Go) reports 0.27%)"
     )
     return "\n".join(lines)
 

@@ -1,4 +1,4 @@
-"""Figures of a simulated run, as the research note defines them (§5.1).
+"""Figures of a simulated run, by which docs/adaptive.md judges the controller.
 
 - ``E(t)``: expected sampled traces per second, offered load x rate in force, per tick
   (free of the sampling draw); ``T*(t) = min(T x multiplier, load x max_rate)``.

@@ -2,7 +2,7 @@
 
 A scenario is a list of phases, each with a duration, an offered load (constant, or a
 linear ramp to ``to_qps``), a latency factor over the baseline lognormal latency and an
-error ratio. The built-in ones are the issue's: ``steady``, ``spike`` (10x up and down),
+error ratio. The built-in ones: ``steady``, ``spike`` (10x up and down),
 ``ramp``, ``latency`` (P99 x3 for 60 s) and ``square`` (2k <-> 8k rps every 30 s). A
 user's scenario file (YAML or JSON) is validated like every other input::
 
@@ -188,7 +188,7 @@ def _phase(value: object, path: str) -> Phase:
     for key in ("duration", "qps"):
         if key not in data:
             raise ConfigError(f"{path}.{key}", "missing")
-    duration = parse_duration(data["duration"], f"{path}.duration")
+    duration = parse_duration(data["duration"], f"{path}.duration", (0.1, MAX_DURATION_S))
     values = {k: data[k] for k in _PHASE_KEYS[1:] if k in data}
     return build(path, Phase, duration, **values)
 
@@ -205,7 +205,9 @@ def _latency(value: object) -> tuple[float, object]:
     """(median seconds, sigma as written: the model checks it)."""
     latency = mapping(value, "latency")
     no_unknown_keys(latency, ("median", "sigma"), "latency")
-    median = parse_duration(latency["median"], "latency.median") if "median" in latency else 0.04
+    median = (
+        parse_duration(latency["median"], "latency.median", (1e-6, 3600.0)) if "median" in latency else 0.04
+    )
     return median, latency.get("sigma", 0.5)
 
 

@@ -13,23 +13,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from dsampler.adaptive._core import Change, ControllerCore
 from dsampler.config._adaptive import AdaptiveSettings, parse_adaptive
-from dsampler.errors import ConfigError
+from dsampler.simulation._cost import check_size
 from dsampler.simulation._scenario import Scenario
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["MAX_TICKS", "MAX_TRACES", "CapModel", "Run", "check_size", "scenario_settings", "simulate"]
+__all__ = ["CapModel", "Run", "scenario_settings", "simulate"]
 
 _POOL = 1 << 16
 _BLOCK = 256
-MAX_TICKS: Final = 1_000_000  # ~10 s and ~300 MB of rows; 6 h at the default 0.1 s tick is 216,000
-MAX_TRACES: Final = 50_000_000  # traces the loop looks at one by one: about a minute
 
 
 @dataclass
@@ -176,47 +174,21 @@ class _Sampled:
         return int(self._block[i - self._start])
 
 
-def check_size(scenario: Scenario, settings: AdaptiveSettings) -> int:
-    """The run's number of ticks, once its cost is known to be bounded.
-
-    The loop is Python per tick and per trace it looks at: every request with
-    ``observe: all``, else the sampled ones (about the target's worth a second), so a
-    scenario whose every value is in range can still ask for days of CPU (6 h at 10M
-    rps observed) or gigabytes of rows (6 h at a 1 ms tick).
-
-    Raises:
-        ConfigError: over :data:`MAX_TICKS` or :data:`MAX_TRACES`, naming what to lower.
-    """
-    duration, tick = scenario.duration_s, settings.tick_s
-    ticks = max(1, round(duration / tick))
-    if ticks > MAX_TICKS:
-        problem = f"expected at most {MAX_TICKS:,} ticks in all, got {ticks:,} ({duration:g} s at {tick:g} s)"
-        raise ConfigError("adaptive.tick", problem)
-    offered = sum(
-        (p.qps + (p.qps if p.to_qps is None else p.to_qps)) / 2 * p.duration_s for p in scenario.phases
-    )
-    every = scenario.observe == "all"
-    traces = offered if every else min(offered, settings.target_traces_per_second * duration)
-    if traces > MAX_TRACES:
-        field, hint = (
-            ("observe", "observe: sampled") if every else ("target_traces_per_second", "a lower target")
-        )
-        problem = f"expected at most {MAX_TRACES:,} traces to simulate, got about {traces:.3g}"
-        raise ConfigError(field, f"{problem}; try {hint}, less load or a shorter run")
-    return ticks
-
-
-def simulate(scenario: Scenario, seed: int = 0, *, settings: AdaptiveSettings | None = None) -> Run:
+def simulate(
+    scenario: Scenario, seed: int = 0, *, settings: AdaptiveSettings | None = None, bounded: bool = True
+) -> Run:
     """Run ``scenario`` with ``seed``; ``settings`` replace the scenario's own.
 
     Raises:
-        ConfigError: the run would be too large (:func:`check_size`).
+        ConfigError: the run would be too large (:func:`check_size`), unless not ``bounded``.
     """
     import numpy as np
 
     settings = settings or scenario_settings(scenario)
     tick = settings.tick_s
-    t: npt.NDArray[np.float64] = (np.arange(check_size(scenario, settings), dtype=np.float64) + 1) * tick
+    t: npt.NDArray[np.float64] = (
+        np.arange(check_size(scenario, settings, bounded=bounded), dtype=np.float64) + 1
+    ) * tick
     rng = np.random.default_rng(seed)
     qps = _offered_load(scenario, t - tick / 2)
     offered = rng.poisson(qps * tick).astype(np.int64)

@@ -1,5 +1,5 @@
 """The drift audit: per configuration version, the rate the default rate actually kept
-against the rate configured, with a binomial bound (seed §2.3, §3.3).
+against the rate configured, with a binomial bound.
 
 A hash scheme is only as good as the trace IDs it sees: raw FNV-1a keeps 0% of
 sequential IDs at rate 0.1, the low-bits schemes keep all or nothing of them. The audit

@@ -289,3 +289,55 @@ def test_explain_words_every_decision_as_opentelemetry_does() -> None:
         proc = run("explain", "--config", CHECKOUT, *extra)
         (decision,) = [line for line in proc.stdout.splitlines() if line.startswith("decision:")]
         assert decision.split()[1] in {"RECORD_AND_SAMPLE", "DROP"}, decision
+
+
+def test_check_of_more_than_64_mib_of_files_is_refused_at_once_in_one_line(tmp_path: Path) -> None:
+    """65 files of 1 MiB (sparse: no disk written): a minute or more of parsing, refused
+    before any file is read, naming the way past; --no-limit checks each (here each one
+    is 1 MiB of NUL bytes, refused as invalid YAML)."""
+    names = []
+    for i in range(65):
+        path = tmp_path / f"config-{i}.yaml"
+        with path.open("wb") as handle:
+            handle.truncate(1 << 20)
+        names.append(str(path))
+    out = subprocess.run(
+        [sys.executable, "-m", "dsampler", "check", *names],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 2
+    assert out.stderr.splitlines() == [
+        "dsampler check: expected at most 64 MiB of files to check at once (about a minute), got 65.0 MiB "
+        "in 65 files; check fewer at once, or --no-limit to check them all"
+    ]
+    assert out.stdout == ""
+    out = subprocess.run(
+        [sys.executable, "-m", "dsampler", "check", "--no-limit", *names[:3], *names[:62]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 2
+    lines = out.stderr.splitlines()
+    assert len(lines) == 65
+    assert all(line.startswith("dsampler check: ") and "control characters" in line for line in lines)
+
+
+def test_a_control_character_in_yaml_is_one_line_naming_where() -> None:
+    """PyYAML's own text for it is two lines, the second 'in "<unicode string>", position N'."""
+    out = subprocess.run(
+        [sys.executable, "-m", "dsampler", "check", "-"],
+        input=b"rate: 0.1\nx: \x01y\n",
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 2
+    assert out.stderr.decode().splitlines() == [
+        "dsampler check: <stdin>: invalid YAML at line 2 column 4: unacceptable character #x0001: "
+        "control characters are not allowed"
+    ]

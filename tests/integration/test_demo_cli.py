@@ -216,11 +216,11 @@ def test_a_second_ctrl_c_while_the_run_ends_still_gives_the_summary() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--duration", "4.9"), "--duration: expected seconds in [5, 600], got 4.9"),
-        (("--duration", "601"), "--duration: expected seconds in [5, 600], got 601.0"),
+        (("--duration", "4.9"), "--duration: expected seconds in [5, 600], got '4.9'"),
+        (("--duration", "601"), "--duration: expected seconds in [5, 600], got '601'"),
         (("--duration", "soon"), "--duration: expected seconds in [5, 600], got 'soon'"),
         (("--duration", "nan"), "--duration: expected seconds in [5, 600], got NaN"),
-        (("--duration", "inf"), "--duration: expected seconds in [5, 600], got inf"),
+        (("--duration", "inf"), "--duration: expected seconds in [5, 600], got 'inf'"),
         (("--seed", "-1"), "--seed: expected an integer in [0, 9223372036854775807], got -1"),
         (("--seed", "1.5"), "--seed: expected an integer in [0, 9223372036854775807], got '1.5'"),
         (

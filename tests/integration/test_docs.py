@@ -3,11 +3,12 @@
 - ```python blocks run as a program in a fresh directory holding ``sampling.yaml`` (the
   README's configuration), ``app.py`` (a minimal application) and ``examples/`` (the
   repository's); exit 0 or the test fails.
-- ```sh blocks run in bash (``set -euo pipefail``) in the same kind of directory, with
-  the virtualenv's ``dsampler``, ``python`` and ``opentelemetry-instrument`` first on
-  PATH and no exporter (``OTEL_*_EXPORTER=none``). ``pip install ARGS`` runs as
-  ``pip install --dry-run ARGS`` from the repository root: it resolves the extras and
-  paths as written without changing the environment.
+- ```sh blocks run in bash (``set -euo pipefail``) in the same kind of directory, as a
+  newcomer runs them: in a fresh virtualenv (one per test session, made by the
+  :func:`fresh_venv` fixture with nothing but the README's install commands, run as
+  written), first on PATH, in an environment with no ``OTEL_*`` variable, so a command
+  that needs an exporter or a package must name it. ``pip install ARGS`` runs for real
+  in that virtualenv, from the repository root (the clone the docs install from).
 - ```text blocks run their ``$ command`` lines from the repository root and compare
   what follows, exactly, with what the command prints (stdout, then stderr).
 - ```yaml blocks pass ``dsampler check``; ```json blocks parse.
@@ -50,13 +51,16 @@ with trace.get_tracer("docs").start_as_current_span("GET /checkout"):
 print("SAMPLER=" + trace.get_tracer_provider().sampler.get_description())
 '''
 
-SHELL_PRELUDE = f"""set -euo pipefail
-export PATH={BIN}:$PATH
+
+def shell_prelude(venv: Path) -> str:
+    """What every shell block runs first: the fresh virtualenv first on PATH (the system's
+    directories after it, for bash's own tools), and ``pip install`` from the clone."""
+    system = ":".join(d for d in ("/usr/local/bin", "/usr/bin", "/bin") if Path(d).is_dir())
+    return f"""set -euo pipefail
+export PATH={venv / "bin"}:{system}
 pip() {{
     if [ "$1" != install ]; then echo "docs test: only pip install is supported" >&2; return 2; fi
-    shift
-    (cd {REPO} && {sys.executable} -m pip install --dry-run --ignore-installed --quiet \\
-        --disable-pip-version-check "$@")
+    (cd {REPO} && command pip "$@" --quiet --disable-pip-version-check)
 }}
 """
 
@@ -131,14 +135,21 @@ def run_python(block: Block, cwd: Path) -> None:
     assert proc.returncode == 0, f"{block.id} failed:\n{block.code}\n{proc.stdout}\n{proc.stderr}"
 
 
-def run_shell(block: Block, cwd: Path) -> None:
+def newcomer_environment() -> dict[str, str]:
+    """The test's environment without what a newcomer's shell would not have: no
+    ``OTEL_*`` variable, no virtualenv or Python path of the test's own."""
+    dropped = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTEST_CURRENT_TEST")
+    return {k: v for k, v in os.environ.items() if not k.startswith("OTEL_") and k not in dropped}
+
+
+def run_shell(block: Block, cwd: Path, venv: Path) -> None:
     proc = subprocess.run(
-        ["bash", "-c", SHELL_PRELUDE + block.code],
+        ["bash", "-c", shell_prelude(venv) + block.code],
         cwd=cwd,
-        env=environment(),
+        env=newcomer_environment(),
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
         check=False,
     )
     output = proc.stdout + proc.stderr
@@ -146,6 +157,7 @@ def run_shell(block: Block, cwd: Path) -> None:
     assert "does not provide the extra" not in output, f"{block.id}: an extra that does not exist\n{output}"
     assert "Traceback" not in output, f"{block.id}:\n{output}"
     assert "Couldn't recognize sampler" not in output, f"{block.id}:\n{output}"
+    assert "Failed to auto initialize" not in output, f"{block.id}: the SDK was not configured\n{output}"
     launches = sum("opentelemetry-instrument python app.py" in line for line in block.code.splitlines())
     samplers = [line for line in proc.stdout.splitlines() if line.startswith("SAMPLER=")]
     assert len(samplers) == launches, f"{block.id}: app.py did not run\n{output}"
@@ -196,8 +208,28 @@ def check_yaml(block: Block, cwd: Path) -> None:
     assert main(["check", str(path)]) == 0, f"{block.id} is not a valid configuration:\n{block.code}"
 
 
+def install_block() -> Block:
+    """The README's install commands: what a newcomer runs first."""
+    (block,) = [
+        b for b in blocks_of(REPO / "README.md") if b.language == "sh" and b.code.startswith("pip install -e")
+    ]
+    return block
+
+
+@pytest.fixture(scope="session")
+def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A virtualenv with nothing in it but what the README's install commands put there,
+    run as written (about 20 s, once per session; every shell block then runs in it)."""
+    if shutil.which("bash") is None:
+        pytest.skip("bash is needed")
+    venv = tmp_path_factory.mktemp("newcomer") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    run_shell(install_block(), workdir(tmp_path_factory.mktemp("install")), venv)
+    return venv
+
+
 @pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.id)
-def test_code_block_runs_as_written(block: Block, tmp_path: Path) -> None:
+def test_code_block_runs_as_written(block: Block, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """The block runs (or validates) exactly as a reader would copy it."""
     cwd = workdir(tmp_path)
     if block.shows is not None:
@@ -206,7 +238,9 @@ def test_code_block_runs_as_written(block: Block, tmp_path: Path) -> None:
     if block.language == "python":
         run_python(block, cwd)
     elif block.language in SHELLS:
-        run_shell(block, cwd)
+        venv = request.getfixturevalue("fresh_venv")  # made once, when first needed
+        if block != install_block():  # which the fixture ran, as written, to make it
+            run_shell(block, cwd, venv)
     elif block.language == "yaml":
         check_yaml(block, cwd)
     elif block.language == "json":
@@ -245,13 +279,34 @@ def test_transcripts_compare_every_line(tmp_path: Path) -> None:
         run_transcript(block)
 
 
-def test_the_shell_runner_fails_on_an_extra_that_does_not_exist(tmp_path: Path) -> None:
+def test_the_shell_runner_fails_on_an_extra_that_does_not_exist(tmp_path: Path, fresh_venv: Path) -> None:
     """`pip install '.[yamll]'` is caught: pip only warns about unknown extras."""
-    if shutil.which("bash") is None:
-        pytest.skip("bash is needed")
-    block = Block(REPO / "README.md", 1, "sh", "pip install -e '.[yamll]'\n", None, None)
+    block = Block(REPO / "README.md", 1, "sh", "pip install -e '.[yaml,yamll]'\n", None, None)
     with pytest.raises(AssertionError, match="does not provide the extra"):
-        run_shell(block, workdir(tmp_path))
+        run_shell(block, workdir(tmp_path), fresh_venv)
+
+
+def test_the_shell_runner_is_a_newcomers_shell(tmp_path: Path, fresh_venv: Path) -> None:
+    """The fresh virtualenv's python and dsampler come first, the test's own packages are
+    not reachable, no OTEL_ variable is set: a zero-code command that does not name its
+    exporter fails there, as it does for a newcomer (the distro's OTLP default)."""
+    probe = (
+        f'test "$(command -v python)" = {fresh_venv / "bin" / "python"}\n'
+        "test -z \"$(env | grep '^OTEL_' || true)\"\n"
+        "! python -c 'import pytest' 2>/dev/null\n"
+        "dsampler --version\n"
+    )
+    (tmp_path / "probe").mkdir()
+    run_shell(Block(REPO / "README.md", 1, "sh", probe, None, None), workdir(tmp_path / "probe"), fresh_venv)
+    bare = (
+        "pip install opentelemetry-distro\n"
+        "OTEL_TRACES_SAMPLER=parentbased_dsampler opentelemetry-instrument python app.py\n"
+    )
+    (tmp_path / "bare").mkdir()
+    with pytest.raises(AssertionError):
+        run_shell(
+            Block(REPO / "README.md", 1, "sh", bare, None, None), workdir(tmp_path / "bare"), fresh_venv
+        )
 
 
 def test_the_logger_table_lists_the_loggers_the_code_uses() -> None:

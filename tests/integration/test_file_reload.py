@@ -59,7 +59,7 @@ def test_bad_files_keep_the_last_good_config_and_log_once_per_problem(
     steps = [
         ("", "the file is empty"),
         ('rate: 0.5\nrules:\n  - match: {span_name: "GET /', "invalid YAML"),
-        ("rate: 7\n", "rate: expected a number in [0, 1], got 7.0"),
+        ("rate: 7\n", "rate: expected a number in [0, 1], got 7"),
         ("rate: 7\n", None),  # the same problem again: not logged twice
         (None, "cannot read the file"),
     ]

@@ -94,6 +94,63 @@ def test_a_file_unusable_at_start_is_watched_and_applied_once_valid(
     sampler.close()
 
 
+@pytest.mark.parametrize(
+    ("content", "relative"),
+    [(None, False), (None, True), ("rate: [not a number]\n", False)],
+    ids=["missing", "missing-relative", "invalid"],
+)
+def test_a_file_unusable_at_start_is_warned_about_once(
+    tmp_path: Path,
+    content: str | None,
+    relative: bool,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """strict=False: one WARNING, in one wording, for the start and the watcher's polls
+    while the problem stays the same (the missing file was also warned about by the
+    watcher's first poll, as 'keeping the running configuration'); a new problem is
+    warned about again."""
+    path = tmp_path / "later.yaml"
+    if content is not None:
+        write(path, content)
+    monkeypatch.chdir(tmp_path)
+    with caplog.at_level(logging.WARNING, logger="dsampler"):
+        sampler = DSampler.from_file("later.yaml" if relative else path, poll_interval_s=3600, strict=False)
+        watcher = sampler.watcher
+        assert watcher is not None
+        for _ in range(3):
+            watcher.poll_once()
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert len(warnings) == 1, warnings
+        assert warnings[0].startswith("dsampler: the defaults serve until the file is valid: "), warnings
+        assert ("later.yaml" if relative else str(path)) in warnings[0]
+        write(path, "rate: 2\n")
+        watcher.poll_once()
+        watcher.poll_once()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 2, warnings
+    assert warnings[1].endswith("rate: expected a number in [0, 1], got 2 (line 1)"), warnings
+    sampler.close()
+
+
+def test_the_reload_line_names_the_new_version(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """INFO 'dsampler: reloaded FILE: version N', N the version now in force."""
+    path = tmp_path / "s.yaml"
+    write(path, "rate: 0.1\n")
+    sampler = DSampler.from_file(path, poll_interval_s=3600)
+    watcher = sampler.watcher
+    assert watcher is not None
+    write(path, "rate: 0.2\n")
+    with caplog.at_level(logging.INFO, logger="dsampler"):
+        watcher.poll_once()
+        assert watcher.poll_once() is True
+    version = sampler.config.version
+    assert version > 1
+    lines = [r.getMessage() for r in caplog.records if "reloaded" in r.getMessage()]
+    assert lines == [f"dsampler: reloaded {path}: version {version}"]
+    sampler.close()
+
+
 def test_a_relative_path_is_resolved_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """After os.chdir() the watcher still reads the file it was given (defect 4)."""
     (tmp_path / "a").mkdir()

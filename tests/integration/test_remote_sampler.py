@@ -285,6 +285,48 @@ def test_failures_back_off_with_jitter_up_to_the_interval(caplog: pytest.LogCapt
     assert all(9.0 <= poller.next_delay_s() <= 10.0 for _ in range(100))
 
 
+def test_an_unchanged_response_is_not_parsed_again() -> None:
+    """A large per-operation strategy (about 1 MB here; 3.8 MiB cost a second of CPU per
+    poll) polled again unchanged is recognised by its bytes before it is parsed: one
+    parse for five polls. A changed body is parsed; the strategy in force is still
+    compared, so a strategy applied in between is replaced by the polled one again; a
+    refused body is refused again, with its error, without a parse."""
+    from dsampler.protocol._strategy import StrategyResponse
+    from dsampler.protocol import parse_response
+    from dsampler.remote import HttpFetcher
+
+    parsed: list[int] = []
+
+    def counting_parse(data: bytes) -> StrategyResponse:
+        parsed.append(len(data))
+        return parse_response(data)
+
+    applied: list[object] = []
+    large = per_op(0.25, 0.0, **{f"op-{i:05d}": 0.5 for i in range(14_000)})
+    assert len(large) > 1_000_000
+    answer = Answer(large)
+    with serving(answer) as server:
+        fetcher = HttpFetcher(server.url, timeout_s=10)
+        poller = StrategyPoller(fetcher, "svc", lambda s: applied.append(s) is None, parse=counting_parse)
+        outcomes = [poller.poll_once() for _ in range(5)]
+        assert outcomes == [PollOutcome.APPLIED] + [PollOutcome.UNCHANGED] * 4
+        assert parsed == [len(large)]
+        polled = poller.strategy
+        assert poller.apply(ProbabilisticStrategy(0.1))
+        assert poller.poll_once() is PollOutcome.APPLIED  # the same body, back in force
+        assert poller.strategy == polled
+        assert len(parsed) == 1
+        answer.body = prob(0.5)
+        assert poller.poll_once() is PollOutcome.APPLIED
+        assert poller.strategy == ProbabilisticStrategy(0.5)
+        answer.body = b'{"strategyType": 7}'
+        assert [poller.poll_once() for _ in range(3)] == [PollOutcome.FAILED] * 3
+        assert poller.last_error is not None
+        assert "strategyType" in poller.last_error
+        assert len(parsed) == 3
+    assert len(applied) == 4  # large, 0.1 (applied in code), large again, 0.5
+
+
 def _down_fetcher() -> Any:
     from dsampler.remote import HttpFetcher
 

@@ -18,7 +18,7 @@ import pytest
 from dsampler.errors import ConfigError
 from dsampler.protocol import OperationRate, PerOperationStrategy, ProbabilisticStrategy, parse_strategy
 from dsampler.serve import Strategies, StrategiesFile, StrategiesServer
-from dsampler.serve._provider import jaeger_strategies
+from dsampler.serve._strategies import jaeger_strategies
 from tests.remote_servers import DATA
 
 pytestmark = pytest.mark.slow
@@ -98,6 +98,38 @@ def test_oversized_headers_close_the_connection(server: StrategiesServer) -> Non
                 sock.sendall(f"X-Filler-{i}: {'y' * 100}\r\n".encode())
             sock.sendall(b"\r\n")
         assert not _read_all(sock).startswith(b"HTTP/1.1 200")
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status"),
+    [
+        (b"garbage\r\n\r\n", 400),
+        (b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03" + bytes(32) + b"\r\n\r\n", 400),  # TLS hello
+        (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505),  # an HTTP/2 client's preface
+        (b"GET /sampling?service=foo HTTP/3.0\r\n\r\n", 505),
+        (b"GET /sampling?service=foo HTTP/1.1.1\r\n\r\n", 400),
+        (b"GET /sampling?service=foo HTTP/x\r\n\r\n", 400),
+        (b"BREW /sampling?service=foo HTTP/1.1\r\n\r\n", 501),
+    ],
+    ids=["garbage", "tls", "http2-preface", "http3", "bad-version", "no-version-number", "unknown-method"],
+)
+def test_a_request_that_is_not_http_1_gets_a_status_line_and_a_close(
+    server: StrategiesServer, request_bytes: bytes, status: int
+) -> None:
+    """A proper response (status line, plain-text body of the length announced,
+    Connection: close), never http.server's bare HTML page; then the next client is served."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(request_bytes)
+        reply = _read_all(sock)
+    head, _, body = reply.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    assert lines[0].startswith(f"HTTP/1.1 {status} "), reply[:200]
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    assert headers["Connection"] == "close"
+    assert headers["Content-Type"] == "text/plain"
+    assert int(headers["Content-Length"]) == len(body) > 0
+    assert b"<html" not in body.lower()
+    assert get(server, "/sampling?service=foo")[0] == 200
 
 
 def _read_all(sock: socket.socket) -> bytes:
@@ -369,3 +401,43 @@ def test_a_file_caught_half_written_is_not_served(tmp_path: Path) -> None:
     assert source.current.default.strategy == PerOperationStrategy(
         0.25, 0.0, (OperationRate("GET /a", 1.0), OperationRate("GET /b", 1.0))
     )
+
+
+def test_a_reload_problem_names_the_file_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """'keeping the strategies in force; FILE: problem', not 'FILE: FILE: problem'."""
+    import logging
+
+    path = tmp_path / "strategies.json"
+    _write(path, STRATEGIES)
+    source = StrategiesFile(path, reload_interval_s=0)
+    path.unlink()
+    with caplog.at_level(logging.WARNING, logger="dsampler.serve"):
+        assert source.poll_once() is False
+        path.write_text("{bad")
+        assert source.poll_once() is False
+        assert source.poll_once() is False
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == [
+        f"dsampler serve: keeping the strategies in force; {path}: cannot read the file: "
+        "No such file or directory",
+        f"dsampler serve: keeping the strategies in force; {path}: invalid JSON at line 1 column 2: "
+        "Expecting property name enclosed in double quotes",
+    ]
+    assert source.current.default == jaeger_strategies(STRATEGIES).default
+
+
+def test_a_file_of_null_or_an_empty_object_serves_the_default_and_an_empty_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    """As docs/remote-sampling.md says: null and {} give probabilistic 0.001 for every
+    service; a file with nothing in it is refused (Jaeger's file provider reads it so)."""
+    path = tmp_path / "strategies.json"
+    for content in ("null", "{}"):
+        path.write_text(content)
+        served = StrategiesFile(path, reload_interval_s=0).current
+        assert served.response_for("any") == jaeger_strategies({}).response_for("any")
+        assert served.response_for("any").probabilistic == ProbabilisticStrategy(0.001)
+    for content in ("", " \n"):
+        path.write_text(content)
+        with pytest.raises(ConfigError, match="the file is empty"):
+            StrategiesFile(path, reload_interval_s=0)

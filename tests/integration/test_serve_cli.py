@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,7 @@ def test_an_invalid_file_at_start_exits_2_naming_the_field(tmp_path: Path) -> No
     )
     out = run("--strategies", str(path), "--port", "0")
     assert out.returncode == 2
-    assert "service_strategies[0].param: expected a number in [0, 1], got 2.0" in out.stderr
+    assert "service_strategies[0].param: expected a number in [0, 1], got 2\n" in out.stderr
     missing = run("--strategies", str(tmp_path / "nope.json"), "--port", "0")
     assert missing.returncode == 2
     assert "cannot read" in missing.stderr
@@ -96,7 +97,7 @@ def test_bad_arguments_exit_2() -> None:
         (["--max-connections", "0"], "--max-connections: expected an integer in [1, 100000], got 0"),
         (
             ["--default-sampling-probability", "2"],
-            "--default-sampling-probability: expected a number in [0, 1], got 2.0",
+            "--default-sampling-probability: expected a number in [0, 1], got '2'",
         ),
         (
             ["--reload-interval", "soon"],
@@ -130,7 +131,7 @@ def test_grpc_port_serves_grpc_too_and_both_stop_on_sigterm() -> None:
     """--grpc-port 0: a second line `listening on grpc://127.0.0.1:PORT`, gRPC answers as
     HTTP does, and SIGTERM closes both (exit 0, the gRPC port is free again)."""
     from dsampler.protocol._proto import decode_response, encode_params
-    from dsampler.serve._provider import jaeger_strategies
+    from dsampler.serve._strategies import jaeger_strategies
 
     proc, (url, target) = start_serve_urls(
         "--strategies", str(DATA / "strategies.json"), "--port", "0", "--grpc-port", "0", count=2
@@ -152,6 +153,40 @@ def test_grpc_port_serves_grpc_too_and_both_stop_on_sigterm() -> None:
         sock.bind(("127.0.0.1", port))
 
 
+@pytest.mark.parametrize("grpc_too", [False, True], ids=["http", "http+grpc"])
+@pytest.mark.parametrize(
+    "signals",
+    [
+        [signal.SIGINT, signal.SIGINT],
+        [signal.SIGINT, signal.SIGTERM],
+        [signal.SIGTERM] * 5,
+        [signal.SIGINT, signal.SIGTERM] * 10,
+    ],
+    ids=["int-int", "int-term", "5-term", "20-mixed"],
+)
+def test_any_number_of_signals_end_serve_cleanly_with_one_line(
+    tmp_path: Path, signals: list[signal.Signals], grpc_too: bool
+) -> None:
+    """Ctrl-C pressed again while it shuts down (and SIGTERMs on top): exit 0 and one
+    line on stderr, not a traceback from the close the second signal interrupted, nor a
+    death by the signal (-2, -15)."""
+    args = ["--port", "0", *(["--grpc-port", "0"] if grpc_too else [])]
+    with (tmp_path / "stderr").open("w+") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dsampler", "serve", *args], stdout=subprocess.PIPE, stderr=log, text=True
+        )
+        assert proc.stdout is not None
+        listening = [proc.stdout.readline() for _ in range(1 + grpc_too)]
+        assert all("listening on" in line for line in listening), listening
+        for signum in signals:
+            proc.send_signal(signum)
+            threading.Event().wait(0.002)  # some land during the close, some before it
+        assert proc.wait(30) == 0
+        assert proc.stdout.read() == ""
+        log.seek(0)
+        assert log.read().splitlines() == [f"dsampler serve: stopped on {signals[0].name}"]
+
+
 def test_serve_without_grpc_port_prints_one_line_and_has_no_grpc() -> None:
     """Without the flag: as before, one `listening on` line (all of stdout, read after
     the exit), no gRPC listener."""
@@ -164,13 +199,16 @@ def test_serve_without_grpc_port_prints_one_line_and_has_no_grpc() -> None:
     assert "listening on" not in proc.stdout.read()
 
 
-def test_a_taken_grpc_port_exits_2_naming_it() -> None:
+def test_a_taken_grpc_port_exits_2_naming_it_in_exactly_one_line() -> None:
+    """grpcio's own log line ("Failed to add port to server") does not come first."""
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]
         out = run("--port", "0", "--grpc-port", str(port))
     assert out.returncode == 2
-    assert f"dsampler serve: cannot listen on 127.0.0.1:{port}: Address already in use" in out.stderr
-    assert "Traceback" not in out.stderr
+    assert out.stderr.splitlines() == [
+        f"dsampler serve: cannot listen on 127.0.0.1:{port}: Address already in use"
+    ]
+    assert out.stdout == ""
 
 
 def test_a_bad_grpc_port_exits_2() -> None:
@@ -192,7 +230,7 @@ def test_grpc_port_without_grpcio_exits_2_naming_the_extra() -> None:
     )
     assert out.returncode == 2
     assert out.stderr.strip().splitlines()[-1] == f"dsampler serve: {missing_grpc_message()}"
-    assert "install dsampler[grpc]" in missing_grpc_message()
+    assert "install dsampler's grpc extra (pip install grpcio)" in missing_grpc_message()
     assert "Traceback" not in out.stderr
     assert "listening on" not in out.stdout
 

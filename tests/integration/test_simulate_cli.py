@@ -184,6 +184,14 @@ def test_docs_show_every_built_in_scenarios_plot_and_valid_config(tmp_path: Path
             {"target_traces_per_second": 1e9, "phases": [{"duration": "6h", "qps": 1e7}]},
             "target_traces_per_second: expected at most 50,000,000 traces to simulate",
         ),
+        (  # a floor under the rate that samples every request: the target does not count
+            {"adaptive": {"min_rate": 1}, "phases": [{"duration": "6h", "qps": 1e7}]},
+            "adaptive.min_rate: expected at most 50,000,000 traces to simulate",
+        ),
+        (  # the same floor at a tenth, for a minute: still an hour of Python
+            {"adaptive": {"min_rate": 0.1}, "phases": [{"duration": "1m", "qps": 1e7}]},
+            "adaptive.min_rate: expected at most 50,000,000 traces to simulate, got about 6.1e+07",
+        ),
     ],
 )
 def test_a_scenario_too_large_to_simulate_exits_2_at_once(
@@ -201,5 +209,26 @@ def test_a_scenario_too_large_to_simulate_exits_2_at_once(
         check=False,
     )
     assert out.returncode == 2, out.stderr
-    assert f"{path}: {message}" in out.stderr
-    assert "Traceback" not in out.stderr
+    (line,) = out.stderr.splitlines()
+    assert line.startswith(f"dsampler simulate: {path}: {message}"), line
+    assert line.endswith("--no-limit (bounded=False) to run it anyway"), line
+    assert out.stdout == ""
+
+
+def test_accuracy_over_its_bound_of_ids_exits_2_at_once_naming_the_way_past() -> None:
+    """--ids 20,000,000: 140 cells of it would take minutes and gigabytes (the IDs of a
+    family are held at once); one line, and --no-limit named. 100,000,000 stays the most."""
+    out = subprocess.run(
+        [sys.executable, "-m", "dsampler", "simulate", "--accuracy", "--ids", "20000000"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert out.returncode == 2
+    assert out.stderr.splitlines() == [
+        "dsampler simulate: --ids: expected at most 10,000,000 trace IDs per cell (140 cells: about 10 s "
+        "and 500 MB at that), got 20,000,000; --no-limit to run it anyway"
+    ]
+    assert out.stdout == ""
+    assert main(["simulate", "--accuracy", "--no-limit", "--ids", str(10**8 + 1)]) == 2

@@ -116,8 +116,8 @@ def test_every_case_of_the_suite_makes_the_decision_it_times() -> None:
     assert {g.name for g in groups} == {"root", "child", "rules", "ratelimit", "jaeger", "spans"}
 
 
-def test_design_figures_sit_on_the_rows_design_md_names() -> None:
-    """Root and child rows carry the 0.5x figure; DSampler's span rows the 1.0x one; others none."""
+def test_targets_sit_on_the_rows_they_name() -> None:
+    """Root and child rows carry the 0.5x target; DSampler's span rows the 1.0x one; others none."""
     with ExitStack() as stack:
         groups, _ = _suite.build(stack)
     figures = {(row.group, row.label): row.figure for group in groups for row in group.rows}

@@ -68,7 +68,7 @@ def test_ratio_is_the_median_of_the_per_round_ratios() -> None:
 
 
 def test_a_row_meets_its_figure_or_says_it_has_none() -> None:
-    """0.4 <= 0.5 is met; a row without a DESIGN.md figure answers None."""
+    """0.4 <= 0.5 is met; a row without a target answers None."""
     steady, wide = results(GROUPS, _run())
     assert steady.met is True
     assert wide.met is None
@@ -95,7 +95,7 @@ def test_table_shows_every_row_figure_and_skip() -> None:
     assert "0.40 [0.33-0.45]" in text
     assert "<= 0.5x: met" in text
     assert "skipped: jaeger: not installed" in text
-    assert "DESIGN.md figure <= 0.5x (root): met by 1 of 1 rows" in text
+    assert "target <= 0.5x (root): met by 1 of 1 rows" in text
     assert "WARNING" not in text
 
 

@@ -17,7 +17,7 @@ from dsampler._demo._table import HEADER, LiveTable, PlainTable
 from dsampler._demo._timeline import CHECKOUT_UPDATE_RATE, SEARCH_TARGET, Timeline
 from dsampler._demo._workload import BATCH_S, Event, Record, Row, Update
 from dsampler.protocol._strategy import ProbabilisticStrategy
-from dsampler.serve._provider import load_strategies
+from dsampler.serve._strategies import load_strategies
 
 
 def test_the_timeline_puts_its_events_at_fixed_fractions_of_the_run() -> None:

@@ -26,11 +26,11 @@ from urllib.parse import urlsplit
 
 from dsampler._poller import Poller
 from dsampler._validate import check_seconds
-from dsampler.config._files import MAX_FILE_BYTES, read_bytes
+from dsampler.config._files import MAX_FILE_BYTES, describe, read_bytes
 from dsampler.config._watch import Changes, Watched
 from dsampler.errors import ConfigError, FetchError
 from dsampler.remote._fetch import HttpFetcher
-from dsampler.serve._provider import (
+from dsampler.serve._strategies import (
     DEFAULT_SAMPLING_PROBABILITY,
     FileFormat,
     Strategies,
@@ -38,10 +38,11 @@ from dsampler.serve._provider import (
     load_strategies,
 )
 
-__all__ = ["DEFAULT_RELOAD_S", "StrategiesFile"]
+__all__ = ["DEFAULT_RELOAD_S", "MAX_RELOAD_S", "StrategiesFile"]
 
 _log = logging.getLogger("dsampler.serve")
 DEFAULT_RELOAD_S: Final = 1.0
+MAX_RELOAD_S: Final = 86400.0
 URL_TIMEOUT_S: Final = 5.0
 
 
@@ -78,7 +79,7 @@ class StrategiesFile(Watched):
         self.path = None if path is None else os.fspath(path)
         self.format: FileFormat = format
         self.default_probability = default_probability
-        self.reload_interval_s = check_seconds(reload_interval_s, "reload_interval_s", 0.0, 86400.0)
+        self.reload_interval_s = check_seconds(reload_interval_s, "reload_interval_s", 0.0, MAX_RELOAD_S)
         self._fetcher: HttpFetcher | None = None
         if self.path is not None and _is_url(self.path):
             self._fetcher = HttpFetcher(self.path, timeout_s=URL_TIMEOUT_S, max_bytes=MAX_FILE_BYTES)
@@ -130,8 +131,9 @@ class StrategiesFile(Watched):
         return True
 
     def _report(self, exc: ConfigError) -> None:
-        if self._changes.problem(str(exc)):
-            _log.warning("dsampler serve: keeping the strategies in force; %s: %s", self.path, exc)
+        text = describe(self.path or "defaults", exc)  # the file named once, as the watcher does
+        if self._changes.problem(text):
+            _log.warning("dsampler serve: keeping the strategies in force; %s", text)
 
     def _report_warnings(self, strategies: Strategies) -> None:
         for warning in strategies.warnings:

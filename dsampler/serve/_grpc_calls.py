@@ -1,0 +1,155 @@
+"""The calls of the gRPC strategies server (:mod:`._grpc`), as grpcio's asyncio handlers.
+
+It answers as Jaeger's handler does (``internal/sampling/grpc/grpc_handler.go``, which
+hands ``param.GetServiceName()`` to the provider): a listed service gets its strategy,
+any other name, the empty one included, the default strategy; a provider never fails
+here, so no error status is sent for a well-formed request. Bytes that are not a
+``SamplingStrategyParameters`` (or a name that is not UTF-8) get ``INVALID_ARGUMENT``
+naming the problem, where grpc-go would say ``INTERNAL``. Messages are encoded once per
+loaded file (:mod:`._proto`), so a request costs a decode and a dict lookup.
+
+``grpc.health.v1.Health/Check`` reports ``SERVING`` for ``""`` and
+``jaeger.api_v2.SamplingManager`` as Jaeger v2 does (``NOT_FOUND`` for other names, as
+grpc's health servicer); ``Watch`` is not offered (``UNIMPLEMENTED``), which needs no
+``grpcio-health-checking``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
+from typing import Any, Final
+
+from dsampler.errors import ConfigError
+from dsampler.protocol._proto import decode_params
+from dsampler.protocol._wire import last, read_text
+
+__all__ = [
+    "GET_SAMPLING_STRATEGY",
+    "HEALTH_CHECK",
+    "MISSING_GRPC",
+    "SERVICE",
+    "SamplingCalls",
+    "import_grpc",
+    "taken",
+]
+
+SERVICE: Final = "jaeger.api_v2.SamplingManager"
+GET_SAMPLING_STRATEGY: Final = f"/{SERVICE}/GetSamplingStrategy"
+HEALTH_CHECK: Final = "/grpc.health.v1.Health/Check"
+MISSING_GRPC: Final = (
+    "gRPC needs grpcio, which is not installed: install dsampler's grpc extra (pip install grpcio)"
+)
+_SERVING: Final = b"\x08\x01"  # HealthCheckResponse{status: SERVING (1)}
+_HEALTHY: Final = frozenset({"", SERVICE})
+
+
+def import_grpc() -> ModuleType:
+    """``grpc``, or an :class:`ImportError` (``name`` "grpc") saying which extra to install."""
+    try:
+        import grpc
+    except ImportError as exc:
+        raise ModuleNotFoundError(MISSING_GRPC, name="grpc") from exc
+    module: ModuleType = grpc
+    return module
+
+
+def _health_service(data: bytes) -> str:
+    """The ``service`` of a ``HealthCheckRequest`` (field 1, a string)."""
+    return last(bytes(data), "HealthCheckRequest", 1, read_text, "HealthCheckRequest.service", "")
+
+
+def taken(host: str, port: int, address: str) -> OSError | None:
+    """Why ``address`` cannot be bound, or None when it can: a plain socket tries the
+    bind grpcio would make (``SO_REUSEADDR``, as grpcio's listeners), for the system's
+    reason (in use, not an address of this host, a name that does not resolve). Asked
+    before grpcio binds, so that a taken port is one error of ours, not grpcio's own log
+    line on stderr first; and after a failed bind, since grpcio says only that it failed."""
+    try:
+        family, kind, _, _, where = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        with socket.socket(family, kind) as probe:  # the family the name resolves to first
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(where)
+    except OSError as exc:  # socket.gaierror too: a name that does not resolve
+        return OSError(exc.errno, exc.strerror or str(exc), address)
+    return None
+
+
+class SamplingCalls:
+    """``GetSamplingStrategy`` and ``Health/Check``, each a stream-unary handler whose
+    one request message must arrive within ``request_timeout_s``.
+
+    Args:
+        grpc: the grpcio module.
+        message_for: service name -> the encoded ``SamplingStrategyResponse``.
+        in_loop: ``message_for`` never blocks (a file, fixed strategies): called on the
+            loop; else on ``pool``'s threads.
+        pool: the threads a blocking ``message_for`` runs on.
+        request_timeout_s: how long a call may take to send its request.
+    """
+
+    def __init__(
+        self,
+        grpc: ModuleType,
+        message_for: Callable[[str], bytes],
+        in_loop: bool,
+        pool: ThreadPoolExecutor,
+        request_timeout_s: float,
+    ) -> None:
+        self._grpc = grpc
+        self.message_for = message_for
+        self._in_loop = in_loop
+        self._pool = pool
+        self._request_timeout_s = request_timeout_s
+
+    def handlers(self) -> list[Any]:
+        """The generic handlers to build a server with."""
+        grpc = self._grpc
+        return [
+            grpc.method_handlers_generic_handler(
+                SERVICE, {"GetSamplingStrategy": grpc.stream_unary_rpc_method_handler(self._get)}
+            ),
+            grpc.method_handlers_generic_handler(
+                "grpc.health.v1.Health", {"Check": grpc.stream_unary_rpc_method_handler(self._check)}
+            ),
+        ]
+
+    async def _request(self, requests: Any, context: Any) -> bytes:
+        """The call's one request message, waited for at most ``request_timeout_s``."""
+        status = self._grpc.StatusCode
+        try:
+            request = await asyncio.wait_for(requests.__anext__(), self._request_timeout_s)
+        except asyncio.TimeoutError:
+            await context.abort(
+                status.DEADLINE_EXCEEDED, f"no request message within {self._request_timeout_s:g} s"
+            )
+        except StopAsyncIteration:
+            await context.abort(status.INVALID_ARGUMENT, "no request message")
+        return bytes(request)
+
+    async def _get(self, requests: Any, context: Any) -> bytes:
+        request = await self._request(requests, context)
+        try:
+            service = decode_params(request)
+        except ConfigError as exc:
+            await context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, f"SamplingStrategyParameters: {exc}")
+        if self._in_loop:  # an attribute read and a dict lookup (encoded once per loaded file)
+            return self.message_for(service)
+        loop = asyncio.get_running_loop()  # a callable source may block: not on the loop
+        answer: bytes = await loop.run_in_executor(self._pool, self.message_for, service)
+        return answer
+
+    async def _check(self, requests: Any, context: Any) -> bytes:
+        request = await self._request(requests, context)
+        try:
+            service = _health_service(request)
+        except ConfigError as exc:
+            await context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        if service not in _HEALTHY:
+            await context.abort(self._grpc.StatusCode.NOT_FOUND, "unknown service")
+        return _SERVING
