@@ -196,6 +196,9 @@ def ensure(name: str) -> Path:
     (scratch / ".built").write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
     shutil.rmtree(out, ignore_errors=True)
     scratch.rename(out)
+    for stale in out.parent.glob(f"{name}-*"):  # earlier keys of this component
+        if stale.name not in (out.name, log.name):
+            shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink()
     return out
 
 

@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/uber/jaeger-client-go"
@@ -14,7 +15,8 @@ import (
 	"dsampler-interop/clients/internal/probe"
 )
 
-// errorLogger keeps what the sampler logs as errors (failed polls).
+// errorLogger keeps what the sampler logs as errors, and its failed polls (which
+// jaeger-client-go logs at info level).
 type errorLogger struct {
 	mu     sync.Mutex
 	errors []string
@@ -26,7 +28,11 @@ func (l *errorLogger) Error(msg string) {
 	l.errors = append(l.errors, msg)
 }
 
-func (l *errorLogger) Infof(string, ...interface{}) {}
+func (l *errorLogger) Infof(format string, args ...interface{}) {
+	if strings.HasPrefix(format, "failed") {
+		l.Error(fmt.Sprintf(format, args...))
+	}
+}
 
 func (l *errorLogger) Debugf(string, ...interface{}) {}
 

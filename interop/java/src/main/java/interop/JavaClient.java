@@ -44,6 +44,11 @@ public final class JavaClient {
     public String getDescription() {
       return INITIAL;
     }
+
+    @Override
+    public String toString() {
+      return INITIAL; // JaegerRemoteSampler's description shows its sampler's toString()
+    }
   }
 
   private JavaClient() {}
