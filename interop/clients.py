@@ -19,6 +19,30 @@ from typing import Any, Final
 from dsampler.remote import JaegerRemoteSampler, Strategy
 
 IDS: Final = 10_000
+# The strategies file of the client scenarios: probabilistic, per-operation, rate limiting.
+STRATEGIES: Final = {
+    "default_strategy": {"type": "probabilistic", "param": 0.5},
+    "service_strategies": [
+        {"service": "svc-prob", "type": "probabilistic", "param": 0.37},
+        {
+            "service": "svc-ops",
+            "type": "probabilistic",
+            "param": 0.2,
+            "operation_strategies": [
+                {"operation": "GET /a", "type": "probabilistic", "param": 0.6},
+                {"operation": "GET /b", "type": "probabilistic", "param": 0.05},
+                {"operation": "/health", "type": "probabilistic", "param": 0.0},
+            ],
+        },
+        {"service": "svc-rl", "type": "ratelimiting", "param": 7},
+    ],
+}
+OPS: Final = ("GET /a", "GET /b", "/health", "other")
+# Each operation's rate, by service (svc-rl is not decided by trace ID).
+RATES: Final = {
+    "svc-prob": dict.fromkeys(OPS, 0.37),
+    "svc-ops": {"GET /a": 0.6, "GET /b": 0.05, "/health": 0.0, "other": 0.2},
+}
 MASK64: Final = (1 << 64) - 1
 
 

@@ -17,31 +17,9 @@ import pytest
 
 from dsampler.remote import parse_strategy
 from interop import clients, engines
-from interop.clients import Client
+from interop.clients import OPS, RATES, STRATEGIES, Client
 from interop.engines import Engine, get
 
-STRATEGIES: Final = {
-    "default_strategy": {"type": "probabilistic", "param": 0.5},
-    "service_strategies": [
-        {"service": "svc-prob", "type": "probabilistic", "param": 0.37},
-        {
-            "service": "svc-ops",
-            "type": "probabilistic",
-            "param": 0.2,
-            "operation_strategies": [
-                {"operation": "GET /a", "type": "probabilistic", "param": 0.6},
-                {"operation": "GET /b", "type": "probabilistic", "param": 0.05},
-                {"operation": "/health", "type": "probabilistic", "param": 0.0},
-            ],
-        },
-        {"service": "svc-rl", "type": "ratelimiting", "param": 7},
-    ],
-}
-OPS: Final = ("GET /a", "GET /b", "/health", "other")
-RATES: Final = {
-    "svc-prob": dict.fromkeys(OPS, 0.37),
-    "svc-ops": {"GET /a": 0.6, "GET /b": 0.05, "/health": 0.0, "other": 0.2},
-}
 CLIENTS: Final = (clients.OTEL_GO, clients.JAEGER_GO, clients.OTEL_JAVA, clients.OTEL_JS)
 # The rule dsampler decides each client's way with, or the client's own rule written out
 # here where dsampler has none (Java and JS do not decide as OpenTelemetry Python does).
