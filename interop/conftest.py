@@ -13,6 +13,13 @@ from interop import build
 from interop.clients import trace_ids, write_ids
 
 _LINES: dict[str, tuple[str, str]] = {}
+_FIGURES: list[str] = []
+
+
+@pytest.fixture
+def figures() -> Callable[[str], None]:
+    """``figures(line)``: a measured figure, printed after the scenario lines."""
+    return _FIGURES.append
 
 
 @pytest.fixture(scope="session")
@@ -65,3 +72,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     terminalreporter.section("interop scenarios")
     for name, (outcome, reason) in _LINES.items():
         terminalreporter.write_line(f"{outcome}  {name}" + (f": {reason}" if reason else ""))
+    if _FIGURES:
+        terminalreporter.section("interop figures")
+        for line in _FIGURES:
+            terminalreporter.write_line(line)

@@ -27,6 +27,7 @@ EXAMPLES: Final = REPO / "examples" / "collectors"
 JAEGER_FILE: Final = EXAMPLES / "jaeger-file.yaml"
 JAEGER_ADAPTIVE: Final = EXAMPLES / "jaeger-adaptive.yaml"
 OTELCOL_FILE: Final = EXAMPLES / "otelcol.yaml"
+OTELCOL_REMOTE: Final = EXAMPLES / "otelcol-remote.yaml"
 START_TIMEOUT_S: Final = 30.0
 
 
@@ -142,6 +143,20 @@ def otelcol(binary: Path, strategies: Path, *, reload_s: float = 0.2) -> Engine:
     return Engine(
         "otelcol",
         [str(binary), "--config", str(OTELCOL_FILE)],
+        env,
+        f"http://127.0.0.1:{http}/sampling",
+        grpc,
+        otlp_http=env["OTLP_HTTP"],
+    )
+
+
+def otelcol_remote(binary: Path, upstream_grpc_port: int, *, reload_s: float = 0.2) -> Engine:
+    """The OpenTelemetry Collector (not started) asking an upstream over gRPC."""
+    env, http, grpc = _collector_env(None, reload_s)
+    env["UPSTREAM_GRPC"] = f"127.0.0.1:{upstream_grpc_port}"
+    return Engine(
+        "otelcol-remote",
+        [str(binary), "--config", str(OTELCOL_REMOTE)],
         env,
         f"http://127.0.0.1:{http}/sampling",
         grpc,

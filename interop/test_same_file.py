@@ -128,6 +128,23 @@ def test_the_collectors_first_load_differs_until_it_reloads(built: Callable[[str
             )
 
 
+@pytest.mark.parametrize("name", FILES)
+def test_the_collector_relays_dsampler_serve_over_grpc(built: Callable[[str], Path], name: str) -> None:
+    """The Collector with ``source: remote`` pointed at ``dsampler serve --grpc-port``
+    (grpc-go's client against dsampler's gRPC server) answers every service over HTTP
+    with what ``dsampler serve`` answers, in its own dialect, byte for byte."""
+    go = built("go-engines")
+    path = FIXTURES / name
+    with engines.running(engines.dsampler_serve(path)) as (serve,):
+        relay = engines.otelcol_remote(go / "bin" / "otelcol", serve.grpc_port)
+        with engines.running(relay):
+            for service in services_of(path):
+                relayed_body, relayed = answer(relay, service)
+                _, direct = answer(serve, service)
+                assert relayed == direct, f"{name} {service}: {relayed_body!r}"
+                assert relayed_body == render(direct, "go-struct"), f"{name} {service}"
+
+
 def test_an_invalid_file_stops_every_engine_at_start(built: Callable[[str], Path]) -> None:
     """``bad_strategies.json`` (not an object): Jaeger and the Collector exit, and so
     does ``dsampler serve`` (exit 2 naming the problem)."""

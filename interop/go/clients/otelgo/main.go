@@ -4,7 +4,7 @@
 // the jaeger.sampler.* attributes of the sampler in force) and its decisions for a list of
 // trace IDs. With -load it is instead a service: spans for each operation at -rate per
 // second, exported over OTLP/HTTP to -otlp, for -duration, the rate times -step-factor
-// after -step-after.
+// once the file -step-file exists.
 package main
 
 import (
@@ -65,7 +65,7 @@ func main() {
 	otlp := flag.String("otlp", "127.0.0.1:4318", "OTLP/HTTP host:port for -load")
 	rate := flag.Float64("rate", 10, "spans per second per operation for -load")
 	duration := flag.Duration("duration", 10*time.Second, "how long -load runs")
-	stepAfter := flag.Duration("step-after", 0, "when -load multiplies its rate (0: never)")
+	stepFile := flag.String("step-file", "", "-load multiplies its rate once this file exists")
 	stepFactor := flag.Float64("step-factor", 5, "the multiplier at -step-after")
 	flags := probe.Parse()
 	var mu sync.Mutex
@@ -79,7 +79,7 @@ func main() {
 	)
 	defer remote.Close()
 	if *load {
-		if err := serve(remote, flags, *otlp, *rate, *duration, *stepAfter, *stepFactor); err != nil {
+		if err := serve(remote, flags, *otlp, *rate, *duration, *stepFile, *stepFactor); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -132,7 +132,7 @@ func main() {
 // serve emits spans for every operation at rate per second until duration has passed,
 // and prints one JSON line a second: spans started and sampled so far, per operation.
 func serve(remote *jaegerremote.Sampler, flags probe.Flags, endpoint string, rate float64,
-	duration, stepAfter time.Duration, stepFactor float64,
+	duration time.Duration, stepFile string, stepFactor float64,
 ) error {
 	ctx := context.Background()
 	exporter, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpoint(endpoint), otlptracehttp.WithInsecure())
@@ -157,7 +157,7 @@ func serve(remote *jaegerremote.Sampler, flags probe.Flags, endpoint string, rat
 			break
 		}
 		perSecond := rate
-		if stepAfter > 0 && elapsed >= stepAfter {
+		if stepped(stepFile) {
 			perSecond = rate * stepFactor
 		}
 		for _, op := range flags.Ops {
@@ -175,6 +175,16 @@ func serve(remote *jaegerremote.Sampler, flags probe.Flags, endpoint string, rat
 		time.Sleep(time.Duration(float64(time.Second) / perSecond))
 	}
 	return provider.ForceFlush(ctx)
+}
+
+var steppedAlready bool
+
+func stepped(path string) bool {
+	if !steppedAlready && path != "" {
+		_, err := os.Stat(path)
+		steppedAlready = err == nil
+	}
+	return steppedAlready
 }
 
 func jsonMap(m map[string]int) string {
