@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -70,7 +70,7 @@ def restart(jaeger: Engine) -> None:
 
 
 @pytest.fixture
-def adaptive_jaeger(built: Callable[[str], Path], tmp_path: Path) -> Engine:
+def adaptive_jaeger(built: Callable[[str], Path], tmp_path: Path) -> Iterator[Engine]:
     go = built("go-engines")
     env = {
         "BADGER_DIR": str(tmp_path / "badger"),
@@ -81,7 +81,11 @@ def adaptive_jaeger(built: Callable[[str], Path], tmp_path: Path) -> Engine:
         "ADAPTIVE_LEADER_LEASE": "1s",
         "ADAPTIVE_FOLLOWER_LEASE": "1s",
     }
-    return engines.jaeger(go / "bin" / "jaeger", config=engines.JAEGER_ADAPTIVE, extra_env=env)
+    jaeger = engines.jaeger(go / "bin" / "jaeger", config=engines.JAEGER_ADAPTIVE, extra_env=env)
+    try:
+        yield jaeger
+    finally:
+        jaeger.stop()  # whatever the test did (stop is idempotent)
 
 
 def test_adaptive_sampling_end_to_end(
@@ -115,10 +119,8 @@ def test_adaptive_sampling_end_to_end(
             service.stop()
         go.stop()
     time.sleep(2.0)  # the last batches
-    try:
-        results = measure(jaeger, phases, started)
-    finally:
-        jaeger.stop()
+    results = measure(jaeger, phases, started)
+    jaeger.stop()
     report(results, figures)
     (tmp_path / "adaptive.json").write_text(json.dumps(results, indent=1))
     check(results)
