@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo quickstart test lint bench clean
+.PHONY: demo quickstart test lint bench interop clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,9 +35,16 @@ test: $(VENV)/.installed-dev lint
 	$(BIN)/python -m pytest -q benchmarks --benchmark-disable
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check dsampler tests benchmarks examples
-	$(BIN)/ruff format --check dsampler tests benchmarks examples
+	$(BIN)/ruff check dsampler tests benchmarks examples interop
+	$(BIN)/ruff format --check dsampler tests benchmarks examples interop
 	$(BIN)/mypy
+
+## Against the real engines and clients (Jaeger v2, the OpenTelemetry Collector, OpenTelemetry
+## Go/Java/JS, jaeger-client-go): builds them into ~/.cache/dsampler-interop (minutes the first
+## time, seconds after), runs every scenario on 127.0.0.1, one line each; see interop/README.md.
+interop: $(VENV)/.installed-dev
+	$(BIN)/python -m interop.build
+	$(BIN)/python -m pytest interop -q -p no:cacheprovider
 
 ## Benchmarks with timings (a few minutes); results table in docs/benchmarks.md.
 bench: $(VENV)/.installed-dev

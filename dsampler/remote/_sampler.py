@@ -78,8 +78,9 @@ class JaegerRemoteSampler(Sampler):
             fleet's start).
         parent_based: children follow their parent's decision (default True);
             ``jaeger_remote`` from the environment sets False, as the spec's raw sampler.
-        hash: decision rule (default ``otel``: the same decisions as OpenTelemetry's
-            ``TraceIdRatioBased`` and its Jaeger remote samplers in Go, Java and JS).
+        hash: decision rule (default ``otel``: the same decisions as OpenTelemetry
+            Python's and Go's ``TraceIdRatioBased``, and so as OpenTelemetry Go's Jaeger
+            remote sampler; OpenTelemetry Java and JS decide by rules of their own).
         sampler_tags: tag sampled roots with ``sampler.type`` and ``sampler.param``, what
             Jaeger's adaptive sampling learns from (default True).
         resource: this process's resource (service name, resource-matching rules).

@@ -291,8 +291,8 @@ def test_an_unchanged_response_is_not_parsed_again() -> None:
     parse for five polls. A changed body is parsed; the strategy in force is still
     compared, so a strategy applied in between is replaced by the polled one again; a
     refused body is refused again, with its error, without a parse."""
-    from dsampler.protocol._strategy import StrategyResponse
     from dsampler.protocol import parse_response
+    from dsampler.protocol._strategy import StrategyResponse
     from dsampler.remote import HttpFetcher
 
     parsed: list[int] = []
