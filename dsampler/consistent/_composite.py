@@ -1,0 +1,218 @@
+"""The composite sampler: a composable sampler's intent turned into a decision and a ``th``.
+
+OpenTelemetry's CompositeSampler: ask the delegate for its intent; no threshold is a
+drop; a reliable threshold ``T`` samples iff ``R >= T`` (``R`` the parent's ``rv`` or
+the trace ID's low 56 bits) and the sampled span carries ``th:T``; an unreliable one
+samples against fresh randomness (threshold 0 always samples) and the span carries no
+``th``; a dropped span carries no ``th`` either. Only ``th`` changes in the ``ot`` entry,
+and the rest of the parent's tracestate is handed on, so vendor entries and ``rv``
+survive every decision.
+
+Where OpenTelemetry Python 1.45's ``composite_sampler`` differs: it reads the tracestate
+from its ``trace_state`` argument, which the SDK never passes (children lose their
+parent's tracestate and ``rv``); it replaces the span's own attributes with the intent's
+(None: the span loses them all); it keeps a stale ``th`` when nothing else is left in
+``ot`` on a drop; it draws unreliable thresholds against the trace's randomness; it cuts
+an ``ot`` value over 256 characters at its last members. Here the tracestate comes from
+the parent span context, the span keeps its attributes (the intent's are added, the
+span's own win a clash), ``th`` is always erased on a drop, and a ``th`` that would take
+``ot`` over 256 characters (or a new ``ot`` entry that would be the 33rd) is left out,
+counted in :attr:`CompositeSampler.overflows` and logged once.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping, Sequence
+from random import getrandbits
+from types import MappingProxyType
+from typing import Any, Final
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
+from opentelemetry.trace import Link, SpanKind
+from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
+from opentelemetry.util.types import Attributes
+
+from dsampler.consistent._intent import ComposableSampler, IntentLike, check_composable, keep_trace_state
+from dsampler.consistent._ot import OT_KEY, ot_with_threshold, ot_without_threshold, parse_ot
+from dsampler.consistent._sdk import DROPPED, EMPTY, FaultLog, parent_span_context, shared_result
+from dsampler.consistent._threshold import MAX_THRESHOLD
+from dsampler.consistent._tracestate import with_ot
+from dsampler.hashing._reference import MASK56
+
+__all__ = ["CompositeSampler", "composite_sampler"]
+
+_ERASE: Final = -1
+_UNSET: Final = TraceState()  # a tracestate no span has: the memo's initial key
+_OVERFLOW: Final = "overflow"
+_FAULT: Final = "fault"
+
+
+def _merged(own: Attributes, span: Attributes) -> Mapping[str, Any]:
+    """A sampled span's attributes: its own, plus the intent's where it has none."""
+    if not own:
+        return MappingProxyType(span) if span else EMPTY
+    if not span:
+        return MappingProxyType(own)
+    return MappingProxyType({**own, **span})
+
+
+class CompositeSampler(Sampler):
+    """Decides by a composable sampler's intents, writing ``th`` truthfully.
+
+    Build it with :func:`composite_sampler`. ``should_sample`` never raises: a fault in
+    the delegate (or a trace ID that is not an integer) drops the span, carrying the
+    parent's tracestate without ``th``, and is counted in :attr:`faults`.
+    """
+
+    def __init__(self, delegate: ComposableSampler) -> None:
+        self._delegate = check_composable(delegate, "delegate")
+        self._intent_of = delegate.sampling_intent
+        self._log = FaultLog("composite sampler")
+        # (intent, sampled, dropped): a root without attributes of its own, per intent
+        self._roots: tuple[object, SamplingResult, SamplingResult] = (None, DROPPED, DROPPED)
+        # (tracestate, threshold, resulting tracestate, why th is missing), for th
+        # written [0] and erased [1]: siblings share their parent's TraceState object
+        self._memo: list[tuple[TraceState | None, int, TraceState | None, str]] = [(_UNSET, 0, None, "")] * 2
+
+    @property
+    def delegate(self) -> ComposableSampler:
+        """The composable sampler whose intents this sampler follows."""
+        return self._delegate
+
+    @property
+    def faults(self) -> int:
+        """Decisions that fell back to a drop after an internal fault (bad input included)."""
+        return self._log.counts.get(_FAULT, 0)
+
+    @property
+    def overflows(self) -> int:
+        """Sampled spans whose ``th`` was left out: ``ot`` would exceed 256 characters,
+        or the tracestate already had 32 entries and no ``ot``."""
+        return self._log.counts.get(_OVERFLOW, 0)
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        try:
+            parent = parent_span_context(parent_context)
+            ts = trace_state if parent is None else parent.trace_state
+            if ts is not None and (ts is DEFAULT_TRACE_STATE or not isinstance(ts, TraceState)):
+                ts = None
+            intent = self._intent_of(parent_context, name, kind, attributes, links, ts)
+            threshold = intent.threshold
+            if type(threshold) is not int or not 0 <= threshold <= MAX_THRESHOLD:
+                return self._result(intent, False, ts, attributes)
+            if not intent.threshold_reliable:
+                return self._result(intent, threshold == 0 or getrandbits(56) >= threshold, ts, attributes)
+            ot = None if ts is None else ts.get(OT_KEY)
+            rv = None if ot is None else getattr(parse_ot(ot), "randomness", None)
+            return self._result(
+                intent, (trace_id & MASK56 if rv is None else rv) >= threshold, ts, attributes
+            )
+        except Exception:
+            as_int = None if isinstance(trace_id, int) else _index(trace_id)
+            if as_int is not None:  # numpy's integers: decided as the int of the same value
+                return self.should_sample(parent_context, as_int, name, kind, attributes, links, trace_state)
+            self._log.record(_FAULT, "dropped a span after an internal fault", trace=True)
+            return self._fallback(parent_context)
+
+    def _result(
+        self, intent: IntentLike, sampled: bool, ts: TraceState | None, attributes: Attributes
+    ) -> SamplingResult:
+        if ts is not None or attributes:
+            return self._build(intent, sampled, ts, attributes)
+        roots = self._roots
+        if roots[0] is not intent:
+            if intent.update_trace_state is not keep_trace_state:
+                return self._build(intent, sampled, None, None)
+            roots = (intent, self._build(intent, True, None, None), self._build(intent, False, None, None))
+            self._roots = roots
+        return roots[1] if sampled else roots[2]
+
+    def _build(
+        self, intent: IntentLike, sampled: bool, ts: TraceState | None, attributes: Attributes
+    ) -> SamplingResult:
+        base = ts
+        provider = intent.update_trace_state
+        if provider is not keep_trace_state:
+            given = DEFAULT_TRACE_STATE if ts is None else ts
+            changed = provider(given)
+            if changed is not given:
+                base = changed if isinstance(changed, TraceState) else ts
+        threshold = intent.threshold
+        reliable = sampled and intent.threshold_reliable and type(threshold) is int
+        written = threshold if reliable and 0 <= threshold < MAX_THRESHOLD else _ERASE
+        carried = self._carried(base, written)
+        if not sampled:
+            return DROPPED if carried is None else shared_result(Decision.DROP, EMPTY, carried)
+        return shared_result(Decision.RECORD_AND_SAMPLE, _merged(intent.attributes, attributes), carried)
+
+    def _carried(self, base: TraceState | None, written: int) -> TraceState | None:
+        """``base`` with ``th`` written (``written`` >= 0) or erased."""
+        slot = 1 if written < 0 else 0
+        memo = self._memo[slot]
+        if memo[0] is not base or memo[1] != written:
+            memo = self._memo[slot] = (base, written, *self._rewritten(base, written))
+        if memo[3]:
+            self._log.record(_OVERFLOW, memo[3])
+        return memo[2]
+
+    @staticmethod
+    def _rewritten(base: TraceState | None, written: int) -> tuple[TraceState | None, str]:
+        """The tracestate, and why ``th`` could not be written ("" when it could)."""
+        ot = None if base is None else base.get(OT_KEY)
+        if written < 0:
+            return with_ot(base, ot_without_threshold(ot)), ""
+        value = ot_with_threshold(ot, written)
+        if value is None:
+            return with_ot(base, ot_without_threshold(ot)), "th would take ot over 256 characters: left out"
+        carried = with_ot(base, value)
+        if ot is None and carried is base:
+            return carried, "the tracestate has 32 entries, none of them ot: th left out"
+        return carried, ""
+
+    def _fallback(self, parent_context: Context | None) -> SamplingResult:
+        """A drop that still hands the parent's tracestate on, without ``th``."""
+        try:
+            parent = parent_span_context(parent_context)
+            ts = None if parent is None else parent.trace_state
+            if not isinstance(ts, TraceState) or ts is DEFAULT_TRACE_STATE:
+                return DROPPED
+            carried = with_ot(ts, ot_without_threshold(ts.get(OT_KEY)))
+            return DROPPED if carried is None else shared_result(Decision.DROP, EMPTY, carried)
+        except Exception:
+            return DROPPED
+
+    def get_description(self) -> str:
+        try:
+            return str(self._delegate.get_description())
+        except Exception:
+            return "CompositeSampler"
+
+
+def _index(trace_id: object) -> int | None:
+    try:
+        return operator.index(trace_id)  # type: ignore[arg-type]
+    except Exception:
+        return None
+
+
+def composite_sampler(delegate: ComposableSampler) -> Sampler:
+    """An OpenTelemetry ``Sampler`` deciding by ``delegate``'s intents (dsampler's
+    composables, OpenTelemetry Python's ``_sampling_experimental`` ones, or any object
+    with ``sampling_intent`` and ``get_description``), writing and erasing ``th`` as the
+    spec's CompositeSampler does. Its description is the delegate's.
+
+    Raises:
+        ConfigError: ``delegate`` is not a composable sampler.
+    """
+    return CompositeSampler(delegate)
