@@ -43,6 +43,9 @@ from dsampler.hashing._reference import MASK56
 
 __all__ = ["CompositeSampler", "composite_sampler"]
 
+_Parent = tuple[
+    TraceState, "int | None", "IntentLike | None", "SamplingResult | None", "SamplingResult | None"
+]
 _ERASE: Final = -1
 _UNSET: Final = TraceState()  # a tracestate no span has: the memo's initial key
 _OVERFLOW: Final = "overflow"
@@ -72,6 +75,8 @@ class CompositeSampler(Sampler):
         self._log = FaultLog("composite sampler")
         # (intent, sampled, dropped): a root without attributes of its own, per intent
         self._roots: tuple[object, SamplingResult, SamplingResult] = (None, DROPPED, DROPPED)
+        # (parent tracestate, its rv, intent, sampled result, dropped result)
+        self._parent: _Parent = (_UNSET, None, None, None, None)
         # (tracestate, threshold, resulting tracestate, why th is missing), for th
         # written [0] and erased [1]: siblings share their parent's TraceState object
         self._memo: list[tuple[TraceState | None, int, TraceState | None, str]] = [(_UNSET, 0, None, "")] * 2
@@ -113,8 +118,7 @@ class CompositeSampler(Sampler):
                 return self._result(intent, False, ts, attributes)
             if not intent.threshold_reliable:
                 return self._result(intent, threshold == 0 or getrandbits(56) >= threshold, ts, attributes)
-            ot = None if ts is None else ts.get(OT_KEY)
-            rv = None if ot is None else getattr(parse_ot(ot), "randomness", None)
+            rv = None if ts is None else self._parent_of(ts)[1]
             return self._result(
                 intent, (trace_id & MASK56 if rv is None else rv) >= threshold, ts, attributes
             )
@@ -125,15 +129,38 @@ class CompositeSampler(Sampler):
             self._log.record(_FAULT, "dropped a span after an internal fault", trace=True)
             return self._fallback(parent_context)
 
+    def _parent_of(self, ts: TraceState) -> _Parent:
+        """The memo of the parent tracestate ``ts``: its ``rv``, and results built for it."""
+        parent = self._parent
+        if parent[0] is not ts:
+            ot = ts.get(OT_KEY)
+            parsed = None if ot is None else parse_ot(ot)
+            parent = self._parent = (ts, None if parsed is None else parsed.randomness, None, None, None)
+        return parent
+
+    def _child(self, intent: IntentLike, sampled: bool, ts: TraceState) -> SamplingResult:
+        """A child's result without attributes of its own: built once per (parent
+        tracestate, intent, outcome), as siblings share their parent's TraceState."""
+        parent = self._parent_of(ts)
+        if parent[2] is not intent:
+            parent = (ts, parent[1], intent, None, None)
+        slot = 3 if sampled else 4
+        result = parent[slot]
+        if result is None:
+            result = self._build(intent, sampled, ts, None)
+            parent = (*parent[:slot], result, *parent[slot + 1 :])  # type: ignore[assignment]
+            self._parent = parent
+        return result  # type: ignore[return-value]
+
     def _result(
         self, intent: IntentLike, sampled: bool, ts: TraceState | None, attributes: Attributes
     ) -> SamplingResult:
-        if ts is not None or attributes:
+        if attributes or intent.update_trace_state is not keep_trace_state:
             return self._build(intent, sampled, ts, attributes)
+        if ts is not None:
+            return self._child(intent, sampled, ts)
         roots = self._roots
         if roots[0] is not intent:
-            if intent.update_trace_state is not keep_trace_state:
-                return self._build(intent, sampled, None, None)
             roots = (intent, self._build(intent, True, None, None), self._build(intent, False, None, None))
             self._roots = roots
         return roots[1] if sampled else roots[2]

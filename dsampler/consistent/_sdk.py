@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from opentelemetry.context import Context, get_current
 from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
@@ -32,12 +32,25 @@ def _span_key() -> str:
 SPAN_KEY: Final = _span_key()
 
 
+_SPAN_TYPES: dict[type, bool] = {}  # type -> is a Span: a dict lookup instead of an ABC check
+
+
+def _is_span(value: object) -> TypeGuard[Span]:
+    kind = type(value)
+    known = _SPAN_TYPES.get(kind)
+    if known is None:
+        known = isinstance(value, Span)
+        if len(_SPAN_TYPES) < 64:  # span classes are few; anything else is not kept
+            _SPAN_TYPES[kind] = known
+    return known
+
+
 def parent_span_context(parent_context: Context | None) -> SpanContext | None:
     """The parent's valid span context (``parent_context``, or the current context when
     it is None), else None: the span is a root."""
     context = get_current() if parent_context is None else parent_context
     span = context.get(SPAN_KEY)
-    if span is None or not isinstance(span, Span):
+    if span is None or not _is_span(span):
         return None
     span_context = span.get_span_context()
     return span_context if span_context.is_valid else None
