@@ -54,6 +54,7 @@ __all__ = [
     "ot_of",
     "ot_with_threshold",
     "ot_without_threshold",
+    "parent_threshold",
     "parse_ot",
     "randomness",
     "ratio_to_threshold",
@@ -100,6 +101,7 @@ if typing.TYPE_CHECKING:
         bound_of_threshold,
         consistent_sampled,
         key_of_randomness,
+        parent_threshold,
         randomness,
         threshold_of_bound,
     )
@@ -158,6 +160,7 @@ __getattr__, __dir__ = _attach(
                 "bound_of_threshold",
                 "consistent_sampled",
                 "key_of_randomness",
+                "parent_threshold",
                 "randomness",
                 "threshold_of_bound",
             ),

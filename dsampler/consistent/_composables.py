@@ -24,11 +24,9 @@ from dsampler.consistent._intent import (
     SamplingIntent,
     check_composable,
 )
-from dsampler.consistent._ot import parse_ot
+from dsampler.consistent._randomness import parent_threshold
 from dsampler.consistent._sdk import parent_span_context
 from dsampler.consistent._threshold import MAX_THRESHOLD, MIN_THRESHOLD, encode_th, ratio_to_threshold
-from dsampler.consistent._tracestate import ot_of
-from dsampler.hashing._reference import MASK56
 
 __all__ = [
     "composable_always_off",
@@ -130,14 +128,9 @@ class _ParentThreshold:
         if not parent.trace_flags.sampled:
             return NON_SAMPLING
         # The parent span context's own tracestate: the SDK passes no trace_state.
-        value = ot_of(parent.trace_state)
-        parsed = None if value is None else parse_ot(value)
-        if parsed is None or parsed.threshold is None:
+        threshold = parent_threshold(parent)
+        if threshold is None:  # none, or an inconsistent one (R < T): erased, not propagated
             return _FOLLOW_SAMPLED
-        threshold = parsed.threshold
-        rv = parsed.randomness
-        if (parent.trace_id & MASK56 if rv is None else rv) < threshold:
-            return _FOLLOW_SAMPLED  # an inconsistent th (R < T) is erased, not propagated
         return self._intent_of(threshold)
 
     def _intent_of(self, threshold: int) -> SamplingIntent:

@@ -35,21 +35,38 @@ from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.consistent._intent import ComposableSampler, IntentLike, check_composable, keep_trace_state
-from dsampler.consistent._ot import OT_KEY, ot_with_threshold, ot_without_threshold, parse_ot
+from dsampler.consistent._ot import ot_with_threshold, ot_without_threshold, parse_ot
 from dsampler.consistent._sdk import DROPPED, EMPTY, FaultLog, parent_span_context, shared_result
 from dsampler.consistent._threshold import MAX_THRESHOLD
-from dsampler.consistent._tracestate import with_ot
+from dsampler.consistent._tracestate import ot_entry, with_ot
 from dsampler.hashing._reference import MASK56
 
 __all__ = ["CompositeSampler", "composite_sampler"]
 
+
+#: The last parent tracestate seen: (tracestate, its ot value, its rv, the intent the two
+#: results are for, sampled result, dropped result).
 _Parent = tuple[
-    TraceState, "int | None", "IntentLike | None", "SamplingResult | None", "SamplingResult | None"
+    TraceState,
+    "str | None",
+    "int | None",
+    "IntentLike | None",
+    "SamplingResult | None",
+    "SamplingResult | None",
 ]
 _ERASE: Final = -1
 _UNSET: Final = TraceState()  # a tracestate no span has: the memo's initial key
 _OVERFLOW: Final = "overflow"
 _FAULT: Final = "fault"
+
+
+def _written(intent: IntentLike, sampled: bool) -> int:
+    """The threshold a span's ``th`` states: the intent's when the span is sampled and the
+    threshold reliable, else _ERASE."""
+    threshold = intent.threshold
+    if sampled and intent.threshold_reliable and type(threshold) is int and 0 <= threshold < MAX_THRESHOLD:
+        return threshold
+    return _ERASE
 
 
 def _merged(own: Attributes, span: Attributes) -> Mapping[str, Any]:
@@ -75,8 +92,8 @@ class CompositeSampler(Sampler):
         self._log = FaultLog("composite sampler")
         # (intent, sampled, dropped): a root without attributes of its own, per intent
         self._roots: tuple[object, SamplingResult, SamplingResult] = (None, DROPPED, DROPPED)
-        # (parent tracestate, its rv, intent, sampled result, dropped result)
-        self._parent: _Parent = (_UNSET, None, None, None, None)
+        # (parent tracestate, its ot value, its rv, intent, sampled result, dropped result)
+        self._parent: _Parent = (_UNSET, None, None, None, None, None)
         # (tracestate, threshold, resulting tracestate, why th is missing), for th
         # written [0] and erased [1]: siblings share their parent's TraceState object
         self._memo: list[tuple[TraceState | None, int, TraceState | None, str]] = [(_UNSET, 0, None, "")] * 2
@@ -118,7 +135,12 @@ class CompositeSampler(Sampler):
                 return self._result(intent, False, ts, attributes)
             if not intent.threshold_reliable:
                 return self._result(intent, threshold == 0 or getrandbits(56) >= threshold, ts, attributes)
-            rv = None if ts is None else self._parent_of(ts)[1]
+            if ts is None:
+                return self._result(intent, (trace_id & MASK56) >= threshold, None, attributes)
+            memo = self._parent
+            if memo[0] is not ts:
+                memo = self._parent_of(ts)
+            rv = memo[2]
             return self._result(
                 intent, (trace_id & MASK56 if rv is None else rv) >= threshold, ts, attributes
             )
@@ -130,27 +152,15 @@ class CompositeSampler(Sampler):
             return self._fallback(parent_context)
 
     def _parent_of(self, ts: TraceState) -> _Parent:
-        """The memo of the parent tracestate ``ts``: its ``rv``, and results built for it."""
+        """The memo of the parent tracestate ``ts``: its ``ot`` value and ``rv``, and the
+        results built for it."""
         parent = self._parent
         if parent[0] is not ts:
-            ot = ts.get(OT_KEY)
+            ot = ot_entry(ts)
             parsed = None if ot is None else parse_ot(ot)
-            parent = self._parent = (ts, None if parsed is None else parsed.randomness, None, None, None)
+            rv = None if parsed is None else parsed.randomness
+            parent = self._parent = (ts, ot, rv, None, None, None)
         return parent
-
-    def _child(self, intent: IntentLike, sampled: bool, ts: TraceState) -> SamplingResult:
-        """A child's result without attributes of its own: built once per (parent
-        tracestate, intent, outcome), as siblings share their parent's TraceState."""
-        parent = self._parent_of(ts)
-        if parent[2] is not intent:
-            parent = (ts, parent[1], intent, None, None)
-        slot = 3 if sampled else 4
-        result = parent[slot]
-        if result is None:
-            result = self._build(intent, sampled, ts, None)
-            parent = (*parent[:slot], result, *parent[slot + 1 :])  # type: ignore[assignment]
-            self._parent = parent
-        return result  # type: ignore[return-value]
 
     def _result(
         self, intent: IntentLike, sampled: bool, ts: TraceState | None, attributes: Attributes
@@ -158,12 +168,34 @@ class CompositeSampler(Sampler):
         if attributes or intent.update_trace_state is not keep_trace_state:
             return self._build(intent, sampled, ts, attributes)
         if ts is not None:
+            parent = self._parent
+            if parent[0] is ts and parent[3] is intent:
+                built = parent[4] if sampled else parent[5]
+                if built is not None:
+                    return built
             return self._child(intent, sampled, ts)
         roots = self._roots
         if roots[0] is not intent:
             roots = (intent, self._build(intent, True, None, None), self._build(intent, False, None, None))
             self._roots = roots
         return roots[1] if sampled else roots[2]
+
+    def _child(self, intent: IntentLike, sampled: bool, ts: TraceState) -> SamplingResult:
+        """A child's result without attributes of its own: built once per (parent
+        tracestate, intent, outcome), as siblings share their parent's TraceState."""
+        parent = self._parent_of(ts)
+        if parent[3] is not intent:
+            parent = (ts, parent[1], parent[2], intent, None, None)
+        if parent[1] is None and _written(intent, sampled) == _ERASE:  # no ot, none to write
+            decision = Decision.RECORD_AND_SAMPLE if sampled else Decision.DROP
+            result = shared_result(decision, _merged(intent.attributes, None) if sampled else EMPTY, ts)
+        else:
+            result = self._build(intent, sampled, ts, None)
+        if sampled:
+            self._parent = (ts, parent[1], parent[2], intent, result, parent[5])
+        else:
+            self._parent = (ts, parent[1], parent[2], intent, parent[4], result)
+        return result
 
     def _build(
         self, intent: IntentLike, sampled: bool, ts: TraceState | None, attributes: Attributes
@@ -175,10 +207,7 @@ class CompositeSampler(Sampler):
             changed = provider(given)
             if changed is not given:
                 base = changed if isinstance(changed, TraceState) else ts
-        threshold = intent.threshold
-        reliable = sampled and intent.threshold_reliable and type(threshold) is int
-        written = threshold if reliable and 0 <= threshold < MAX_THRESHOLD else _ERASE
-        carried = self._carried(base, written)
+        carried = self._carried(base, _written(intent, sampled))
         if not sampled:
             return DROPPED if carried is None else shared_result(Decision.DROP, EMPTY, carried)
         return shared_result(Decision.RECORD_AND_SAMPLE, _merged(intent.attributes, attributes), carried)
@@ -196,7 +225,7 @@ class CompositeSampler(Sampler):
     @staticmethod
     def _rewritten(base: TraceState | None, written: int) -> tuple[TraceState | None, str]:
         """The tracestate, and why ``th`` could not be written ("" when it could)."""
-        ot = None if base is None else base.get(OT_KEY)
+        ot = None if base is None else ot_entry(base)
         if written < 0:
             return with_ot(base, ot_without_threshold(ot)), ""
         value = ot_with_threshold(ot, written)
@@ -214,7 +243,7 @@ class CompositeSampler(Sampler):
             ts = None if parent is None else parent.trace_state
             if not isinstance(ts, TraceState) or ts is DEFAULT_TRACE_STATE:
                 return DROPPED
-            carried = with_ot(ts, ot_without_threshold(ts.get(OT_KEY)))
+            carried = with_ot(ts, ot_without_threshold(ot_entry(ts)))
             return DROPPED if carried is None else shared_result(Decision.DROP, EMPTY, carried)
         except Exception:
             return DROPPED

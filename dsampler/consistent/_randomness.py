@@ -15,8 +15,11 @@ from __future__ import annotations
 
 from typing import Final
 
+from opentelemetry.trace import SpanContext
+
+from dsampler.consistent._ot import parse_ot
 from dsampler.consistent._threshold import MAX_THRESHOLD
-from dsampler.consistent._tracestate import explicit_randomness
+from dsampler.consistent._tracestate import explicit_randomness, ot_of
 from dsampler.hashing._reference import MASK56
 
 __all__ = [
@@ -24,6 +27,7 @@ __all__ = [
     "bound_of_threshold",
     "consistent_sampled",
     "key_of_randomness",
+    "parent_threshold",
     "randomness",
     "threshold_of_bound",
 ]
@@ -59,3 +63,18 @@ def threshold_of_bound(bound: int) -> int:
     """The threshold of a ``consistent`` bound (``2**56 - bound``): the ``th`` a decision
     ``key < bound`` states."""
     return MAX_THRESHOLD - bound
+
+
+def parent_threshold(parent: SpanContext) -> int | None:
+    """The threshold a child may carry on from ``parent``: the parent's ``th`` when the
+    parent is sampled and its ``th`` is consistent with the trace (``R >= th``, ``R`` from
+    the parent's ``rv`` or the trace ID), else None (the child follows the sampled flag
+    and carries no ``th``)."""
+    if not parent.trace_flags.sampled:
+        return None
+    value = ot_of(parent.trace_state)
+    parsed = None if value is None else parse_ot(value)
+    if parsed is None or parsed.threshold is None:
+        return None
+    rv = parsed.randomness
+    return parsed.threshold if (parent.trace_id & MASK56 if rv is None else rv) >= parsed.threshold else None

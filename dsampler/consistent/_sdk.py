@@ -36,23 +36,19 @@ _SPAN_TYPES: dict[type, bool] = {}  # type -> is a Span: a dict lookup instead o
 
 
 def _is_span(value: object) -> TypeGuard[Span]:
-    kind = type(value)
-    known = _SPAN_TYPES.get(kind)
-    if known is None:
-        known = isinstance(value, Span)
-        if len(_SPAN_TYPES) < 64:  # span classes are few; anything else is not kept
-            _SPAN_TYPES[kind] = known
+    known = isinstance(value, Span)
+    if len(_SPAN_TYPES) < 64:  # span classes are few; anything else is not kept
+        _SPAN_TYPES[type(value)] = known
     return known
 
 
 def parent_span_context(parent_context: Context | None) -> SpanContext | None:
     """The parent's valid span context (``parent_context``, or the current context when
     it is None), else None: the span is a root."""
-    context = get_current() if parent_context is None else parent_context
-    span = context.get(SPAN_KEY)
-    if span is None or not _is_span(span):
+    span: Any = (get_current() if parent_context is None else parent_context).get(SPAN_KEY)
+    if span is None or not (_SPAN_TYPES.get(type(span)) or _is_span(span)):
         return None
-    span_context = span.get_span_context()
+    span_context: SpanContext = span.get_span_context()
     return span_context if span_context.is_valid else None
 
 

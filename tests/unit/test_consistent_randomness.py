@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from opentelemetry.trace import SpanContext, TraceFlags
 from opentelemetry.trace.span import TraceState
 
 from dsampler import RatioSampler, decide_batch
@@ -14,6 +15,7 @@ from dsampler.consistent import (
     bound_of_threshold,
     consistent_sampled,
     key_of_randomness,
+    parent_threshold,
     randomness,
     ratio_to_threshold,
     threshold_of_bound,
@@ -94,3 +96,25 @@ def test_kernels_and_numpy_twin_at_the_boundaries() -> None:
         assert kernels.batch_keys(hi, lo, code).tolist() == expected
         assert _numpy_twin.keys(code, hi, lo).tolist() == expected
         assert decide_batch(hi, lo, rate, hash="consistent").tolist() == [r >= t for r in rs]
+
+
+@pytest.mark.parametrize(
+    ("sampled", "ot", "r", "followed"),
+    [
+        (True, "th:8", 2**56 - 1, 0x80000000000000),  # R >= th: carried on
+        (True, "th:8", 1, None),  # R < th: inconsistent, erased
+        (True, "th:8;rv:ffffffffffffff", 1, 0x80000000000000),  # rv is R, not the trace ID
+        (True, "th:8;rv:00000000000001", 2**56 - 1, None),
+        (False, "th:0", 2**56 - 1, None),  # a parent that was not sampled: never
+        (True, "rv:ffffffffffffff", 2**56 - 1, None),  # no th to carry on
+        (True, "th:8;th:8", 2**56 - 1, None),  # malformed
+        (True, None, 2**56 - 1, None),
+    ],
+)
+def test_parent_threshold_only_from_a_sampled_consistent_parent(
+    sampled: bool, ot: str | None, r: int, followed: int | None
+) -> None:
+    """parent_threshold gives the parent's th only when the parent is sampled and R >= th."""
+    ts = TraceState([("ot", ot)]) if ot else None
+    flags = TraceFlags(TraceFlags.SAMPLED if sampled else TraceFlags.DEFAULT)
+    assert parent_threshold(SpanContext(_id(r), 7, True, flags, ts)) == followed
