@@ -121,13 +121,13 @@ def test_consistent_callgrind_workload_decides_as_it_says(which: str, tmp_path: 
         sys.path.remove(str(HERE))
     script = tmp_path / "workload.py"
     script.write_text(consistent_callgrind.WORKLOAD)
-    for case in consistent_callgrind.CASES:
+    for case, n in ((case, n) for case in consistent_callgrind.CASES for n in ("0", "50")):
         done = subprocess.run(
-            [sys.executable, str(script), case, which, "50"],
+            [sys.executable, str(script), case, which, n],
             env=consistent_callgrind._ENV,
             capture_output=True,
             text=True,
             timeout=120,
             check=False,
         )
-        assert done.returncode == 0, (case, done.stderr)
+        assert done.returncode == 0, (case, n, done.stderr)

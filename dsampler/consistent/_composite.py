@@ -28,7 +28,7 @@ from random import getrandbits
 from types import MappingProxyType
 from typing import Any, Final
 
-from opentelemetry.context import Context
+from opentelemetry.context import Context, get_current
 from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
@@ -36,7 +36,15 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.consistent._intent import ComposableSampler, IntentLike, check_composable, keep_trace_state
 from dsampler.consistent._ot import ot_with_threshold, ot_without_threshold, parse_ot
-from dsampler.consistent._sdk import DROPPED, EMPTY, FaultLog, parent_span_context, shared_result
+from dsampler.consistent._sdk import (
+    DROPPED,
+    EMPTY,
+    SPAN_KEY,
+    FaultLog,
+    parent_span_context,
+    shared_result,
+    span_context_of,
+)
 from dsampler.consistent._threshold import MAX_THRESHOLD
 from dsampler.consistent._tracestate import ot_entry, with_ot
 from dsampler.hashing._reference import MASK56
@@ -125,25 +133,32 @@ class CompositeSampler(Sampler):
         trace_state: TraceState | None = None,
     ) -> SamplingResult:
         try:
-            parent = parent_span_context(parent_context)
+            span = (get_current() if parent_context is None else parent_context).get(SPAN_KEY)
+            parent = None if span is None else span_context_of(span)
             ts = trace_state if parent is None else parent.trace_state
-            if ts is not None and (ts is DEFAULT_TRACE_STATE or not isinstance(ts, TraceState)):
+            if ts is not None and (
+                ts is DEFAULT_TRACE_STATE or (type(ts) is not TraceState and not isinstance(ts, TraceState))
+            ):
                 ts = None
             intent = self._intent_of(parent_context, name, kind, attributes, links, ts)
             threshold = intent.threshold
             if type(threshold) is not int or not 0 <= threshold <= MAX_THRESHOLD:
-                return self._result(intent, False, ts, attributes)
-            if not intent.threshold_reliable:
-                return self._result(intent, threshold == 0 or getrandbits(56) >= threshold, ts, attributes)
-            if ts is None:
-                return self._result(intent, (trace_id & MASK56) >= threshold, None, attributes)
-            memo = self._parent
-            if memo[0] is not ts:
-                memo = self._parent_of(ts)
-            rv = memo[2]
-            return self._result(
-                intent, (trace_id & MASK56 if rv is None else rv) >= threshold, ts, attributes
-            )
+                sampled = False
+            elif not intent.threshold_reliable:
+                sampled = threshold == 0 or getrandbits(56) >= threshold
+            elif ts is None:
+                sampled = (trace_id & MASK56) >= threshold
+            else:
+                memo = self._parent
+                if memo[0] is not ts:
+                    memo = self._parent_of(ts)
+                rv = memo[2]
+                sampled = (trace_id & MASK56 if rv is None else rv) >= threshold
+                if memo[3] is intent and not attributes:  # a sibling's result (see _child)
+                    built = memo[4] if sampled else memo[5]
+                    if built is not None:
+                        return built
+            return self._result(intent, sampled, ts, attributes)
         except Exception:
             as_int = None if isinstance(trace_id, int) else _index(trace_id)
             if as_int is not None:  # numpy's integers: decided as the int of the same value

@@ -18,7 +18,15 @@ from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
 from opentelemetry.trace import INVALID_SPAN, Span, SpanContext, set_span_in_context
 from opentelemetry.trace.span import TraceState
 
-__all__ = ["DROPPED", "EMPTY", "SPAN_KEY", "FaultLog", "parent_span_context", "shared_result"]
+__all__ = [
+    "DROPPED",
+    "EMPTY",
+    "SPAN_KEY",
+    "FaultLog",
+    "parent_span_context",
+    "shared_result",
+    "span_context_of",
+]
 
 EMPTY: Final[Mapping[str, Any]] = MappingProxyType({})
 
@@ -42,14 +50,19 @@ def _is_span(value: object) -> TypeGuard[Span]:
     return known
 
 
-def parent_span_context(parent_context: Context | None) -> SpanContext | None:
-    """The parent's valid span context (``parent_context``, or the current context when
-    it is None), else None: the span is a root."""
-    span: Any = (get_current() if parent_context is None else parent_context).get(SPAN_KEY)
-    if span is None or not (_SPAN_TYPES.get(type(span)) or _is_span(span)):
+def span_context_of(span: Any) -> SpanContext | None:
+    """The valid span context of what a context holds under :data:`SPAN_KEY`, else None."""
+    if not (_SPAN_TYPES.get(type(span)) or _is_span(span)):
         return None
     span_context: SpanContext = span.get_span_context()
     return span_context if span_context.is_valid else None
+
+
+def parent_span_context(parent_context: Context | None) -> SpanContext | None:
+    """The parent's valid span context (``parent_context``, or the current context when
+    it is None), else None: the span is a root."""
+    span = (get_current() if parent_context is None else parent_context).get(SPAN_KEY)
+    return None if span is None else span_context_of(span)
 
 
 class _SharedResult(SamplingResult):
