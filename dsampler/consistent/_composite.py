@@ -89,9 +89,11 @@ def _merged(own: Attributes, span: Attributes) -> Mapping[str, Any]:
 class CompositeSampler(Sampler):
     """Decides by a composable sampler's intents, writing ``th`` truthfully.
 
-    Build it with :func:`composite_sampler`. ``should_sample`` never raises: a fault in
-    the delegate (or a trace ID that is not an integer) drops the span, carrying the
-    parent's tracestate without ``th``, and is counted in :attr:`faults`.
+    Build it with :func:`composite_sampler`. The parent's tracestate is read from the
+    parent span context; the ``trace_state`` argument (which the SDK never passes) is read
+    only for a span without a parent. ``should_sample`` never raises: a fault in the
+    delegate (or a trace ID that is not an integer) drops the span, carrying the parent's
+    tracestate without ``th``, and is counted in :attr:`faults`.
     """
 
     def __init__(self, delegate: ComposableSampler) -> None:
