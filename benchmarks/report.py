@@ -34,6 +34,7 @@ PEER_NAMES = {
     "batch": "numpy one-pass floor",
     "import": "`import opentelemetry.sdk.trace`",
     "remote": "DSampler with the strategy JaegerRemoteSampler fetched",
+    "consistent": "OpenTelemetry Python's `composite_sampler(composable_traceid_ratio_based(0.1))`",
 }
 # DESIGN.md, "Figures to reach".
 MAX_DECISION_RATIO = 0.5  # root and child should_sample, dsampler / OTel

@@ -107,3 +107,27 @@ def test_warmup_probe_runs_and_prints_its_table() -> None:
     )
     assert "| dsampler xxh3 (xxhash) | 1 |" in out
     assert "| OTel TraceIdRatioBased | 1 |" in out
+
+
+@pytest.mark.parametrize("which", ["plain", "composite"])
+def test_consistent_callgrind_workload_decides_as_it_says(which: str, tmp_path: Path) -> None:
+    """The workload benchmarks/consistent_callgrind.py counts (run here without valgrind):
+    every case runs, and its own checks hold (sampled or dropped as the case says, th on
+    the composite's sampled results only, the span through the SDK sampled with that th)."""
+    sys.path.insert(0, str(HERE))
+    try:
+        import consistent_callgrind
+    finally:
+        sys.path.remove(str(HERE))
+    script = tmp_path / "workload.py"
+    script.write_text(consistent_callgrind.WORKLOAD)
+    for case, n in ((case, n) for case in consistent_callgrind.CASES for n in ("0", "50")):
+        done = subprocess.run(
+            [sys.executable, str(script), case, which, n],
+            env=consistent_callgrind._ENV,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, (case, n, done.stderr)

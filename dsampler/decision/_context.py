@@ -38,11 +38,21 @@ current_context = (
 )
 
 
+_SPAN_TYPES: dict[type, bool] = {}  # type -> is a Span: a dict lookup instead of an ABC check
+
+
+def _is_span(value: object) -> bool:
+    known = isinstance(value, Span)
+    if len(_SPAN_TYPES) < 64:  # span classes are few; anything else is not kept
+        _SPAN_TYPES[type(value)] = known
+    return known
+
+
 def span_context_of(span: object) -> SpanContext | None:
     """The valid span context of what the context holds under the span key, else None."""
-    if span is None or not isinstance(span, Span):
+    if span is None or not (_SPAN_TYPES.get(type(span)) or _is_span(span)):
         return None
-    sc = span.get_span_context()
+    sc: SpanContext = span.get_span_context()  # type: ignore[attr-defined]
     return sc if sc.is_valid else None
 
 

@@ -18,6 +18,8 @@ from dsampler.decision._results import Results
 
 __all__ = ["FaultCountingSampler", "FaultLog", "Guarded", "integer_value"]
 
+_log = logging.getLogger("dsampler.samplers")
+
 
 def integer_value(trace_id: object) -> int | None:
     """The int value of an integer that is not an ``int`` (numpy's ``uint64``...), else
@@ -27,33 +29,42 @@ def integer_value(trace_id: object) -> int | None:
         return None
     try:
         return operator.index(trace_id)  # type: ignore[arg-type]
-    except TypeError:
+    except Exception:  # not an integer, or a hostile __index__: no value to decide by
         return None
 
 
 class FaultLog:
-    """Counts a sampler's internal faults and logs the first one with its traceback.
+    """Counts a sampler's internal faults, by kind, and logs the first of each kind
+    (with its traceback, when recorded inside an ``except`` block).
 
     ``should_sample`` must never raise, so a fault becomes a fallback decision; the
-    count (``faults``) and the single log line are how it stays visible.
+    counts and the single log line per kind are how it stays visible.
     """
 
-    __slots__ = ("_logger", "count", "owner")
+    __slots__ = ("_logger", "counts", "owner")
 
-    def __init__(self, owner: str) -> None:
+    def __init__(self, owner: str, logger: logging.Logger | None = None) -> None:
         self.owner = owner
-        self.count = 0
-        self._logger = logging.getLogger("dsampler.samplers")
+        self.counts: dict[str, int] = {}
+        self._logger = logger or _log
 
-    def record(self) -> None:
-        """Call from inside an ``except`` block."""
-        self.count += 1  # a lost increment under a race is acceptable for a diagnostic
-        if self.count == 1:
-            self._logger.warning(
-                "dsampler: %s fell back after an internal fault; further faults are only counted",
-                self.owner,
-                exc_info=True,
-            )
+    @property
+    def count(self) -> int:
+        """Faults of every kind so far."""
+        return sum(self.counts.values())
+
+    def record(self, kind: str = "fault", message: str | None = None, *, trace: bool = True) -> None:
+        """Count one ``kind``; the first of it is logged (``message``, default: the
+        fallback after an internal fault)."""
+        seen = self.counts.get(kind, 0)
+        self.counts[kind] = seen + 1  # a lost increment under a race is acceptable for a diagnostic
+        if seen:
+            return
+        if message is None:
+            text = "%s fell back after an internal fault; further faults are only counted"
+        else:
+            text = f"%s: {message.replace('%', '%%')}; further ones are only counted"
+        self._logger.warning("dsampler: " + text, self.owner, exc_info=trace)
 
 
 class FaultCountingSampler(Sampler):

@@ -23,6 +23,7 @@ _PRIME = np.uint64(ref.FNV_PRIME)
 _BYTE = np.uint64(0xFF)
 _M32 = np.uint64(0xFFFFFFFF)
 _M63 = np.uint64(ref.MASK63)
+_M56 = np.uint64(ref.MASK56)
 _S8 = np.uint64(8)
 _S32 = np.uint64(32)
 _S33 = np.uint64(33)
@@ -109,6 +110,11 @@ def low63(hi: int, lo: int) -> int:
     return lo & _M63
 
 
+@njit(_SCALAR, **_OPTS)
+def consistent56(hi: int, lo: int) -> int:
+    return _M56 - (lo & _M56)
+
+
 # Batch kernels take a scheme's code (``HashScheme.code``, the order of SCALAR_BY_CODE).
 # Each kernel holds one loop per code, chosen before the loop so that LLVM vectorises
 # each loop on its own (a switch inside the loop halved throughput); closures, one
@@ -131,9 +137,12 @@ def batch_keys(hi: Any, lo: Any, code: int) -> Any:
     elif code == 3:
         for i in range(n):
             out[i] = lo[i]
-    else:
+    elif code == 4:
         for i in range(n):
             out[i] = lo[i] & _M63
+    else:
+        for i in range(n):
+            out[i] = _M56 - (lo[i] & _M56)
     return out
 
 
@@ -153,11 +162,15 @@ def batch_decide(hi: Any, lo: Any, bound: int, code: int) -> Any:
     elif code == 3:
         for i in range(n):
             out[i] = lo[i] < bound
-    else:
+    elif code == 4:
         for i in range(n):
             out[i] = (lo[i] & _M63) < bound
+    else:
+        for i in range(n):
+            out[i] = (_M56 - (lo[i] & _M56)) < bound
     return out
 
 
-#: Scalar kernels by scheme code (dsampler.hashing._schemes: FNV1A, FNV1A_MIX, XXH3, LOW64, LOW63).
-SCALAR_BY_CODE = (fnv1a, fnv1a_mix, xxh3, low64, low63)
+#: Scalar kernels by scheme code (dsampler.hashing._schemes: FNV1A, FNV1A_MIX, XXH3, LOW64, LOW63,
+#: LOW56).
+SCALAR_BY_CODE = (fnv1a, fnv1a_mix, xxh3, low64, low63, consistent56)

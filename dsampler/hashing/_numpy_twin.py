@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from dsampler.hashing import _reference as ref
-from dsampler.hashing._schemes import FNV1A, FNV1A_MIX, LOW63, XXH3
+from dsampler.hashing._schemes import FNV1A, FNV1A_MIX, LOW56, LOW63, XXH3
 
 __all__ = ["keys"]
 
@@ -73,4 +73,6 @@ def keys(code: int, hi: Any, lo: Any) -> Any:
         return _xxh3(hi, lo)
     if code == LOW63:
         return lo & _U(ref.MASK63)
+    if code == LOW56:
+        return _U(ref.MASK56) - (lo & _U(ref.MASK56))
     return lo.copy()  # LOW64: otel, jaeger

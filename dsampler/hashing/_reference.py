@@ -18,11 +18,13 @@ __all__ = [
     "FMIX2",
     "FNV_OFFSET_BASIS",
     "FNV_PRIME",
+    "MASK56",
     "MASK63",
     "MASK64",
     "XXH3_AVALANCHE",
     "XXH3_BITFLIP1",
     "XXH3_BITFLIP2",
+    "consistent_key",
     "fmix64",
     "fnv1a64_bytes",
     "fnv1a64_key",
@@ -34,6 +36,7 @@ __all__ = [
 
 MASK64 = (1 << 64) - 1
 MASK63 = (1 << 63) - 1
+MASK56 = (1 << 56) - 1
 
 FNV_OFFSET_BASIS = 0xCBF29CE484222325
 FNV_PRIME = 0x100000001B3
@@ -110,3 +113,9 @@ def low64_key(hi: int, lo: int) -> int:
 def jaeger_go_key(hi: int, lo: int) -> int:
     """``jaeger-go``: the low 63 bits, as jaeger-client-go's ``id.Low & maxRandomNumber``."""
     return lo & MASK63
+
+
+def consistent_key(hi: int, lo: int) -> int:
+    """``consistent``: ``2**56 - 1 - R`` with ``R`` the low 56 bits (OpenTelemetry's
+    randomness), so that ``key < 2**56 - T`` is exactly the spec's ``R >= T``."""
+    return MASK56 - (lo & MASK56)

@@ -17,11 +17,20 @@ jaeger      low 64 bits                 ``ceil(rate * 2**64)``: jaeger-client-py
                                         ``id < rate * 2**64`` compared as a float
 jaeger-go   low 63 bits                 ``trunc(rate * 2**63) + 1``: jaeger-client-go's
                                         ``boundary >= id`` turned into ``<``
+consistent  ``2**56 - 1 - R``, ``R``    ``round(rate * 2**56)`` (half to even), which is
+            the low 56 bits             ``2**56 - T``: OpenTelemetry's consistent
+                                        probability sampling, ``R >= T``
 ==========  ==========================  ===============================================
+
+``consistent`` is the one scheme whose decision a span can state in its tracestate
+(``ot=th:T``): :mod:`dsampler.consistent` holds the threshold ``T``, the ``ot`` entry
+and the explicit randomness ``rv`` that, when a parent carries it, replaces the trace
+ID's bits (``key_of_randomness``).
 
 Rate 0 never samples under every scheme (bound 0). jaeger-client-go would still sample
 trace IDs whose low 63 bits are all zero at rate 0 (1 in 2**63); dsampler does not.
-Rate 1 gives a bound of at least ``2**63 + 1`` for which every key passes.
+Rate 1 gives a bound above every key the scheme makes (``2**56`` for ``consistent``,
+whose keys are below it; at least ``2**63 + 1`` for the others), so every key passes.
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ __all__ = ["DEFAULT_SCHEME", "SCHEMES", "HashScheme", "get_scheme", "rate_to_bou
 
 TWO64: Final = 18446744073709551616.0  # 2.0**64, a float so that rate * TWO64 stays exact
 TWO63: Final = 9223372036854775808.0
+TWO56: Final = 72057594037927936.0
 
 KeyFn = Callable[[int, int], int]
 BytesFn = Callable[[bytes], int]
@@ -58,6 +68,12 @@ def _ceil_bound(rate: float) -> int:
 
 def _go_bound(rate: float) -> int:
     return int(rate * TWO63) + 1 if rate > 0.0 else 0
+
+
+def _consistent_bound(rate: float) -> int:
+    # 2**56 - T with OpenTelemetry Python's T = 2**56 - round(rate * 2**56): Python's
+    # round is half to even, and rate * 2**56 is exact.
+    return round(rate * TWO56)
 
 
 class HashScheme:
@@ -152,7 +168,7 @@ def _bind_xxhash(scheme: HashScheme) -> None:
 
 
 #: Kernel codes (the loops of ``_kernels.batch_keys`` and ``_numpy_twin.keys``).
-FNV1A, FNV1A_MIX, XXH3, LOW64, LOW63 = range(5)
+FNV1A, FNV1A_MIX, XXH3, LOW64, LOW63, LOW56 = range(6)
 
 SCHEMES: Final[dict[str, HashScheme]] = {
     scheme.name: scheme
@@ -163,6 +179,7 @@ SCHEMES: Final[dict[str, HashScheme]] = {
         HashScheme("otel", reference.low64_key, _round_bound, code=LOW64, hashes=False),
         HashScheme("jaeger", reference.low64_key, _ceil_bound, code=LOW64, hashes=False),
         HashScheme("jaeger-go", reference.jaeger_go_key, _go_bound, code=LOW63, hashes=False),
+        HashScheme("consistent", reference.consistent_key, _consistent_bound, code=LOW56, hashes=False),
     )
 }
 DEFAULT_SCHEME: Final = "fnv1a"

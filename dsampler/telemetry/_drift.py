@@ -40,6 +40,10 @@ _CAUSES: Final = {
     "bias it; use hash: fnv1a-mix or xxh3",
 }
 _CAUSES["jaeger"] = _CAUSES["jaeger-go"] = _CAUSES["otel"]
+_CAUSES["consistent"] = (
+    "this scheme uses the trace ID's low 56 bits unhashed (OpenTelemetry presumes them random), "
+    "so non-random trace IDs bias it; use hash: fnv1a-mix or xxh3"
+)
 _UNEXPECTED: Final = "unexpected for this scheme: check how the trace IDs are generated"
 
 

@@ -22,6 +22,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         ("hashing",),
         ("config",),
         ("decision", "protocol"),
+        ("consistent",),
         ("engine",),
         ("telemetry",),
         ("samplers",),

@@ -462,3 +462,18 @@ def test_publish_replaces_the_whole_configuration_or_nothing() -> None:
     with pytest.raises(ConfigError, match=r"^config: "):
         sampler.publish([("rate", 0.4)])  # type: ignore[arg-type]
     assert (sampler.config.rate, sampler.config.version) == (0.3, 3)
+
+
+def test_a_trace_id_whose_index_raises_anything_is_a_counted_fault() -> None:
+    """An integer-like trace ID whose __index__ raises (not only TypeError) is a fault:
+    dropped and counted, never raised, by the engine and by the composite sampler."""
+    from dsampler.consistent import composable_always_on, composite_sampler
+
+    class Hostile:
+        def __index__(self) -> int:
+            raise ValueError("no value")
+
+    for sampler in (DSampler(rate=1.0, resource={}), composite_sampler(composable_always_on())):
+        result = sampler.should_sample(None, Hostile(), "x")  # type: ignore[arg-type]
+        assert result.decision is Decision.DROP
+        assert sampler.faults == 1  # type: ignore[attr-defined]

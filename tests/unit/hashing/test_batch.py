@@ -77,7 +77,7 @@ def test_decide_batch_validates_rate_and_rule(rate: float, hash: str) -> None:
 def test_rate_zero_and_one_in_batch_including_the_maximum_key() -> None:
     """Rate 1 keeps even IDs whose key is 2**64 - 1; rate 0 keeps nothing."""
     ones = np.full(4, 2**64 - 1, dtype=np.uint64)
-    for rule in ("fnv1a", "otel", "jaeger", "jaeger-go"):
+    for rule in ("fnv1a", "otel", "jaeger", "jaeger-go", "consistent"):
         assert decide_batch(ones, ones, 1.0, hash=rule).all()
         assert not decide_batch(ones, ones, 0.0, hash=rule).any()
 

@@ -1,0 +1,164 @@
+"""The built-in composable samplers: always on, always off, trace-ID ratio and parent
+threshold (OpenTelemetry's ComposableAlwaysOn, ComposableAlwaysOff,
+ComposableProbability and ComposableParentThreshold, with OpenTelemetry Python's
+descriptions).
+
+Every intent is built when the sampler is: ``sampling_intent`` returns a prebuilt object
+(the parent threshold keeps its last few, one per parent ``th``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from opentelemetry.context import Context
+from opentelemetry.trace import Link, SpanKind
+from opentelemetry.trace.span import TraceState
+from opentelemetry.util.types import Attributes
+
+from dsampler.consistent._intent import (
+    NON_SAMPLING,
+    ComposableSampler,
+    IntentLike,
+    SamplingIntent,
+    check_composable,
+)
+from dsampler.consistent._randomness import parent_threshold
+from dsampler.consistent._sdk import parent_span_context
+from dsampler.consistent._threshold import MAX_THRESHOLD, MIN_THRESHOLD, encode_th, ratio_to_threshold
+
+__all__ = [
+    "composable_always_off",
+    "composable_always_on",
+    "composable_parent_threshold",
+    "composable_traceid_ratio_based",
+]
+
+_ALWAYS: Final = SamplingIntent(MIN_THRESHOLD)
+#: A sampled parent without a (consistent) threshold: follow the flag, state no ``th``.
+_FOLLOW_SAMPLED: Final = SamplingIntent(MIN_THRESHOLD, threshold_reliable=False)
+_MEMO_SIZE: Final = 64
+
+
+class _Fixed:
+    """A composable sampler with one intent whatever the span."""
+
+    __slots__ = ("_description", "_intent")
+
+    def __init__(self, intent: SamplingIntent, description: str) -> None:
+        self._intent = intent
+        self._description = description
+
+    def sampling_intent(
+        self,
+        parent_ctx: Context | None,
+        name: str,
+        span_kind: SpanKind | None,
+        attributes: Attributes,
+        links: Sequence[Link] | None,
+        trace_state: TraceState | None,
+    ) -> SamplingIntent:
+        return self._intent
+
+    def get_description(self) -> str:
+        return self._description
+
+    def __repr__(self) -> str:
+        return self._description
+
+
+_ALWAYS_ON: Final = _Fixed(_ALWAYS, "ComposableAlwaysOn")
+_ALWAYS_OFF: Final = _Fixed(NON_SAMPLING, "ComposableAlwaysOff")
+
+
+def composable_always_on() -> ComposableSampler:
+    """Samples every span, with threshold 0: sampled spans carry ``th:0``."""
+    return _ALWAYS_ON
+
+
+def composable_always_off() -> ComposableSampler:
+    """Samples no span (no threshold)."""
+    return _ALWAYS_OFF
+
+
+def composable_traceid_ratio_based(ratio: float, *, precision: int | None = None) -> ComposableSampler:
+    """Samples a fraction ``ratio`` of traces, consistently: ``R >= T``.
+
+    Args:
+        ratio: in [0, 1]; 0 behaves as :func:`composable_always_off`.
+        precision: ``None`` (default) for the full 56-bit threshold, exactly as
+            OpenTelemetry Python and Java compute it, or 1 to 14 hex digits as the
+            Collector and otel-go do (the spec recommends 4): shorter ``th`` values.
+
+    Raises:
+        ConfigError: ``ratio`` is not a number in [0, 1] or ``precision`` not in [1, 14].
+    """
+    threshold = ratio_to_threshold(ratio, precision)
+    if threshold == MAX_THRESHOLD:
+        shown, intent = "max", NON_SAMPLING
+    else:
+        shown, intent = encode_th(threshold), SamplingIntent(threshold)
+    return _Fixed(intent, f"ComposableTraceIDRatioBased{{threshold={shown}, ratio={ratio}}}")
+
+
+class _ParentThreshold:
+    """Roots go to ``root``; a child follows its parent: the parent's ``th`` when the
+    parent is sampled and ``R >= th`` holds, else the sampled flag without a ``th``."""
+
+    __slots__ = ("_by_threshold", "_description", "_root")
+
+    def __init__(self, root: ComposableSampler) -> None:
+        self._root = root
+        self._description = f"ComposableParentThreshold{{root={root.get_description()}}}"
+        self._by_threshold: dict[int, SamplingIntent] = {}
+
+    def sampling_intent(
+        self,
+        parent_ctx: Context | None,
+        name: str,
+        span_kind: SpanKind | None,
+        attributes: Attributes,
+        links: Sequence[Link] | None,
+        trace_state: TraceState | None,
+    ) -> IntentLike:
+        parent = parent_span_context(parent_ctx)
+        if parent is None:
+            return self._root.sampling_intent(parent_ctx, name, span_kind, attributes, links, trace_state)
+        if not parent.trace_flags.sampled:
+            return NON_SAMPLING
+        # The parent span context's own tracestate: the SDK passes no trace_state.
+        threshold = parent_threshold(parent)
+        if threshold is None:  # none, or an inconsistent one (R < T): erased, not propagated
+            return _FOLLOW_SAMPLED
+        return self._intent_of(threshold)
+
+    def _intent_of(self, threshold: int) -> SamplingIntent:
+        intent = self._by_threshold.get(threshold)
+        if intent is None:
+            if len(self._by_threshold) >= _MEMO_SIZE:
+                self._by_threshold = {}  # bounded: hostile parents cannot grow it
+            intent = self._by_threshold[threshold] = SamplingIntent(threshold)
+        return intent
+
+    def get_description(self) -> str:
+        return self._description
+
+    def __repr__(self) -> str:
+        return self._description
+
+
+def composable_parent_threshold(root: ComposableSampler) -> ComposableSampler:
+    """Follows the parent, deferring to ``root`` for root spans.
+
+    A child of a sampled parent whose tracestate carries a ``th`` consistent with the
+    trace's randomness (``R >= th``) gets that threshold; a sampled parent without one
+    (or with an inconsistent one) gives threshold 0 without ``th``; a parent that is not
+    sampled gives no threshold. OpenTelemetry Python's version reads the parent's ``th``
+    whatever the parent's flag says, so a parent that was not sampled but carries a
+    ``th`` below ``R`` gets sampled children there; here it never does.
+
+    Raises:
+        ConfigError: ``root`` is not a composable sampler.
+    """
+    return _ParentThreshold(check_composable(root, "root"))

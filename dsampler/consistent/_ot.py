@@ -1,0 +1,137 @@
+"""The ``ot`` tracestate value: a strict parser and an in-place writer of ``th``.
+
+Grammar (OpenTelemetry "TraceState Handling"): ``key:value`` members separated by
+``;``, keys ``[a-z][a-z0-9]*`` and unique, values ``[A-Za-z0-9._-]*``, at most 256
+characters in all. A value that breaks it is *malformed* as a whole (:func:`parse_ot`
+returns None); a well-formed value may still hold a bad ``th`` (not 1 to 14 lowercase
+hex digits) or a bad ``rv`` (not exactly 14), which then count as absent.
+
+The writer changes only ``th``: it replaces the digits where they stand or, when there is
+none, puts ``th:`` first (where OpenTelemetry Python and otel-go write it); every other
+member, ``rv`` included, stays byte for byte. A malformed value cannot be edited in
+place and is treated as absent: writing ``th`` replaces it with ``th:T`` alone, erasing
+``th`` removes it (a lenient reader could otherwise still find a stale ``th`` in it).
+Both return the very value they were given when nothing changes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final
+
+from dsampler.consistent._threshold import decode_th, encode_th
+
+__all__ = ["MAX_OT_LENGTH", "OT_KEY", "OtValue", "ot_with_threshold", "ot_without_threshold", "parse_ot"]
+
+#: The tracestate key of OpenTelemetry's own entry.
+OT_KEY: Final = "ot"
+#: The longest ``ot`` value allowed.
+MAX_OT_LENGTH: Final = 256
+
+_MEMBER = r"[a-z][a-z0-9]*:[A-Za-z0-9._\-]*"
+_GRAMMAR: Final = re.compile(rf"{_MEMBER}(?:;{_MEMBER})*")
+_RV_DIGITS: Final = 14
+_HEX: Final = frozenset("0123456789abcdef")
+
+
+@dataclass(frozen=True, slots=True)
+class OtValue:
+    """A well-formed ``ot`` value, read.
+
+    Attributes:
+        value: the value as received.
+        th: the raw ``th`` sub-value, None when absent.
+        rv: the raw ``rv`` sub-value, None when absent.
+        threshold: the threshold ``th`` encodes, None when absent or invalid.
+        randomness: ``rv`` as an integer, None when absent or invalid.
+        th_at: where the ``th`` digits start in ``value`` (-1 when absent).
+    """
+
+    value: str
+    th: str | None
+    rv: str | None
+    threshold: int | None
+    randomness: int | None
+    th_at: int
+
+    @property
+    def others(self) -> tuple[str, ...]:
+        """The members other than ``th`` and ``rv``, in order, as received."""
+        return tuple(m for m in self.value.split(";") if not m.startswith(("th:", "rv:")))
+
+
+def _randomness(rv: str | None) -> int | None:
+    if rv is None or len(rv) != _RV_DIGITS or not _HEX.issuperset(rv):
+        return None
+    return int(rv, 16)
+
+
+@lru_cache(maxsize=512)
+def _parse(value: str) -> OtValue | None:
+    # Cached: the siblings of a span, and the composite sampler and its parent-threshold
+    # delegate, read the same parent value; values are at most 256 characters.
+    if len(value) > MAX_OT_LENGTH or _GRAMMAR.fullmatch(value) is None:
+        return None
+    found: dict[str, str] = {}
+    th_at, at = -1, 0
+    for member in value.split(";"):
+        key, _, sub = member.partition(":")
+        if key in found:
+            return None  # keys MUST be unique
+        found[key] = sub
+        if key == "th":
+            th_at = at + 3
+        at += len(member) + 1
+    th, rv = found.get("th"), found.get("rv")
+    return OtValue(value, th, rv, decode_th(th), _randomness(rv), th_at)
+
+
+def parse_ot(value: object) -> OtValue | None:
+    """Read an ``ot`` value; None when it is malformed (or not a string)."""
+    if not isinstance(value, str):
+        return None
+    return _parse(value)
+
+
+@lru_cache(maxsize=64)
+def _th(threshold: int) -> str:
+    return encode_th(threshold)
+
+
+def ot_with_threshold(value: str | None, threshold: int) -> str | None:
+    """``value`` carrying ``th`` for ``threshold`` (in [0, 2**56)): updated in place,
+    added first when absent, ``th:T`` alone for an absent or malformed value.
+
+    Returns ``value`` itself when it already says exactly that, and None when the result
+    would exceed 256 characters (the spec's advice: abandon the update).
+    """
+    th = _th(threshold)
+    parsed = parse_ot(value) if value else None
+    if parsed is None or value is None:
+        return "th:" + th
+    if parsed.th_at < 0:
+        updated = f"th:{th};{value}"
+    elif parsed.th == th:
+        return value
+    else:
+        end = parsed.th_at + len(parsed.th or "")
+        updated = value[: parsed.th_at] + th + value[end:]
+    return updated if len(updated) <= MAX_OT_LENGTH else None
+
+
+def ot_without_threshold(value: str | None) -> str | None:
+    """``value`` without its ``th`` member: ``value`` itself when it has none, None when
+    nothing would be left (or ``value`` is None or malformed)."""
+    if value is None:
+        return None
+    parsed = parse_ot(value)
+    if parsed is None:
+        return None
+    if parsed.th_at < 0:
+        return value
+    start, end = parsed.th_at - 3, parsed.th_at + len(parsed.th or "")
+    if end < len(value):  # a member follows: drop "th:...;"
+        return value[:start] + value[end + 1 :]
+    return value[: start - 1] if start else None  # drop ";th:...", or th was all there was

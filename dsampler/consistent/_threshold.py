@@ -1,0 +1,156 @@
+"""Sampling thresholds: a ratio's rejection threshold ``T``, its probability, its adjusted
+count and its ``th`` encoding.
+
+OpenTelemetry's consistent probability sampling keeps a span iff its 56-bit randomness
+``R`` is at least the threshold ``T = (1 - p) * 2**56``. ``T = 0`` keeps everything
+(``th:0``); ``T = 2**56`` keeps nothing and has no ``th`` (a ratio of 0 is not a
+probability, it is "never").
+
+Two conventions round ``p * 2**56`` when it falls exactly halfway between two integers
+(only ratios with a bit below ``2**-56``, never decimal rates such as 0.1):
+
+* full precision, **half to even**: OpenTelemetry Python's ``_sampling_experimental``
+  (``round``), the default, so that a dsampler service and an OpenTelemetry Python
+  service write the same ``th`` for the same ratio;
+* **half up**: java-contrib's ``consistent56`` and the Collector's ``pkg/sampling``
+  (``math.Round``), and what ``precision=N`` uses: the Collector's and otel-go's
+  ``ProbabilityToThresholdWithPrecision``, which keeps ``N`` hex digits after any
+  leading ``0`` or ``f`` digits (more digits near 0 and 1, at most 14).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+from dsampler._validate import check_int, check_rate, show
+from dsampler.errors import ConfigError
+
+__all__ = [
+    "HALF_EVEN",
+    "HALF_UP",
+    "INVALID_THRESHOLD",
+    "MAX_THRESHOLD",
+    "MIN_THRESHOLD",
+    "adjusted_count",
+    "decode_th",
+    "encode_th",
+    "ratio_to_threshold",
+    "threshold_to_probability",
+]
+
+#: The threshold that rejects every span: never sample (no ``th`` is written for it).
+MAX_THRESHOLD: Final = 1 << 56
+#: The threshold that rejects nothing: always sample, written ``th:0``.
+MIN_THRESHOLD: Final = 0
+#: "No threshold": an intent that does not sample (OpenTelemetry Python's value).
+INVALID_THRESHOLD: Final = -1
+HALF_EVEN: Final = "half-even"
+HALF_UP: Final = "half-up"
+
+_DIGITS: Final = 14  # 56 bits, 4 bits a hex digit
+_SCALE: Final = 72057594037927936.0  # 2.0**56: ratio * _SCALE is exact for every double
+_HEX: Final = frozenset("0123456789abcdef")
+
+
+def _scaled(ratio: float, rounding: str) -> int:
+    """``ratio * 2**56`` rounded to an integer, exactly (the product is an exact double)."""
+    scaled = ratio * _SCALE
+    if rounding == HALF_EVEN:
+        return round(scaled)
+    whole = math.floor(scaled)
+    return whole + 1 if scaled - whole >= 0.5 else whole  # the difference is exact
+
+
+def _go_quotient(exponent: int) -> int:
+    """Go's ``exponent / -4``: integer division truncated toward zero."""
+    return int(exponent / -4)
+
+
+def _digits_needed(ratio: float, precision: int) -> int:
+    """The Collector's precision rule: one more digit for every leading ``0`` or ``f``
+    that ``ratio`` or ``1 - ratio`` close to 0 forces into the threshold."""
+    _, exp_ratio = math.frexp(ratio)
+    _, exp_rest = math.frexp(1.0 - ratio)
+    return min(_DIGITS, max(precision + _go_quotient(exp_ratio), precision + _go_quotient(exp_rest)))
+
+
+def _check_rounding(rounding: object, precision: int | None) -> str:
+    if rounding is None:
+        return HALF_EVEN if precision is None else HALF_UP
+    if rounding not in (HALF_EVEN, HALF_UP):
+        raise ConfigError("rounding", f"expected {HALF_EVEN!r} or {HALF_UP!r}, got {show(rounding)}")
+    return str(rounding)
+
+
+def ratio_to_threshold(ratio: float, precision: int | None = None, *, rounding: str | None = None) -> int:
+    """The rejection threshold ``T`` of a sampling ratio: sample iff ``R >= T``.
+
+    Args:
+        ratio: the sampling probability, in [0, 1]; 0 gives :data:`MAX_THRESHOLD`.
+        precision: ``None`` for the full 56 bits, else 1 to 14 hex digits, counted
+            as the Collector and otel-go count them (see the module docstring).
+        rounding: ``"half-even"`` or ``"half-up"`` for the exact halfway cases; by
+            default half-even at full precision (OpenTelemetry Python) and half-up
+            with a precision (the Collector, otel-go).
+
+    Raises:
+        ConfigError: ``ratio`` is not a number in [0, 1], ``precision`` not an integer
+            in [1, 14], or ``rounding`` not one of the two names.
+    """
+    ratio = check_rate(ratio, "ratio")
+    if precision is not None:
+        precision = check_int(precision, "precision", 1, _DIGITS)
+    how = _check_rounding(rounding, precision)
+    threshold = MAX_THRESHOLD - _scaled(ratio, how)
+    if precision is None or ratio in (0.0, 1.0):
+        return threshold
+    shift = 4 * (_DIGITS - _digits_needed(ratio, precision))
+    if shift:
+        threshold = ((threshold + (1 << (shift - 1))) >> shift) << shift
+    return threshold
+
+
+def _check_threshold(threshold: object, high: int) -> int:
+    return check_int(threshold, "threshold", MIN_THRESHOLD, high)
+
+
+def threshold_to_probability(threshold: int) -> float:
+    """The sampling probability a threshold stands for: ``(2**56 - T) / 2**56``.
+
+    Raises:
+        ConfigError: ``threshold`` is not an integer in [0, 2**56].
+    """
+    return (MAX_THRESHOLD - _check_threshold(threshold, MAX_THRESHOLD)) / _SCALE
+
+
+def adjusted_count(threshold: int) -> float:
+    """How many spans a span sampled at ``threshold`` represents: ``1 / p``.
+
+    Defined only for probabilistic decisions, so ``threshold`` is below 2**56 (a span
+    without ``th`` has no adjusted count).
+
+    Raises:
+        ConfigError: ``threshold`` is not an integer in [0, 2**56).
+    """
+    return _SCALE / (MAX_THRESHOLD - _check_threshold(threshold, MAX_THRESHOLD - 1))
+
+
+def encode_th(threshold: int) -> str:
+    """The ``th`` value of a threshold: 14 hex digits with the trailing zeros removed
+    (leading zeros kept: ``0.99`` is ``028f5c28f5c29``), ``"0"`` for always-on.
+
+    Raises:
+        ConfigError: ``threshold`` is not an integer in [0, 2**56) (2**56, never, has no
+            ``th``).
+    """
+    threshold = _check_threshold(threshold, MAX_THRESHOLD - 1)
+    return f"{threshold:014x}".rstrip("0") or "0"
+
+
+def decode_th(value: object) -> int | None:
+    """The threshold a ``th`` value encodes, or None unless it is 1 to 14 lowercase hex
+    digits (no sign, ``0x``, ``_`` or uppercase, which ``int(value, 16)`` would take)."""
+    if not isinstance(value, str) or not 0 < len(value) <= _DIGITS or not _HEX.issuperset(value):
+        return None
+    return int(value, 16) << (4 * (_DIGITS - len(value)))

@@ -1,0 +1,82 @@
+"""A trace crossing a dsampler service, an OpenTelemetry Python service and back, through
+real W3C traceparent/tracestate headers: one decision and one th all the way."""
+
+from __future__ import annotations
+
+import random
+
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace._sampling_experimental import composable_traceid_ratio_based as otel_ratio
+from opentelemetry.sdk.trace._sampling_experimental import composite_sampler as otel_composite
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
+from opentelemetry.sdk.trace.sampling import Sampler
+from opentelemetry.trace import SpanKind
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+from dsampler.consistent import (
+    composable_parent_threshold,
+    composable_traceid_ratio_based,
+    composite_sampler,
+    ot_of,
+    ratio_to_threshold,
+)
+
+PROPAGATOR = TraceContextTextMapPropagator()
+RATIO = 0.25
+
+
+class Ids(RandomIdGenerator):
+    """The SDK's generator with chosen trace IDs."""
+
+    def __init__(self, trace_ids: list[int]) -> None:
+        self._next = iter(trace_ids).__next__
+
+    def generate_trace_id(self) -> int:
+        return self._next()
+
+
+class Service:
+    """One service: its own TracerProvider, extracting and injecting W3C headers."""
+
+    def __init__(self, sampler: Sampler, trace_ids: list[int] | None = None) -> None:
+        self.exporter = InMemorySpanExporter()
+        self.provider = TracerProvider(sampler=sampler, id_generator=Ids(trace_ids or []))
+        self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        self.tracer = self.provider.get_tracer("service")
+
+    def handle(self, headers: dict[str, str] | None, name: str) -> dict[str, str]:
+        """A server span (a root when there are no headers) and a client child, whose
+        context goes out in the returned headers."""
+        context = None if headers is None else PROPAGATOR.extract(headers)
+        server = self.tracer.start_as_current_span(name, context=context, kind=SpanKind.SERVER)
+        with server, self.tracer.start_as_current_span(name + " call", kind=SpanKind.CLIENT):
+            out: dict[str, str] = {}
+            PROPAGATOR.inject(out)
+            return out
+
+
+def test_a_trace_keeps_one_decision_and_one_th_across_dsampler_and_opentelemetry() -> None:
+    """dsampler (parent threshold over ratio 1/4) -> OpenTelemetry Python (ratio 1/4) ->
+    dsampler: every span of a sampled trace is sampled and carries th:c; no span of a
+    dropped trace is recorded anywhere; 200 traces, both outcomes present."""
+    rng = random.Random(31)
+    ids = [rng.getrandbits(128) for _ in range(200)]
+    dsampler_sampler = composite_sampler(composable_parent_threshold(composable_traceid_ratio_based(RATIO)))
+    front, middle = Service(dsampler_sampler, ids), Service(otel_composite(otel_ratio(RATIO)))
+    back = Service(composite_sampler(composable_parent_threshold(composable_traceid_ratio_based(RATIO))))
+    threshold = ratio_to_threshold(RATIO)
+    for trace_id in ids:
+        headers = front.handle(None, "front")
+        headers = middle.handle(headers, "middle")
+        back.handle(headers, "back")
+        assert int(headers["traceparent"].split("-")[1], 16) == trace_id
+    expected = {t for t in ids if (t & (2**56 - 1)) >= threshold}
+    assert 0 < len(expected) < len(ids)
+    for service in (front, middle, back):
+        spans = service.exporter.get_finished_spans()
+        assert {s.context.trace_id for s in spans} == expected
+        assert all(s.context.trace_flags.sampled for s in spans)
+        assert {ot_of(s.context.trace_state) for s in spans} == {"th:c"}
+        service.provider.shutdown()
