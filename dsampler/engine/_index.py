@@ -3,29 +3,38 @@
 A rule is a bit (its rank: bit 0 is the first rule). For a span, the index ORs the bits
 of the rules its name can match (exact names by one dict lookup, prefixes by one lookup
 per distinct prefix length, rules without a name part or with a glob always), ANDs the
-rules its kind allows and the rules whose first attribute key it carries (or that need
-no attribute), and evaluates the full predicate of each remaining candidate, lowest bit
-first, until one matches: the first match in rule order, exactly as a walk over the list
-would find it, at the cost of a few lookups when nothing matches, whatever the number of
-rules. Built once per rules tuple, reused by every snapshot that keeps the same rules.
+rules its kind allows, and, if a candidate needs attributes, the rules its attributes
+can satisfy: by the first attribute a rule names, looked up by value when the rule
+accepts exact values only, by key otherwise. It then evaluates the full predicate of
+each candidate left, lowest bit first, until one matches: the first match in rule
+order, exactly as a walk over the list finds it, at the cost of a few lookups when
+nothing matches, whatever the number of rules. A name's bits are kept once computed
+(names repeat: a service has its routes), for up to :data:`MAX_NAMES` names. Built once
+per rules tuple, reused by every snapshot that keeps the same rules.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import Final, Generic, TypeVar
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any, Final, Generic, TypeVar
 
 from opentelemetry.trace import SpanKind
 from opentelemetry.util.types import Attributes
 
-from dsampler.config._rule import Match
+from dsampler._validate import MAX_TEXT
+from dsampler.config._rule import AttributeMatch, Match, Pattern
 from dsampler.engine._match import Predicate
 
 __all__ = ["RuleIndex"]
 
 D = TypeVar("D")
 _KINDS: Final = {kind.name.lower(): kind for kind in SpanKind}
+MAX_NAMES: Final = 4096  # span names whose name bits are kept (each at most MAX_TEXT long)
+FEW_KEYS: Final = 8  # up to this many attribute keys in the rules, each is looked up in a span's
+#: key -> (bits of the rules any value of it may satisfy, value -> bits (or, typed,
+#: value -> type -> bits), typed)
+Keyed = dict[str, tuple[int, dict[Hashable, Any], bool]]
 
 
 class RuleIndex(Generic[D]):
@@ -38,10 +47,14 @@ class RuleIndex(Generic[D]):
 
     __slots__ = (
         "_always",
-        "_any_attributes",
-        "_by_key",
         "_exact",
+        "_few_keys",
+        "_free",
+        "_keyed",
+        "_keyed_rules",
+        "_keys",
         "_kinds",
+        "_names",
         "_no_kind",
         "_prefixes",
         "rules",
@@ -51,25 +64,23 @@ class RuleIndex(Generic[D]):
         self.rules: tuple[tuple[Predicate, D], ...] = tuple((p, d) for _, p, d in rules)
         exact: dict[str, int] = defaultdict(int)
         prefixes: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        by_key: dict[str, int] = defaultdict(int)
-        kinds = dict.fromkeys((*SpanKind, None), 0)
-        self._always = self._any_attributes = self._no_kind = 0
+        self._kinds = {id(kind): 0 for kind in (*SpanKind, None)}  # by id: an Enum member hashes in Python
+        self._always = self._free = self._no_kind = self._keyed_rules = 0
+        self._keyed: Keyed = {}
         for rank, (match, _, _) in enumerate(rules):
             bit = 1 << rank
             self._index_name(match, bit, exact, prefixes)
-            for kind in kinds:
-                if _kind_allows(match, kind):
-                    kinds[kind] |= bit
-            if not match.span_kind:
-                self._no_kind |= bit
+            self._index_kind(match, bit)
             if match.attributes:
-                by_key[match.attributes[0].key] |= bit
+                self._index_attribute(match.attributes[0], bit)
+                self._keyed_rules |= bit
             else:
-                self._any_attributes |= bit
+                self._free |= bit  # needs no attribute
         self._exact = dict(exact)
         self._prefixes = tuple((length, dict(values)) for length, values in sorted(prefixes.items()))
-        self._by_key = dict(by_key)
-        self._kinds = kinds
+        self._names: dict[str, int] = {}  # span name -> the bits its name can match
+        self._keys = tuple((key, *entry) for key, entry in self._keyed.items())
+        self._few_keys = len(self._keys) <= FEW_KEYS
 
     def _index_name(
         self, match: Match, bit: int, exact: dict[str, int], prefixes: dict[int, dict[str, int]]
@@ -84,30 +95,65 @@ class RuleIndex(Generic[D]):
             else:
                 prefixes[len(pattern.value)][pattern.value] |= bit
 
-    def candidates(self, name: str, kind: SpanKind | None, attributes: Attributes) -> int:
-        """The bits of the rules ``(name, kind, attributes)`` may match."""
-        mask = self._always | self._exact.get(name, 0)
-        for length, values in self._prefixes:
-            mask |= values.get(name[:length], 0)
-        mask &= self._kinds.get(kind, self._no_kind)  # not a SpanKind: only rules without a kind
-        if mask and self._by_key:
-            present = self._any_attributes
-            if attributes:
-                by_key = self._by_key
-                if len(by_key) <= len(attributes):
-                    for key, bits in by_key.items():
-                        if key in attributes:
-                            present |= bits
-                else:
-                    for key in attributes:
-                        present |= by_key.get(key, 0)
-            mask &= present
-        return mask
+    def _index_kind(self, match: Match, bit: int) -> None:
+        """The kinds whose spans pass the rule's kind part (no kind counts as internal, as
+        the predicates read it; a value that is no SpanKind passes only rules without one)."""
+        wanted = {_KINDS[k] for k in match.span_kind}
+        for kind in (*SpanKind, None):
+            if not wanted or (kind if kind is not None else SpanKind.INTERNAL) in wanted:
+                self._kinds[id(kind)] |= bit
+        if not wanted:
+            self._no_kind |= bit
+
+    def _index_attribute(self, first: AttributeMatch, bit: int) -> None:
+        """Under the rule's first attribute key: by value when it accepts exact values
+        only (by text, or by type too once a key has a value that is not a string),
+        else as a rule any value of the key may satisfy."""
+        loose, values, typed = self._keyed.get(first.key, (0, {}, False))
+        if any(isinstance(v, Pattern) and v.kind != "exact" for v in first.values):
+            self._keyed[first.key] = (loose | bit, values, typed)
+            return
+        scalars = [v for v in first.values if not isinstance(v, Pattern)]
+        if scalars and not typed:  # from now on by value and type: True is not 1
+            values, typed = {value: {str: bits} for value, bits in values.items()}, True
+        for v in first.values:
+            value = v.value if isinstance(v, Pattern) else v
+            if typed:
+                by_type = values.setdefault(value, {})
+                kind = str if isinstance(v, Pattern) else type(v)
+                by_type[kind] = by_type.get(kind, 0) | bit
+            else:
+                values[value] = values.get(value, 0) | bit
+        self._keyed[first.key] = (loose, values, typed)
 
     def first(self, name: str, kind: SpanKind | None, attributes: Attributes) -> D | None:
-        """The decider of the first rule that matches, None if none does."""
-        mask = self.candidates(name, kind, attributes)
+        """The decider of the first rule that matches, None if none does. Written out
+        (a call costs as much as a dozen lookups)."""
+        mask = self._names.get(name)
+        if mask is None:
+            mask = self._name_mask(name)
+        mask &= self._kinds.get(id(kind), self._no_kind)
         rules = self.rules
+        low = mask & -mask
+        if low and not low & self._keyed_rules:  # the first candidate needs no attribute: try it now
+            predicate, decider = rules[low.bit_length() - 1]
+            if predicate(name, kind, attributes):
+                return decider
+            mask ^= low
+        if mask & self._keyed_rules:  # a candidate needs an attribute: which can the span give?
+            present = self._free
+            if attributes and self._few_keys:  # each rule key looked up in the span's attributes
+                for key, loose, values, typed in self._keys:
+                    if key in attributes:
+                        value = attributes[key]
+                        present |= loose
+                        if typed:
+                            present |= _typed(values, value)
+                        elif isinstance(value, str):
+                            present |= values.get(value, 0)
+            elif attributes:
+                present |= self._present(attributes)
+            mask &= present
         while mask:
             low = mask & -mask
             predicate, decider = rules[low.bit_length() - 1]
@@ -116,14 +162,46 @@ class RuleIndex(Generic[D]):
             mask ^= low
         return None
 
+    def _present(self, attributes: Mapping[str, Any]) -> int:
+        """The bits of the keyed rules the span's attributes can satisfy, looked up by
+        the span's keys (rules name more keys than :data:`FEW_KEYS`)."""
+        present = 0
+        keyed = self._keyed
+        for key, value in attributes.items():
+            entry = keyed.get(key)
+            if entry is not None:
+                loose, values, typed = entry
+                present |= loose | (_typed(values, value) if typed else _text(values, value))
+        return present
+
+    def _name_mask(self, name: str) -> int:
+        """The bits of the rules ``name`` can match, kept for the next span of that name
+        (the one slow path of a name: names repeat; at most :data:`MAX_NAMES` are kept,
+        as a dict item assignment, which needs no lock)."""
+        mask = self._always | self._exact.get(name, 0)
+        for length, values in self._prefixes:
+            mask |= values.get(name[:length], 0)
+        if len(self._names) < MAX_NAMES and type(name) is str and len(name) <= MAX_TEXT:
+            self._names[name] = mask
+        return mask
+
     def __len__(self) -> int:
         return len(self.rules)
 
 
-def _kind_allows(match: Match, kind: SpanKind | None) -> bool:
-    """Whether a span of ``kind`` passes the rule's kind part (no kind counts as internal,
-    as the predicates read it)."""
-    if not match.span_kind:
-        return True
-    wanted = {_KINDS[k] for k in match.span_kind}
-    return (kind if kind is not None else SpanKind.INTERNAL) in wanted
+def _text(values: Mapping[Hashable, Any], value: object) -> int:
+    """The rules that accept exactly the string ``value`` (their values are all strings)."""
+    return values.get(value, 0) if isinstance(value, str) else 0
+
+
+def _typed(values: Mapping[Hashable, Any], value: object) -> int:
+    """The rules that accept exactly ``value``: a string equal to a pattern's text, a
+    bool, int or float of the very same type (``True`` is not ``1``), as the predicates
+    compare them."""
+    try:
+        by_type = values.get(value)
+    except TypeError:  # unhashable (a sequence attribute): no exact value matches it
+        return 0
+    if by_type is None:
+        return 0
+    return by_type.get(str if isinstance(value, str) else type(value), 0)  # type: ignore[no-any-return]

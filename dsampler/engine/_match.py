@@ -78,8 +78,9 @@ def compile_match(match: Match, resource: Mapping[str, Any]) -> Predicate | None
     if not resource_matches(match.resource, resource):
         return None
     names = _string_matcher(match.span_name) if match.span_name else None
-    kinds = frozenset(_KINDS[k] for k in match.span_kind) or None
-    internal_ok = kinds is None or SpanKind.INTERNAL in kinds
+    wanted = frozenset(_KINDS[k] for k in match.span_kind)
+    kinds = frozenset(id(k) for k in wanted) or None  # by id: an Enum member hashes in Python
+    internal_ok = kinds is None or SpanKind.INTERNAL in wanted
     attrs = tuple((m.key, _value_matcher(m)) for m in match.attributes)
     if names is None and kinds is None and not attrs:
         return match_anything
@@ -87,7 +88,7 @@ def compile_match(match: Match, resource: Mapping[str, Any]) -> Predicate | None
     def predicate(name: str, kind: SpanKind | None, attributes: Attributes) -> bool:
         if names is not None and not names(name):
             return False
-        if kinds is not None and (kind not in kinds if kind is not None else not internal_ok):
+        if kinds is not None and (id(kind) not in kinds if kind is not None else not internal_ok):
             return False
         for key, test in attrs:
             if not attributes or key not in attributes or not test(attributes[key]):

@@ -61,8 +61,8 @@ class RequestPath(FaultCountingSampler):
                         return CHILD_RESULTS[case]
                     return self._children.of(case, CHILD_RESULTS[case].decision, attributes, sc.trace_state)
                 ts = None if sc.trace_state is DEFAULT_TRACE_STATE else sc.trace_state
-            if not snap.simple:
-                return snap.decide_root(trace_id, name, kind, attributes, ts)
+            if not snap.simple and (decided := snap.decide_root(trace_id, name, kind, attributes, ts)):
+                return decided
             d = snap.default  # Ratio.admits, inlined: a snapshot of one rate costs what a RatioSampler does
             if (of_bytes := d.scheme.of_bytes) is not None:  # xxh3's C entry over the 16 bytes
                 sampled = of_bytes((trace_id & MASK128).to_bytes(16, "big")) < d.bound

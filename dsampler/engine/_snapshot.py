@@ -143,8 +143,10 @@ class Snapshot:
         kind: SpanKind | None,
         attributes: Attributes,
         trace_state: TraceState | None,
-    ) -> SamplingResult:
-        """Decide a span without a parent to follow; the caps have the last word."""
+    ) -> SamplingResult | None:
+        """Decide a span without a parent to follow; the caps have the last word. None:
+        the default rate decides, with no cap or lower bound to apply, which the request
+        path does inline, as for a snapshot of one rate (no second call)."""
         by_default = False  # decided at the default rate: what the adaptive controller owns
         decider = self.rules.first(name, kind, attributes) if self.has_rules else None
         if decider is not None:
@@ -156,12 +158,14 @@ class Snapshot:
             elif self.lower_bound > 0:  # with a lower bound of its own: a tracked operation
                 result, strategy = self._decide_tracked(trace_id, name, attributes, trace_state), OPERATION
                 by_default = True
+            elif self.cap is None:
+                return None
             else:
                 result, strategy = self.default.decide(trace_id, attributes, trace_state), DEFAULT
                 by_default = True
         sampled = result.decision is RECORD_AND_SAMPLE
         tally = self.tally
-        if tally is not None:  # telemetry on (samplers/_counts.py)
+        if tally is not None:  # telemetry on (engine/_counts.py)
             tally[strategy][KEPT if sampled else NOT_KEPT] += 1
         if by_default and self.offered is not None:
             self.offered.append(None)  # the adaptive controller counts it: one append, no lock

@@ -2,10 +2,11 @@
 
 :class:`Ratio` is its one definition, for every scheme of
 :mod:`dsampler.hashing._schemes`: every decider that samples by a rate is one (or holds
-one). Two request paths inline the same test instead of calling :meth:`Ratio.admits`,
+one). Three request paths inline the same test instead of calling :meth:`Ratio.admits`,
 because there a call costs about a seventh of a decision: the engine's path for a
-configuration of one rate (``dsampler.engine._request``) and
-:class:`~dsampler.RatioSampler`; a property test holds both equal to :meth:`admits`.
+configuration of one rate (``dsampler.engine._request``), a rate's decider
+(``RatioDecider.decide``, what a rule or the default rate decides with) and
+:class:`~dsampler.RatioSampler`; a property test holds each equal to :meth:`admits`.
 """
 
 from __future__ import annotations

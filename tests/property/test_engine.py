@@ -26,10 +26,21 @@ _MATCHES = st.builds(
     attributes=st.lists(_ATTRIBUTE_MATCHES, max_size=2, unique_by=lambda m: m.key).map(tuple),
 )
 _SPAN_KINDS = st.one_of(st.none(), st.sampled_from(list(SpanKind)), st.just("not a kind"))
-_SPAN_ATTRIBUTES = st.one_of(
-    st.none(),
-    st.dictionaries(_KEYS, st.one_of(_WORDS, st.booleans(), st.integers(-2, 2), st.just(2.5)), max_size=3),
+
+
+class _Text(str):
+    """A str subclass: string patterns match it as they match a str."""
+
+
+_SPAN_VALUES = st.one_of(
+    _WORDS,
+    _WORDS.map(_Text),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.sampled_from([1.0, 2.5, 0.0]),
+    st.lists(_WORDS, max_size=2),  # a sequence attribute: unhashable
 )
+_SPAN_ATTRIBUTES = st.one_of(st.none(), st.dictionaries(_KEYS, _SPAN_VALUES, max_size=3))
 
 _SPANS = st.tuples(_WORDS, _SPAN_KINDS, _SPAN_ATTRIBUTES)
 
