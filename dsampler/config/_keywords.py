@@ -6,7 +6,8 @@ Each is a ``TypedDict`` the signatures take as ``**settings: Unpack[...]`` (PEP 
 run time nothing changes: the values are checked as before, and a misspelt key is a
 ConfigError naming it with a suggestion. ``Unpack`` comes from ``typing_extensions``
 for type checkers only (``typing.Unpack`` needs Python 3.11), so nothing imports it at
-run time. The keys are kept equal to the fields they stand for by
+run time. ``SamplingConfig.evolve`` takes built values, typed by the model's own
+``ConfigFields``. The keys are kept equal to the fields they stand for by
 ``tests/unit/config/test_keywords.py``.
 """
 

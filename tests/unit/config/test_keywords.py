@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from dsampler import AdaptiveController, ConfigError, DSampler, ManualClock
-from dsampler.config import AdaptiveSettings
+from dsampler.config import AdaptiveSettings, SamplingConfig
 from dsampler.config._keywords import AdaptiveChanges, AdaptiveKeywords, SettingsKeywords
+from dsampler.config._model import ConfigFields
 from dsampler.config._parse import FIELDS
 
 REPO = Path(__file__).resolve().parents[3]
@@ -28,7 +29,7 @@ CALLS = """\
 from typing import Any
 
 from dsampler import AdaptiveController, DSampler, JaegerRemoteSampler, PerOperationSampler
-from dsampler.config import HealthPolicy
+from dsampler.config import HealthPolicy, SamplingConfig
 
 DSampler(rulez=[])  # wrong: Unexpected keyword argument "rulez"
 DSampler(rate="0.2")  # wrong: Argument "rate" to "DSampler" has incompatible type "str"
@@ -60,6 +61,8 @@ controller.reconfigure(target_traces_per_second=80, p99_target_s=0.1)
 controller.reconfigure(target="80")  # wrong: Unexpected keyword argument "target"
 PerOperationSampler({"a": 0.5, "b": {"rate": 0.1}}, default_rate=0.01)
 PerOperationSampler({"a": "0.5"})  # wrong: Dict entry 0 has incompatible type "str": "str"
+SamplingConfig().evolve(rate=0.5, rules=(), version=3)
+SamplingConfig().evolve(rules=[{"action": "drop"}])  # wrong: List item 0 has incompatible type
 """
 
 
@@ -92,9 +95,11 @@ def test_mypy_reports_each_wrong_keyword_and_accepts_the_right_ones(tmp_path: Pa
 
 
 def test_the_keywords_are_the_fields() -> None:
-    """SettingsKeywords: the top-level keys update() and the file take; AdaptiveChanges:
+    """SettingsKeywords: the top-level keys update() and the file take; ConfigFields:
+    SamplingConfig's fields (evolve()); AdaptiveChanges:
     AdaptiveSettings' fields, and AdaptiveKeywords the same but the target."""
     assert set(SettingsKeywords.__annotations__) == set(FIELDS)
+    assert set(ConfigFields.__annotations__) == {f.name for f in dataclasses.fields(SamplingConfig)}
     adaptive = {f.name for f in dataclasses.fields(AdaptiveSettings)}
     assert set(AdaptiveChanges.__annotations__) | set(AdaptiveKeywords.__annotations__) == adaptive
     assert set(AdaptiveKeywords.__annotations__) == adaptive - {"target_traces_per_second"}
