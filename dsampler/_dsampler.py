@@ -20,8 +20,10 @@ from dsampler.telemetry._track import track
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
+    from typing_extensions import Unpack
 
     from dsampler.adaptive._controller import AdaptiveController
+    from dsampler.config._keywords import SettingsKeywords
     from dsampler.remote._follow import RemoteFollower
 
 __all__ = ["DSampler"]
@@ -65,7 +67,7 @@ class DSampler(Engine):
         clock: Clock = SYSTEM_CLOCK,
         history: int = DEFAULT_HISTORY,
         initial_fill: Callable[[], float] | None = None,
-        **settings: Any,
+        **settings: Unpack[SettingsKeywords],
     ) -> None:
         base = as_config(config)
         if settings:
@@ -103,7 +105,7 @@ class DSampler(Engine):
         resource: Resource | Mapping[str, Any] | None = None,
         clock: Clock = SYSTEM_CLOCK,
         history: int = DEFAULT_HISTORY,
-        **settings: Any,
+        **settings: Unpack[SettingsKeywords],
     ) -> DSampler:
         """A DSampler configured from a YAML or JSON file, reloaded when it changes.
 
@@ -169,7 +171,7 @@ class DSampler(Engine):
 
     # -- writing ---------------------------------------------------------------------
 
-    def update(self, **changes: Any) -> SamplingConfig:
+    def update(self, **changes: Unpack[SettingsKeywords]) -> SamplingConfig:
         """Publish the current configuration with ``changes`` (file-format values):
         ``sampler.update(rate=0.02)``. All or nothing. An update that removes an owner
         (``adaptive=None``) keeps the fields it owned in force, unless it sets them.

@@ -15,7 +15,10 @@ backends; default ``false``), or ``config=PATH``: a
 configuration file, reloaded when it changes, which then decides everything (its own
 ``parent_based`` excepted: the name chosen decides it, and a file that says otherwise is
 reported). A file that is missing or invalid at start is logged, the default rate serves,
-and the file is applied as soon as it is valid. Both names build a :class:`DSampler`;
+and the file is applied as soon as it is valid. Under ``opentelemetry-instrument`` the
+file's adaptive controller sees root-span latency and errors: :mod:`dsampler._instrument`
+puts its span processor on the provider the configurator built (elsewhere it says once
+that it cannot). Both names build a :class:`DSampler`;
 ``dsampler`` decides every span itself (``parent_based: false``),
 ``parentbased_dsampler`` lets children follow.
 Note that ``TracerProvider()`` on its own never consults entry points; only the
@@ -33,6 +36,7 @@ from typing import Any, Final
 from opentelemetry.sdk.trace.sampling import Sampler
 
 from dsampler._dsampler import DSampler
+from dsampler._instrument import expect
 from dsampler._validate import check_rate, show
 from dsampler.config._files import load_document
 from dsampler.config._model import DEFAULT_RATE, SamplingConfig
@@ -180,7 +184,9 @@ def _from_file(path: str, entry: str, parent_based: bool) -> DSampler:
             entry,
             parent_based,
         )
-    return DSampler.from_file(path, strict=False, parent_based=parent_based)
+    sampler = DSampler.from_file(path, strict=False, parent_based=parent_based)
+    expect(sampler, entry)  # its adaptive controller's span processor, on the provider
+    return sampler
 
 
 def dsampler_sampler(arg: str | float | None = None) -> Sampler:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import deque
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsampler import _fork
@@ -35,7 +36,10 @@ from dsampler.decision._bucket import TokenBucket
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from dsampler.adaptive._processor import AdaptiveSpanProcessor
+    from dsampler.config._keywords import AdaptiveChanges, AdaptiveKeywords
 
 __all__ = ["ADAPTIVE", "AdaptiveController", "Host"]
 
@@ -46,7 +50,7 @@ MAX_PENDING: Final = 100_000  # observations held between ticks (1M/s at 100 ms 
 _FIELDS: Final = tuple(f.name for f in dataclasses.fields(AdaptiveSettings))
 
 
-def _settings(base: float | AdaptiveSettings, changes: dict[str, Any]) -> AdaptiveSettings:
+def _settings(base: float | AdaptiveSettings, changes: Mapping[str, Any]) -> AdaptiveSettings:
     """``base`` (a target or whole settings) with ``changes``. A misspelt setting is a
     ConfigError naming it, with a suggestion, as a file's unknown key is: not the
     TypeError of a dataclass constructor, which callers that catch ConfigError miss."""
@@ -101,7 +105,7 @@ class AdaptiveController:
         clock: Clock = SYSTEM_CLOCK,
         ticker: bool | None = None,
         start: bool = True,
-        **settings: Any,
+        **settings: Unpack[AdaptiveKeywords],
     ) -> None:
         chosen = _settings(target_traces_per_second, settings)
         self._setup(chosen, clock, clock is SYSTEM_CLOCK if ticker is None else ticker)
@@ -216,7 +220,7 @@ class AdaptiveController:
 
     # -- settings ------------------------------------------------------------------------
 
-    def reconfigure(self, **changes: Any) -> AdaptiveSettings:
+    def reconfigure(self, **changes: Unpack[AdaptiveChanges]) -> AdaptiveSettings:
         """New settings (fields of AdaptiveSettings); the load estimate carries over.
         Bound, they are published in its overlay with the rate.
 

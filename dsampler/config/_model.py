@@ -8,9 +8,9 @@ keys of the configuration file (see ``docs/configuration.md``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypedDict
 
 from dsampler._validate import (
     DEFAULT_MAX_OPERATIONS,
@@ -27,7 +27,17 @@ from dsampler.config._rule import Rule, check
 from dsampler.errors import ConfigError
 from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
 
-__all__ = ["DEFAULT_MAX_OPERATIONS", "DEFAULT_RATE", "FIELD_CHECKS", "OperationStrategy", "SamplingConfig"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = [
+    "DEFAULT_MAX_OPERATIONS",
+    "DEFAULT_RATE",
+    "FIELD_CHECKS",
+    "ConfigFields",
+    "OperationStrategy",
+    "SamplingConfig",
+]
 
 DEFAULT_RATE: Final = 0.001
 
@@ -95,6 +105,25 @@ class _Operations(Mapping[str, OperationStrategy]):
         return f"{{{', '.join(f'{k!r}: {v!r}' for k, v in self._data.items())}}}"
 
 
+class ConfigFields(TypedDict, total=False):
+    """Fields of :class:`~dsampler.config.SamplingConfig` as the model holds them
+    (``config.evolve(rate=0.5)``): built values, not the file's forms."""
+
+    rate: float
+    hash: str
+    parent_based: bool
+    record_version: bool
+    sampler_tags: bool
+    max_operations: int
+    traces_per_second: float | None
+    default_lower_bound_per_second: float
+    operations: Mapping[str, OperationStrategy]
+    rules: Sequence[Rule]
+    adaptive: AdaptiveSettings | None
+    remote: RemoteSettings | None
+    version: int
+
+
 @dataclass(frozen=True, slots=True)
 class SamplingConfig:
     """One whole sampling configuration. Published snapshots carry a ``version`` that
@@ -157,7 +186,7 @@ class SamplingConfig:
                 "adaptive and remote both own the default rate: configure one of them, not both",
             )
 
-    def evolve(self, **changes: Any) -> SamplingConfig:
+    def evolve(self, **changes: Unpack[ConfigFields]) -> SamplingConfig:
         """This configuration with ``changes``, validating only the changed fields and
         the checks that span fields: what ``dataclasses.replace`` does, at the cost of
         the change rather than of the whole configuration (an update path runs it

@@ -10,7 +10,7 @@ hold named overlays (:meth:`Engine.overlay`) and set their fields; telemetry rea
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from dsampler import _fork
 from dsampler.clock import SYSTEM_CLOCK, Clock
@@ -27,6 +27,11 @@ from dsampler.engine._runtime import Runtime
 from dsampler.engine._snapshot import OfferedLoad, Snapshot
 from dsampler.errors import ConfigError
 from dsampler.hashing._loader import LOADER
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from dsampler.config._keywords import SettingsKeywords
 
 __all__ = ["SECTIONS", "Engine", "OfferedLoad"]
 
@@ -134,7 +139,7 @@ class Engine(RequestPath):
 
     # -- writing ---------------------------------------------------------------------
 
-    def update(self, **changes: Any) -> SamplingConfig:
+    def update(self, **changes: Unpack[SettingsKeywords]) -> SamplingConfig:
         """Publish the base configuration with ``changes`` (file-format values):
         ``engine.update(rate=0.02)``. All or nothing.
 

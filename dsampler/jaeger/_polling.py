@@ -203,23 +203,27 @@ class Reporter:
 
 
 class _Counted:
-    """A fetcher whose successes and failures are counted (its bounds are the inner one's)."""
+    """A fetcher whose successes and failures are counted (its bounds are the inner one's);
+    a fetch that :meth:`close` aborted is no failure, neither counted nor reported."""
 
     def __init__(self, inner: Fetcher, reporter: Reporter) -> None:
         self.inner = inner
         self.reporter = reporter
         self.timeout_s: float = getattr(inner, "timeout_s", _SOURCE_TIMEOUT_S)
+        self.closed = False
 
     def fetch(self, service: str) -> bytes:
         try:
             body = self.inner.fetch(service)
         except FetchError as exc:
-            self.reporter.failed("fetching", exc)
+            if not self.closed:
+                self.reporter.failed("fetching", exc)
             raise
         self.reporter.metrics.sampler_retrieved(1)
         return body
 
     def close(self) -> None:
+        self.closed = True  # before the abort, which the fetch in flight sees as an error
         closer = getattr(self.inner, "close", None)
         if closer is not None:
             closer()

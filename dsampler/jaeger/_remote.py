@@ -221,7 +221,7 @@ class RemoteControlledSampler(Sampler):
         reported, the strategy in force kept) or once closed."""
         if self._closed:
             return False
-        return self._follower.poll_once() is not PollOutcome.FAILED
+        return self._follower.poll_once() in (PollOutcome.APPLIED, PollOutcome.UNCHANGED)
 
     def update(self, response: object) -> None:
         """Apply one strategy: a typed strategy, a raw response dict (jaeger-client's

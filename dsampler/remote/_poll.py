@@ -4,6 +4,8 @@ Each stage fails on its own (a fetch error, a response that is not a usable stra
 strategy the owner refuses) and every failure keeps the strategy in force: the poller
 logs it (a warning the first time, debug while it repeats), counts it, and retries after
 a backoff. It never raises into the thread (:mod:`dsampler._poller` guards the rest).
+A poll that :meth:`StrategyPoller.close` aborts is no failure (the server may be up):
+it is logged at DEBUG, not counted in ``failures``, and its outcome is ``CLOSED``.
 
 Timing:
 
@@ -76,6 +78,7 @@ class PollOutcome(enum.Enum):
     APPLIED = "applied"  # a new strategy is in force
     UNCHANGED = "unchanged"  # the same strategy again (or one that changes nothing)
     FAILED = "failed"  # fetch, parse or apply failed; the strategy in force stays
+    CLOSED = "closed"  # close() aborted the poll (or came before it): not a failure
 
 
 class StrategyPoller:
@@ -124,6 +127,7 @@ class StrategyPoller:
         self.polls = self.failures = self.consecutive_failures = 0
         self.outcomes = dict.fromkeys(PollOutcome, 0)
         self.last_error: str | None = None
+        self._closed = False
         self._thread = Poller(self, self.interval_s, name=name, first_delay_s=first)
         _fork.register(self._reset_after_fork)
         from dsampler.telemetry._registry import register_poller
@@ -148,7 +152,7 @@ class StrategyPoller:
                     )
                 changed = self._take(strategy)
             except (FetchError, ConfigError) as exc:
-                return self._failed(exc)
+                return self._aborted() if self._closed else self._failed(exc)
             if self.consecutive_failures:
                 self._log.info(
                     "dsampler: %s: strategy fetched again after %d failures",
@@ -195,6 +199,11 @@ class StrategyPoller:
         self.strategy = strategy
         return changed
 
+    def _aborted(self) -> PollOutcome:
+        """The poll failed once close() had begun: that is the close, not the server."""
+        self._log.debug("dsampler: %s: poll aborted by close()", self.service)
+        return PollOutcome.CLOSED
+
     def _failed(self, exc: Exception) -> PollOutcome:
         text = str(exc)
         self.failures += 1
@@ -223,7 +232,9 @@ class StrategyPoller:
 
     def close(self, timeout_s: float | None = None) -> None:
         """Stop polling and abort a request in flight (idempotent); waits for the thread
-        at most ``timeout_s`` (default: the fetcher's request timeout)."""
+        at most ``timeout_s`` (default: the fetcher's request timeout). A poll it aborts
+        is no failure: it returns :attr:`PollOutcome.CLOSED`, logged at DEBUG only."""
+        self._closed = True  # before the abort, which the poll in flight sees as an error
         closer = getattr(self.fetcher, "close", None)
         if closer is not None:
             closer()

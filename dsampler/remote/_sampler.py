@@ -120,10 +120,10 @@ class JaegerRemoteSampler(Sampler):
         self.engine = _engine(
             initial_rate, hash, max_operations, parent_based, sampler_tags, attributes, clock
         )
-        self._initial: Sampler | None = None
-        self._current: Sampler = self.engine
-        if isinstance(initial, Sampler):
-            self._initial = self._current = Guarded(initial, "JaegerRemoteSampler's initial sampler")
+        owner = "JaegerRemoteSampler's initial sampler"
+        self._guarded = Guarded(initial, owner) if isinstance(initial, Sampler) else None
+        self._initial: Sampler | None = self._guarded  # deciding until the first strategy
+        self._current: Sampler = self.engine if self._guarded is None else self._guarded
         self.should_sample = self._current.should_sample  # type: ignore[method-assign]
         if fetcher is None:
             fetcher = HttpFetcher(endpoint, timeout_s=request_timeout_s, max_bytes=max_response_bytes)
@@ -182,6 +182,13 @@ class JaegerRemoteSampler(Sampler):
     def dsampler(self) -> Engine:
         """The engine that decides (its former name; read :attr:`engine`)."""
         return self.engine
+
+    @property
+    def faults(self) -> int:
+        """How many decisions fell back after an internal fault: the engine's (bad input
+        included) and those of an initial sampler that raised (each such span dropped)."""
+        guarded = 0 if self._guarded is None else self._guarded.faults
+        return self.engine.faults + guarded
 
     @property
     def poller(self) -> StrategyPoller:

@@ -54,7 +54,7 @@ class PerOperationSampler(Sampler):
 
     def __init__(
         self,
-        operations: Mapping[str, Any] | None = None,
+        operations: Mapping[str, float | Mapping[str, Any]] | None = None,
         *,
         default_rate: float = DEFAULT_RATE,
         default_lower_bound_per_second: float = 0.0,
@@ -79,7 +79,7 @@ class PerOperationSampler(Sampler):
 
     def update(
         self,
-        operations: Mapping[str, Any] | None = None,
+        operations: Mapping[str, float | Mapping[str, Any]] | None = None,
         *,
         default_rate: float | None = None,
         default_lower_bound_per_second: float | None = None,

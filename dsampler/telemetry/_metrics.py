@@ -19,7 +19,8 @@ dsampler.rate.effective        gauge       1         the fraction the default ra
 dsampler.config.version        gauge       1         the configuration version in force
 dsampler.drift.alerts          counter     {alert}   versions whose effective rate drifted
 dsampler.faults                counter     {fault}   decisions that fell back after a fault
-dsampler.remote.fetches        counter     {fetch}   result (applied, unchanged, failed), service
+dsampler.remote.fetches        counter     {fetch}   result (applied, unchanged, failed, closed),
+                                                     service
 dsampler.controller.window     gauge       s         the adaptive controller's window
 dsampler.controller.rate       gauge       1         the rate the controller asks for
 =============================  ==========  ========  ==========================================

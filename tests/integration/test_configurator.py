@@ -96,3 +96,53 @@ def test_configurator_with_a_config_file(tmp_path: Path) -> None:
     assert sampler_line(proc).startswith(
         "DSampler{version=1,rate=0.125,hash=fnv1a,parent_based=True,rules=1,"
     )
+
+
+ADAPTIVE_APP = """\
+import time
+from opentelemetry import trace
+sampler = trace.get_tracer_provider().sampler
+tracer = trace.get_tracer("app")
+started, roots = time.monotonic(), 0
+while roots < 300 and time.monotonic() - started < 20:
+    with tracer.start_as_current_span("root"):
+        time.sleep(0.03)
+    roots += 1
+    if sampler.controller.episode and sampler.config.rate < 1.0:
+        break
+print("EPISODE=%s RATE=%s ROOTS=%d" % (sampler.controller.episode, sampler.config.rate, roots))
+"""
+
+
+def adaptive_file(tmp_path: Path) -> Path:
+    """Room for every root (100/s against about 33/s: rate 1), P99 target 10 ms."""
+    path = tmp_path / "sampling.yaml"
+    path.write_text("adaptive:\n  target_traces_per_second: 100\n  p99_target: 10ms\n")
+    return path
+
+
+def test_opentelemetry_instrument_feeds_the_adaptive_controller_latency(tmp_path: Path) -> None:
+    """Zero-code with an adaptive: section: roots of 30 ms against a 10 ms P99 target
+    start a latency episode and the health policy's rate x0.7 (1.0 -> 0.7), as with the
+    span processor attached by hand; nothing is warned about."""
+    instrument = shutil.which("opentelemetry-instrument", path=str(Path(sys.executable).parent))
+    assert instrument is not None
+    app = tmp_path / "app.py"
+    app.write_text(ADAPTIVE_APP)
+    arg = f"config={adaptive_file(tmp_path)}"
+    proc = run([instrument, sys.executable, str(app)], "parentbased_dsampler", arg)
+    (line,) = [x for x in proc.stdout.splitlines() if x.startswith("EPISODE=")]
+    episode, rate, roots = (field.partition("=")[2] for field in line.split())
+    assert (episode, float(rate)) == ("True", pytest.approx(0.7)), line
+    assert int(roots) < 300
+    assert "cannot attach" not in proc.stderr
+
+
+def test_configured_outside_opentelemetry_instrument_says_once_it_cannot_attach(tmp_path: Path) -> None:
+    """The configurator run in code (no auto-instrumentation, no pre-instrument step):
+    one WARNING saying the controller sees no latency and how to attach it by hand."""
+    arg = f"config={adaptive_file(tmp_path)}"
+    proc = run([sys.executable, "-c", CONFIGURE + PRINT_SAMPLER], "parentbased_dsampler", arg)
+    assert sampler_line(proc).startswith("DSampler{")
+    assert proc.stderr.count("cannot attach the adaptive controller's span processor") == 1
+    assert "provider.add_span_processor(provider.sampler.controller.span_processor())" in proc.stderr

@@ -1,0 +1,112 @@
+"""The adaptive controller's eyes under ``opentelemetry-instrument``: its span processor
+on the tracer provider the SDK's configurator built.
+
+The SDK's configurator makes the sampler from the ``OTEL_TRACES_SAMPLER`` entry point,
+then the ``TracerProvider`` with it, and only then sets that provider as the global
+one: the entry point never sees the provider. So the entry points remember each
+``config=PATH`` DSampler they make (:func:`expect`), and
+:func:`attach_span_processors`, dsampler's ``opentelemetry_pre_instrument`` entry point
+(which OpenTelemetry's auto-instrumentation calls once the configurator has set the
+provider, before any instrumentor), adds a span processor to the global provider whose
+sampler is one of them. The processor feeds whichever controller the DSampler has at
+the time (a reload may add, replace or remove its ``adaptive:`` section); without one
+it does nothing.
+
+Where dsampler cannot reach the provider (the configurator run in code, outside
+auto-instrumentation; a provider whose sampler is not the one the entry point made), a
+DSampler with an ``adaptive:`` section is reported once, by a WARNING on
+``dsampler.otel`` naming what to do. A DSampler built in code is never touched: its
+provider is the user's (``provider.add_span_processor(sampler.controller.span_processor())``).
+
+Everything here is cheap to import and never raises: the hook runs in every process
+auto-instrumented with dsampler installed, whatever sampler it uses, and an exception
+from it would stop auto-instrumentation.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import weakref
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from dsampler._dsampler import DSampler
+
+__all__ = ["ControllerFeed", "attach", "attach_span_processors", "expect"]
+
+_log = logging.getLogger("dsampler.otel")
+_AUTO: Final = "opentelemetry.instrumentation.auto_instrumentation"
+_BY_HAND: Final = "provider.add_span_processor(provider.sampler.controller.span_processor())"
+_expected: list[tuple[weakref.ref[DSampler], str]] = []
+
+
+class ControllerFeed:
+    """What the span processor feeds: the DSampler's adaptive controller of the moment."""
+
+    __slots__ = ("_sampler",)
+
+    def __init__(self, sampler: DSampler) -> None:
+        self._sampler = sampler
+
+    def observe(self, duration_s: float, error: bool = False) -> None:
+        controller = self._sampler.controller
+        if controller is not None:
+            controller.observe(duration_s, error)
+
+
+def expect(sampler: DSampler, entry: str) -> None:
+    """``sampler`` was made by the entry point ``entry`` for the SDK's configurator: its
+    controller's span processor goes on the provider at the pre-instrument step, or,
+    outside auto-instrumentation (nothing will run that step), the user is told now."""
+    if _AUTO in sys.modules:
+        _expected.append((weakref.ref(sampler), entry))
+    elif sampler.controller is not None:
+        _cannot(entry, "the SDK was configured outside opentelemetry-instrument")
+
+
+def attach_span_processors() -> None:
+    """Entry point ``opentelemetry_pre_instrument``: attach what the samplers the entry
+    points made need to the global tracer provider (never raises)."""
+    try:
+        if _expected:
+            from opentelemetry import trace
+
+            attach(trace.get_tracer_provider())
+    except Exception:  # auto-instrumentation stops at an exception here: never one
+        _log.warning("dsampler: attaching the adaptive span processor failed", exc_info=True)
+
+
+def attach(provider: object) -> int:
+    """Add a processor feeding each expected sampler's controller to ``provider``
+    when it is a TracerProvider deciding with that sampler; report the others that
+    have a controller. How many were attached; the expected list is emptied."""
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from dsampler.adaptive._processor import AdaptiveSpanProcessor
+
+    expected = [(ref(), entry) for ref, entry in _expected]
+    _expected.clear()
+    deciding = provider.sampler if isinstance(provider, TracerProvider) else None
+    attached = 0
+    for sampler, entry in expected:
+        if sampler is None:
+            continue
+        if sampler is deciding and isinstance(provider, TracerProvider):
+            provider.add_span_processor(AdaptiveSpanProcessor(ControllerFeed(sampler)))
+            attached += 1
+            _log.debug("dsampler: %s: the adaptive span processor is on the tracer provider", entry)
+        elif sampler.controller is not None:
+            _cannot(entry, f"the global tracer provider ({type(provider).__name__}) does not decide with it")
+    return attached
+
+
+def _cannot(entry: str, why: str) -> None:
+    _log.warning(
+        "dsampler: OTEL_TRACES_SAMPLER=%s: %s, so dsampler cannot attach the adaptive controller's "
+        "span processor: p99_target and the health policy see no span; once the provider is set, "
+        "attach it yourself: %s, with provider = opentelemetry.trace.get_tracer_provider()",
+        entry,
+        why,
+        _BY_HAND,
+    )
