@@ -9,7 +9,7 @@ keys of the configuration file (see ``docs/configuration.md``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, TypedDict
 
 from dsampler._validate import (
@@ -124,7 +124,7 @@ class ConfigFields(TypedDict, total=False):
     version: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SamplingConfig:
     """One whole sampling configuration. Published snapshots carry a ``version`` that
     only grows; a configuration that was never published has version 0.
@@ -195,15 +195,16 @@ class SamplingConfig:
         Raises:
             ConfigError: a changed value is invalid, or an unknown field is named.
         """
-        copy: SamplingConfig = object.__new__(SamplingConfig)
-        for name in _FIELD_NAMES:
-            object.__setattr__(copy, name, getattr(self, name))
+        copy: SamplingConfig = _new(SamplingConfig)
+        values = copy.__dict__
+        values.update(self.__dict__)  # one copy in C: the fields are the instance's dict
         for name, value in changes.items():
             validator = FIELD_CHECKS.get(name)
             if validator is None:
                 raise ConfigError(name, "unknown field of SamplingConfig")
-            object.__setattr__(copy, name, validator(value))
-        copy._check_together()
+            values[name] = validator(value)
+        if not _TOGETHER.isdisjoint(changes):  # self holds them together already
+            copy._check_together()
         return copy
 
     def stamped(self, version: int) -> SamplingConfig:
@@ -212,7 +213,8 @@ class SamplingConfig:
         return self.evolve(version=version)
 
 
-_FIELD_NAMES: Final = tuple(f.name for f in fields(SamplingConfig))
+_TOGETHER: Final = frozenset({"operations", "max_operations", "adaptive", "remote"})
+_new = object.__new__
 
 
 def _hash(value: object) -> str:

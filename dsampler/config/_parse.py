@@ -72,11 +72,27 @@ FIELDS: Final[dict[str, Callable[[object, str], Any]]] = {
 
 def parse_fields(data: Mapping[str, Any], path: str = "") -> dict[str, Any]:
     """Validate some top-level fields (all problems at once); unknown keys are errors."""
+    if not path and type(data) is dict and len(data) == 1:  # update(rate=...): the frequent writer
+        ((key, value),) = data.items()
+        check = SCALARS.get(key)
+        if check is not None:
+            try:
+                return {key: check(value)}
+            except ConfigError:
+                pass  # the whole path below names it, as it names every problem
     p = Problems()
     p.run(no_unknown_keys, mapping(data, path or "config"), FIELDS, path)
     values = {key: p.run(FIELDS[key], value, join(path, key)) for key, value in data.items() if key in FIELDS}
     p.raise_if_any()
     return values
+
+
+#: Fields whose file form is the model's value, checked by the model's own check.
+SCALARS: Final = {
+    name: check
+    for name, check in FIELD_CHECKS.items()
+    if name not in ("operations", "rules", "adaptive", "remote", "version")
+}
 
 
 def parse_config(data: Mapping[str, Any], base: SamplingConfig | None = None) -> SamplingConfig:

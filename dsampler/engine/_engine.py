@@ -156,7 +156,7 @@ class Engine(RequestPath):
         Raises:
             ConfigError: a field is invalid; the running configuration stays.
         """
-        if any(fields.get(s) is not None for s in SECTIONS):
+        if fields.get("adaptive") is not None or fields.get("remote") is not None:  # SECTIONS
             self._check_sections(self.base.evolve(**fields))
         return self._store.evolve(fields).config
 

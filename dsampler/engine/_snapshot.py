@@ -10,7 +10,7 @@ lives beside it, in :class:`~dsampler.engine._runtime.TrackedOperations`.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
-from typing import Protocol
+from typing import Final, Protocol
 
 from opentelemetry.sdk.trace.sampling import SamplingResult
 from opentelemetry.trace import SpanKind
@@ -36,6 +36,9 @@ from dsampler.engine._index import RuleIndex
 from dsampler.engine._runtime import TrackedOperations
 
 __all__ = ["OfferedLoad", "Snapshot"]
+
+
+_UNUSED: Final = Results({})  # the lower-bound results of a snapshot without a lower bound
 
 
 class OfferedLoad(Protocol):
@@ -110,7 +113,7 @@ class Snapshot:
         self.tracked = tracked
         self.parent_based = config.parent_based
         self.lower_bound = config.default_lower_bound_per_second
-        self.lower_results = Results(tagger("lowerbound", config.rate))
+        self.lower_results = Results(tagger("lowerbound", config.rate)) if self.lower_bound > 0 else _UNUSED
         self.simple = not rules and not operations and cap is None and self.lower_bound == 0
         # An owner's tap (the adaptive controller's): its count of the root decisions
         # the default rate makes (one append, no lock) and its hard cap on what they sample.
