@@ -142,6 +142,7 @@ def _safe_loader(yaml: Any) -> Any:
             return super().construct_mapping(node, deep=deep)
 
     _add_core_schema(Loader)
+    _add_checked_scalars(Loader)
     return Loader
 
 
@@ -163,6 +164,32 @@ def _add_core_schema(loader: Any) -> None:
         list("-+0123456789."),
     )
     loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
+#: Explicitly tagged scalars PyYAML's constructors fail on with a foreign exception
+#: (``!!bool maybe``: KeyError, ``!!float ""``: IndexError, ``!!timestamp x``:
+#: AttributeError): what they expected, for the error that replaces it.
+_EXPECTED: Final = {"bool": "true or false", "float": "a number", "timestamp": "a date or time"}
+
+
+def _add_checked_scalars(loader: Any) -> None:
+    """Constructors of ``_EXPECTED``'s tags that refuse a bad scalar as invalid YAML."""
+    for name, expected in _EXPECTED.items():
+        tag = f"tag:yaml.org,2002:{name}"
+        loader.add_constructor(tag, _checked(loader.yaml_constructors[tag], name, expected))
+
+
+def _checked(construct: Callable[[Any, Any], Any], name: str, expected: str) -> Callable[[Any, Any], Any]:
+    def checked(loader: Any, node: Any) -> Any:
+        try:
+            return construct(loader, node)
+        except (KeyError, IndexError, AttributeError, TypeError):
+            import yaml
+
+            problem = f"expected {expected} for !!{name}, got {show(node.value)}"
+            raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from None
+
+    return checked
 
 
 def _construct_int(loader: Any, node: Any) -> int:

@@ -168,6 +168,8 @@ def test_attribute_key_starting_with_bracket_has_unambiguous_path() -> None:
 YAML_TOKENS = [
     *["rate", "rules", "operations", "action", "drop", "match", "span_name", "at", "after"],
     *[":", ": ", " ", "  ", "\n", "- ", "[", "]", "{", "}", ",", "&a ", "*a", "!!str ", "!!binary "],
+    *["!!bool ", "!!float ", "!!int ", "!!null ", "!!timestamp ", "!!set ", "!!map ", "!!seq "],
+    *["<<: ", "? ", "="],
     *["!!python/object/apply:os.system ", "?", "|", ">", "#", "'", '"', "\\", "\t", "%YAML 1.2\n", "---\n"],
     *["0", "1", "0x", "_", ".", "e", "-", "+", "2026-12-01", "T09:00:00", "Z", "+01:00", "true", "no", "~"],
     *["é", "🚀", "\u202e", "\ufeff", "\x85", "\u2028"],

@@ -408,6 +408,27 @@ def test_unconstructible_yaml_scalar_is_a_config_error(scalar: str) -> None:
         parse_document(f"rules: [{{match: {{attributes: {{a: {scalar}}}}}, action: drop}}]\n".encode())
 
 
+@pytest.mark.parametrize(
+    ("scalar", "problem"),
+    [
+        ("!!bool maybe", "expected true or false for !!bool, got 'maybe'"),
+        ('!!float ""', "expected a number for !!float, got ''"),
+        ("!!float", "expected a number for !!float, got ''"),
+        ("!!timestamp soon", "expected a date or time for !!timestamp, got 'soon'"),
+    ],
+)
+def test_explicitly_tagged_scalar_its_constructor_cannot_read_is_invalid_yaml(
+    scalar: str, problem: str
+) -> None:
+    """``!!bool maybe``, ``!!float ""`` and ``!!timestamp soon`` are refused as invalid
+    YAML at their place; PyYAML's constructors raised KeyError, IndexError and
+    AttributeError, which escaped the reader (and a watcher parsed such a file again at
+    every poll)."""
+    with pytest.raises(ConfigError) as info:
+        parse_document(f"rate: {scalar}\n".encode(), "f.yaml")
+    assert info.value.problem == f"invalid YAML at line 1 column 7: {problem}"
+
+
 @pytest.mark.parametrize("scalar", ["0x_", "0b_", "-0x_", "0b101"])
 def test_yaml_1_1_number_forms_are_strings(scalar: str) -> None:
     """Forms that only YAML 1.1 reads as numbers (PyYAML crashed on some) stay strings."""
