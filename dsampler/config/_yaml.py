@@ -13,9 +13,10 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any, ClassVar, Final
 
 from dsampler._validate import show
+from dsampler.config._yaml_build import Unusual, build_plain
 from dsampler.errors import ConfigError
 
-__all__ = ["MAX_DEPTH", "dump_yaml", "key_lines", "parse_yaml"]
+__all__ = ["MAX_DEPTH", "dump_yaml", "key_lines", "parse_yaml", "parse_yaml_node"]
 
 MAX_DEPTH: Final = 32
 
@@ -23,11 +24,17 @@ MAX_DEPTH: Final = 32
 def parse_yaml(text: str, parse_json: Callable[[str], Any]) -> Any:
     """One YAML document -> plain values; ``parse_json`` reads JSON documents when
     PyYAML is not installed (JSON is YAML)."""
+    return parse_yaml_node(text, parse_json)[0]
+
+
+def parse_yaml_node(text: str, parse_json: Callable[[str], Any]) -> tuple[Any, Any]:
+    """:func:`parse_yaml`, and the composed document it was built from (None without
+    PyYAML): what :mod:`dsampler.config._lines` finds a field's line in."""
     try:
         import yaml
     except ImportError:
         if text.lstrip().startswith("{"):
-            return parse_json(text)
+            return parse_json(text), None
         raise ConfigError(
             "", "reading YAML needs PyYAML (dsampler's yaml extra, or pip install pyyaml); or use JSON"
         ) from None
@@ -35,10 +42,7 @@ def parse_yaml(text: str, parse_json: Callable[[str], Any]) -> Any:
     try:
         loader = _safe_loader(yaml)(text)  # PyYAML's reader already rejects control characters
         node = loader.get_single_node()
-        if node is None:
-            return None
-        _check_nodes(node, text)
-        return loader.construct_document(node)
+        return (None if node is None else _construct(loader, node, text)), node
     except yaml.reader.ReaderError as exc:  # its own text is two lines, the second "in <unicode string>"
         line, column = text.count("\n", 0, exc.position) + 1, exc.position - text.rfind("\n", 0, exc.position)
         problem = f"unacceptable character #x{exc.character:04x}: {exc.reason}"
@@ -52,6 +56,22 @@ def parse_yaml(text: str, parse_json: Callable[[str], Any]) -> Any:
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def _construct(loader: Any, node: Any, text: str) -> Any:
+    """The values of a composed document: aliases and deep nesting refused first, then
+    built in one walk (:func:`build_plain`), or by PyYAML's constructor when the walk
+    finds something it leaves to it (and its errors). Without an ``&`` in the text
+    there is no anchor, so no alias, and the node walk is left to the errors' way."""
+    checked = "&" in text
+    if checked:
+        _check_nodes(node, text)
+    try:
+        return build_plain(loader, node, MAX_DEPTH)
+    except Unusual:
+        if not checked:
+            _check_nodes(node, text)
+        return loader.construct_document(node)
 
 
 def _check_nodes(root: Any, text: str) -> None:
