@@ -16,7 +16,7 @@ from dsampler._validate import show
 from dsampler.config._yaml_build import Unusual, build_plain
 from dsampler.errors import ConfigError
 
-__all__ = ["MAX_DEPTH", "dump_yaml", "key_lines", "parse_yaml", "parse_yaml_node"]
+__all__ = ["MAX_DEPTH", "compose_yaml", "dump_yaml", "parse_yaml", "parse_yaml_node"]
 
 MAX_DEPTH: Final = 32
 
@@ -103,32 +103,15 @@ def _alias_line(yaml: Any, text: str) -> int:
     return 0  # pragma: no cover - only called once an alias was composed
 
 
-def key_lines(text: str) -> dict[tuple[str | int, ...], int]:
-    """Line (1-based) of every key and list item of a YAML or JSON document, by its path
-    of keys and indices: for error messages only (it composes the document again).
-    Empty when PyYAML is missing or the document does not compose."""
+def compose_yaml(text: str) -> Any:
+    """The composed document of ``text`` (YAML or JSON), for error messages only: None
+    when PyYAML is missing or the document does not compose."""
     try:
         import yaml
 
-        node = yaml.compose(text, Loader=_safe_loader(yaml))
+        return yaml.compose(text, Loader=_safe_loader(yaml))
     except Exception:  # only a nicer message is at stake
-        return {}
-    lines: dict[tuple[str | int, ...], int] = {}
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(node, ())]
-    while stack and len(lines) < 200_000:
-        current, path = stack.pop()
-        if isinstance(current, yaml.MappingNode):
-            for key, value in current.value:
-                if isinstance(key, yaml.ScalarNode):
-                    here = (*path, key.value)
-                    lines[here] = key.start_mark.line + 1
-                    stack.append((value, here))
-        elif isinstance(current, yaml.SequenceNode):
-            for i, item in enumerate(current.value):
-                here = (*path, i)
-                lines[here] = item.start_mark.line + 1
-                stack.append((item, here))
-    return lines
+        return None
 
 
 @functools.cache
