@@ -171,11 +171,13 @@ def _check_depth(value: object, name: str, depth: int) -> None:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ConfigError("", f"key {show(key)} appears twice")
-        out[key] = value
+    out = dict(pairs)  # in C; a key twice shows in the length, and is then named
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ConfigError("", f"key {show(key)} appears twice")
+            seen.add(key)
     return out
 
 
