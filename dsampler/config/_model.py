@@ -8,7 +8,7 @@ keys of the configuration file (see ``docs/configuration.md``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, TypedDict
 
@@ -92,6 +92,9 @@ class _Operations(Mapping[str, OperationStrategy]):
 
     def __len__(self) -> int:
         return len(self._data)
+
+    def items(self) -> ItemsView[str, OperationStrategy]:
+        return self._data.items()  # the dict's own view: a compile walks 20,000 of them
 
     def __hash__(self) -> int:
         if self._hash is None:
