@@ -83,6 +83,8 @@ def typed(value: object) -> str:
 
 def _real(value: object, field: str, expected: str) -> float:
     """A real number as a float; bools, strings and overflowing integers refused."""
+    if type(value) is float and value == value:  # noqa: PLR0124 -- the frequent case, no ABC check; NaN fails ==
+        return value + 0.0  # + 0.0 turns -0.0 into 0.0
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ConfigError(field, f"expected {expected}, got {typed(value)}")
     try:

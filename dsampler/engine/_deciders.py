@@ -34,6 +34,9 @@ __all__ = [
     "guaranteed",
 ]
 
+#: Tagged results kept for sharing, per tagger (a controller's rates are many).
+MAX_SHARED_RESULTS: Final = 1024
+
 #: Outcomes of :func:`guaranteed`.
 DROP_IT: Final = 0
 BY_RATIO: Final = 1
@@ -67,7 +70,9 @@ class Tagger:
         key = (kind, type(param), param) if self.jaeger else None  # without tags: one for all
         found = self._results.get(key)
         if found is None:
-            found = self._results[key] = Results(self(kind, param))
+            found = Results(self(kind, param))
+            if len(self._results) < MAX_SHARED_RESULTS:  # an adaptive rate moves: bounded
+                self._results[key] = found
         return found
 
     def same_as(self, other: Tagger) -> bool:

@@ -90,8 +90,13 @@ class Engine(RequestPath):
         LOADER.ensure_started()
 
     def _compile(self, config: SamplingConfig, held: Mapping[str, Overlay]) -> Snapshot:
-        previous = self._store.current if hasattr(self, "_store") else None  # None while constructing
-        load = next((o.tap for o in held.values() if o.tap is not None), None)
+        store = self.__dict__.get("_store")  # None while constructing
+        load = None
+        for overlay in held.values():  # the first owner's tap (the adaptive controller's)
+            if overlay.tap is not None:
+                load = overlay.tap
+                break
+        previous = None if store is None else store.current
         return compile_snapshot(config, previous, self._runtime, load)  # type: ignore[arg-type]  # a tap is an OfferedLoad
 
     def _check_sections(self, config: SamplingConfig) -> None:

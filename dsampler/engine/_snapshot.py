@@ -114,7 +114,7 @@ class Snapshot:
         self.parent_based = config.parent_based
         self.lower_bound = config.default_lower_bound_per_second
         self.lower_results = tagger.results("lowerbound", config.rate) if self.lower_bound > 0 else _UNUSED
-        self.simple = not rules and not operations and cap is None and self.lower_bound == 0
+        self.simple = not self.has_rules and not operations and cap is None and self.lower_bound == 0
         # An owner's tap (the adaptive controller's): its count of the root decisions
         # the default rate makes (one append, no lock) and its hard cap on what they sample.
         self.load = load
