@@ -105,6 +105,8 @@ def _given(value: object, written: str | None) -> str:
 def check_rate(value: object, field: str = "rate", *, written: str | None = None) -> float:
     """A sampling rate: a number in [0, 1]. ``written``: the text the value was read
     from, shown when it is refused (so for the other checks)."""
+    if type(value) is float and 0.0 <= value <= 1.0:  # the frequent case (NaN fails both)
+        return value + 0.0  # + 0.0 turns -0.0 into 0.0
     rate = _real(value, field, "a number in [0, 1]")
     if not 0.0 <= rate <= 1.0:
         raise ConfigError(field, f"expected a number in [0, 1], got {_given(value, written)}")

@@ -90,7 +90,9 @@ class Engine(RequestPath):
         LOADER.ensure_started()
 
     def _compile(self, config: SamplingConfig, held: Mapping[str, Overlay]) -> Snapshot:
-        store = self.__dict__.get("_store")  # None while constructing
+        # while constructing there is no store yet (not self.__dict__: reading it would make
+        # every attribute read of the request path a dict lookup, about 300 instructions)
+        store = getattr(self, "_store", None)
         load = None
         for overlay in held.values():  # the first owner's tap (the adaptive controller's)
             if overlay.tap is not None:

@@ -105,7 +105,7 @@ class Snapshot:
         self.tagger = tagger
         self.default = default
         self.rules = rules
-        self.has_rules = len(rules) > 0
+        self.has_rules = rules.size > 0
         self.rule_buckets = rule_buckets  # the stateful rules' buckets, by the rule's key
         self.anchors = anchors
         self.operations = operations
