@@ -9,6 +9,7 @@ lives beside it, in :class:`~dsampler.engine._runtime.TrackedOperations`.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Final, Protocol
 
@@ -38,6 +39,7 @@ from dsampler.engine._runtime import TrackedOperations
 __all__ = ["OfferedLoad", "Snapshot"]
 
 
+_YES: Final = itertools.repeat(True).__next__  # a C callable that answers True
 _UNUSED: Final = Results({})  # the lower-bound results of a snapshot without a lower bound
 
 
@@ -63,6 +65,7 @@ class Snapshot:
     lower bound) are decided by the DSampler inline from ``default``."""
 
     __slots__ = (
+        "admit",
         "anchors",
         "backstop",
         "cap",
@@ -121,6 +124,8 @@ class Snapshot:
         self.offered = None if load is None else load.offered
         self.fold_at = 0 if load is None else load.fold_at
         self.backstop = None if load is None else load.backstop
+        # the hard cap's check, called as it is (no call around it); none: C's "yes"
+        self.admit = _YES if self.backstop is None else self.backstop.try_acquire
         self.counts = counts  # decisions counted when telemetry is on (samplers/_counts.py)
         self.tally = None if counts is None else counts.tally
         self.parent_tally = None if counts is None else counts.tally[PARENT]
@@ -180,15 +185,18 @@ class Snapshot:
 
     def backstop_admits(self) -> bool:
         """The adaptive controller's hard cap admits a sampled default-rate decision
-        (and the uncounted decisions are folded if nothing has counted them for long)."""
+        (and the uncounted decisions are folded if nothing has counted them for long):
+        what the request path writes out inline."""
         if self.offered is not None and len(self.offered) > self.fold_at:
             self.fold()
-        return self.backstop is None or self.backstop.try_acquire()
+        return bool(self.admit())
 
-    def fold(self) -> None:
-        """Count the decisions the controller has not counted for long (bounds memory)."""
+    def fold(self) -> bool:
+        """Count the decisions the controller has not counted for long (bounds memory);
+        False, so that the request path goes on to the hard cap in the same expression."""
         if self.load is not None:
             self.load.fold()
+        return False
 
     def capped(self, strategy: int, trace_state: TraceState | None) -> SamplingResult:
         """Kept by its strategy, refused by a cap (the global one, or the adaptive
