@@ -15,6 +15,7 @@ import numpy as np
 from numba import boolean, int64, njit, uint64
 
 from dsampler.hashing import _reference as ref
+from dsampler.hashing._fnv_blocks import BLOCK, fnv1a_finish, fnv1a_front
 
 __all__ = ["SCALAR_BY_CODE", "batch_decide", "batch_keys"]
 
@@ -118,20 +119,52 @@ def consistent56(hi: int, lo: int) -> int:
 # Batch kernels take a scheme's code (``HashScheme.code``, the order of SCALAR_BY_CODE).
 # Each kernel holds one loop per code, chosen before the loop so that LLVM vectorises
 # each loop on its own (a switch inside the loop halved throughput); closures, one
-# kernel per scheme, cannot be cached by numba reliably.
+# kernel per scheme, cannot be cached by numba reliably. ``fnv1a`` and ``fnv1a-mix``
+# hash block by block (:mod:`dsampler.hashing._fnv_blocks`).
+
+
+@njit(uint64[::1](uint64[::1], uint64[::1], boolean), **_BATCH_OPTS)
+def _fnv1a_keys(hi: Any, lo: Any, mix: bool) -> Any:
+    n = hi.shape[0]
+    out = np.empty(n, dtype=np.uint64)
+    state_a, state_b = np.empty(BLOCK, dtype=np.uint64), np.empty(BLOCK, dtype=np.uint64)
+    for start in range(0, n, BLOCK):
+        stop = min(start + BLOCK, n)
+        lows, keys = lo[start:stop], out[start:stop]
+        fnv1a_front(hi[start:stop], lows, state_a, state_b)
+        for k in range(stop - start):
+            keys[k] = fnv1a_finish(state_a, state_b, k, lows[k])
+        if mix:
+            for k in range(stop - start):
+                keys[k] = _fmix64(keys[k])
+    return out
+
+
+@njit(boolean[::1](uint64[::1], uint64[::1], uint64, boolean), **_BATCH_OPTS)
+def _fnv1a_decide(hi: Any, lo: Any, bound: int, mix: bool) -> Any:
+    n = hi.shape[0]
+    out = np.empty(n, dtype=np.bool_)
+    state_a, state_b = np.empty(BLOCK, dtype=np.uint64), np.empty(BLOCK, dtype=np.uint64)
+    for start in range(0, n, BLOCK):
+        stop = min(start + BLOCK, n)
+        lows, sampled = lo[start:stop], out[start:stop]
+        fnv1a_front(hi[start:stop], lows, state_a, state_b)
+        if mix:
+            for k in range(stop - start):
+                sampled[k] = _fmix64(fnv1a_finish(state_a, state_b, k, lows[k])) < bound
+        else:
+            for k in range(stop - start):
+                sampled[k] = fnv1a_finish(state_a, state_b, k, lows[k]) < bound
+    return out
 
 
 @njit(uint64[::1](uint64[::1], uint64[::1], int64), **_BATCH_OPTS)
 def batch_keys(hi: Any, lo: Any, code: int) -> Any:
     n = hi.shape[0]
+    if code <= 1:
+        return _fnv1a_keys(hi, lo, code == 1)
     out = np.empty(n, dtype=np.uint64)
-    if code == 0:
-        for i in range(n):
-            out[i] = fnv1a(hi[i], lo[i])
-    elif code == 1:
-        for i in range(n):
-            out[i] = fnv1a_mix(hi[i], lo[i])
-    elif code == 2:
+    if code == 2:
         for i in range(n):
             out[i] = xxh3(hi[i], lo[i])
     elif code == 3:
@@ -149,14 +182,10 @@ def batch_keys(hi: Any, lo: Any, code: int) -> Any:
 @njit(boolean[::1](uint64[::1], uint64[::1], uint64, int64), **_BATCH_OPTS)
 def batch_decide(hi: Any, lo: Any, bound: int, code: int) -> Any:
     n = hi.shape[0]
+    if code <= 1:
+        return _fnv1a_decide(hi, lo, bound, code == 1)
     out = np.empty(n, dtype=np.bool_)
-    if code == 0:
-        for i in range(n):
-            out[i] = fnv1a(hi[i], lo[i]) < bound
-    elif code == 1:
-        for i in range(n):
-            out[i] = fnv1a_mix(hi[i], lo[i]) < bound
-    elif code == 2:
+    if code == 2:
         for i in range(n):
             out[i] = xxh3(hi[i], lo[i]) < bound
     elif code == 3:
