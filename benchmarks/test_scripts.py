@@ -131,3 +131,13 @@ def test_consistent_callgrind_workload_decides_as_it_says(which: str, tmp_path: 
             check=False,
         )
         assert done.returncode == 0, (case, n, done.stderr)
+
+
+def test_batch_fnv_benchmark_checks_and_prints_its_table() -> None:
+    """benchmarks/batch_fnv.py on a tiny load: a row per configuration (this CPU, and
+    without AVX-512 where the CPU has it), each bit-identical to the previous kernel."""
+    out = _run("benchmarks/batch_fnv.py", "--ids", "20000", "--rounds", "2", "--check", "5000")
+    rows = [r for r in _rows(out) if r[0] in ("this CPU", "without AVX-512")]
+    assert rows, out
+    assert rows[0][0] == "this CPU"
+    assert all(r[-1].endswith("identical") and r[1] in ("wide", "split") for r in rows), out
