@@ -8,8 +8,8 @@ the block into its state, kept in a scratch array between passes, so consecutive
 iterations are independent IDs and the core overlaps as many of them as it holds.
 Two bytes a pass measured best (one or four bytes were 15-25% slower: more state
 traffic, or a longer chain per iteration). The first pass starts from the offset
-basis; the kernels run the last one themselves (:data:`fnv1a_finish`), fused with what
-they write: the key, its ``fmix64``, or the decision.
+basis; the last one is fused with what the kernel writes: the key, its ``fmix64``, or
+the decision.
 
 The multiply by the prime ``2**40 + 0x1b3`` has two forms, chosen once at import by
 :data:`WIDE_MULTIPLY` from the CPU features numba compiles for:
@@ -33,12 +33,12 @@ from __future__ import annotations
 from typing import Any, Final
 
 import numpy as np
-from numba import int64, njit, types, uint64
+from numba import boolean, int64, njit, types, uint64
 from numba.core import codegen, config
 
 from dsampler.hashing import _reference as ref
 
-__all__ = ["BLOCK", "WIDE_MULTIPLY", "fnv1a_finish", "fnv1a_front", "target_features"]
+__all__ = ["BLOCK", "WIDE_MULTIPLY", "fnv1a_decide", "fnv1a_keys", "target_features"]
 
 #: IDs per block: the scratch state (16 KB) stays in the first-level cache.
 BLOCK: Final = 1024
@@ -51,7 +51,11 @@ _BYTE = np.uint64(0xFF)
 _M32 = np.uint64(0xFFFFFFFF)
 _S8 = np.uint64(8)
 _S32 = np.uint64(32)
+_S33 = np.uint64(33)
+_FMIX1 = np.uint64(ref.FMIX1)
+_FMIX2 = np.uint64(ref.FMIX2)
 _OPTS: dict[str, Any] = {"cache": True}
+_BATCH_OPTS: dict[str, Any] = {"cache": True, "nogil": True}
 _INLINED: dict[str, Any] = {"cache": True, "inline": "always"}
 _PAIR_SIG = types.UniTuple(uint64, 2)(uint64, uint64, uint64, uint64, uint64)  # type: ignore[no-untyped-call]
 _FRONT_SIG = types.void(uint64[::1], uint64[::1], uint64[::1], uint64[::1])
@@ -134,8 +138,57 @@ def _split_finish(lo: Any, hi: Any, k: int, w: int) -> int:
     return (h << _S32) | (t & _M32)
 
 
-#: ``fnv1a_front(hi, lo, state_a, state_b)``: bytes 0-13 of one block's IDs (at most
-#: :data:`BLOCK`; the state arrays at least as long); then ``fnv1a_finish(state_a,
-#: state_b, k, lo[k])`` is the key of its ``k``-th ID. Only the form in use is compiled.
-fnv1a_front = njit(_FRONT_SIG, **_OPTS)(_wide_front if WIDE_MULTIPLY else _split_front)
-fnv1a_finish = njit(_FINISH_SIG, **_INLINED)(_wide_finish if WIDE_MULTIPLY else _split_finish)
+# ``_front(hi, lo, state_a, state_b)``: bytes 0-13 of one block's IDs (at most BLOCK;
+# the state arrays at least as long); then ``_finish(state_a, state_b, k, lo[k])`` is
+# the key of its ``k``-th ID. Only the form in use is compiled. Every kernel that calls
+# them lives in this module: numba's on-disk cache keys a function by its own file
+# alone, so code inlined from another file would go stale when that file changes.
+_front = njit(_FRONT_SIG, **_OPTS)(_wide_front if WIDE_MULTIPLY else _split_front)
+_finish = njit(_FINISH_SIG, **_INLINED)(_wide_finish if WIDE_MULTIPLY else _split_finish)
+
+
+@njit(uint64(uint64), **_INLINED)
+def _fmix64(k: int) -> int:
+    k ^= k >> _S33
+    k *= _FMIX1
+    k ^= k >> _S33
+    k *= _FMIX2
+    k ^= k >> _S33
+    return k
+
+
+@njit(uint64[::1](uint64[::1], uint64[::1], boolean), **_BATCH_OPTS)
+def fnv1a_keys(hi: Any, lo: Any, mix: bool) -> Any:
+    """FNV-1a 64 of every ID (``fmix64`` of it if ``mix``: ``fnv1a-mix``)."""
+    n = hi.shape[0]
+    out = np.empty(n, dtype=np.uint64)
+    state_a, state_b = np.empty(BLOCK, dtype=np.uint64), np.empty(BLOCK, dtype=np.uint64)
+    for start in range(0, n, BLOCK):
+        stop = min(start + BLOCK, n)
+        lows, keys = lo[start:stop], out[start:stop]
+        _front(hi[start:stop], lows, state_a, state_b)
+        for k in range(stop - start):
+            keys[k] = _finish(state_a, state_b, k, lows[k])
+        if mix:
+            for k in range(stop - start):
+                keys[k] = _fmix64(keys[k])
+    return out
+
+
+@njit(boolean[::1](uint64[::1], uint64[::1], uint64, boolean), **_BATCH_OPTS)
+def fnv1a_decide(hi: Any, lo: Any, bound: int, mix: bool) -> Any:
+    """``key < bound`` for every ID, the key FNV-1a 64 (``fmix64`` of it if ``mix``)."""
+    n = hi.shape[0]
+    out = np.empty(n, dtype=np.bool_)
+    state_a, state_b = np.empty(BLOCK, dtype=np.uint64), np.empty(BLOCK, dtype=np.uint64)
+    for start in range(0, n, BLOCK):
+        stop = min(start + BLOCK, n)
+        lows, sampled = lo[start:stop], out[start:stop]
+        _front(hi[start:stop], lows, state_a, state_b)
+        if mix:
+            for k in range(stop - start):
+                sampled[k] = _fmix64(_finish(state_a, state_b, k, lows[k])) < bound
+        else:
+            for k in range(stop - start):
+                sampled[k] = _finish(state_a, state_b, k, lows[k]) < bound
+    return out

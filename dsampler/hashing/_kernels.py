@@ -15,7 +15,7 @@ import numpy as np
 from numba import boolean, int64, njit, uint64
 
 from dsampler.hashing import _reference as ref
-from dsampler.hashing._fnv_blocks import BLOCK, fnv1a_finish, fnv1a_front
+from dsampler.hashing._fnv_blocks import fnv1a_decide, fnv1a_keys
 
 __all__ = ["SCALAR_BY_CODE", "batch_decide", "batch_keys"]
 
@@ -132,46 +132,13 @@ def xor32(hi: int, lo: int) -> int:
     return (hi ^ (hi >> _S32) ^ lo ^ (lo >> _S32)) & _M32
 
 
-# Batch kernels take a scheme's code (``HashScheme.code``, the order of SCALAR_BY_CODE).
-# Each kernel holds one loop per code, chosen before the loop so that LLVM vectorises
-# each loop on its own (a switch inside the loop halved throughput); closures, one
-# kernel per scheme, cannot be cached by numba reliably. ``fnv1a`` and ``fnv1a-mix``
-# hash block by block (:mod:`dsampler.hashing._fnv_blocks`).
-
-
-@njit(uint64[::1](uint64[::1], uint64[::1], boolean), **_BATCH_OPTS)
-def _fnv1a_keys(hi: Any, lo: Any, mix: bool) -> Any:
-    n = hi.shape[0]
-    out = np.empty(n, dtype=np.uint64)
-    state_a, state_b = np.empty(BLOCK, dtype=np.uint64), np.empty(BLOCK, dtype=np.uint64)
-    for start in range(0, n, BLOCK):
-        stop = min(start + BLOCK, n)
-        lows, keys = lo[start:stop], out[start:stop]
-        fnv1a_front(hi[start:stop], lows, state_a, state_b)
-        for k in range(stop - start):
-            keys[k] = fnv1a_finish(state_a, state_b, k, lows[k])
-        if mix:
-            for k in range(stop - start):
-                keys[k] = _fmix64(keys[k])
-    return out
-
-
-@njit(boolean[::1](uint64[::1], uint64[::1], uint64, boolean), **_BATCH_OPTS)
-def _fnv1a_decide(hi: Any, lo: Any, bound: int, mix: bool) -> Any:
-    n = hi.shape[0]
-    out = np.empty(n, dtype=np.bool_)
-    state_a, state_b = np.empty(BLOCK, dtype=np.uint64), np.empty(BLOCK, dtype=np.uint64)
-    for start in range(0, n, BLOCK):
-        stop = min(start + BLOCK, n)
-        lows, sampled = lo[start:stop], out[start:stop]
-        fnv1a_front(hi[start:stop], lows, state_a, state_b)
-        if mix:
-            for k in range(stop - start):
-                sampled[k] = _fmix64(fnv1a_finish(state_a, state_b, k, lows[k])) < bound
-        else:
-            for k in range(stop - start):
-                sampled[k] = fnv1a_finish(state_a, state_b, k, lows[k]) < bound
-    return out
+# The batch entries take a scheme's code (``HashScheme.code``, the order of
+# SCALAR_BY_CODE) and call a kernel with one loop per code, chosen before the loop so
+# that LLVM vectorises each loop on its own (a switch inside the loop halved
+# throughput); closures, one kernel per scheme, cannot be cached by numba reliably.
+# ``fnv1a`` and ``fnv1a-mix`` hash block by block (:mod:`dsampler.hashing._fnv_blocks`);
+# the choice is made in Python, so that no kernel here embeds that module's code (numba's
+# cache would not see it change).
 
 
 @njit(uint64[::1](uint64[::1], uint64[::1], int64), **_BATCH_OPTS)
@@ -218,28 +185,35 @@ def _unhashed_decide(hi: Any, lo: Any, bound: int, code: int) -> Any:
     return out
 
 
-@njit(uint64[::1](uint64[::1], uint64[::1], int64), **_BATCH_OPTS)
-def batch_keys(hi: Any, lo: Any, code: int) -> Any:
-    if code <= 1:
-        return _fnv1a_keys(hi, lo, code == 1)
-    if code >= 3:
-        return _unhashed_keys(hi, lo, code)
+@njit(uint64[::1](uint64[::1], uint64[::1]), **_BATCH_OPTS)
+def _xxh3_keys(hi: Any, lo: Any) -> Any:
     out = np.empty(hi.shape[0], dtype=np.uint64)
     for i in range(hi.shape[0]):
         out[i] = xxh3(hi[i], lo[i])
     return out
 
 
-@njit(boolean[::1](uint64[::1], uint64[::1], uint64, int64), **_BATCH_OPTS)
-def batch_decide(hi: Any, lo: Any, bound: int, code: int) -> Any:
-    if code <= 1:
-        return _fnv1a_decide(hi, lo, bound, code == 1)
-    if code >= 3:
-        return _unhashed_decide(hi, lo, bound, code)
+@njit(boolean[::1](uint64[::1], uint64[::1], uint64), **_BATCH_OPTS)
+def _xxh3_decide(hi: Any, lo: Any, bound: int) -> Any:
     out = np.empty(hi.shape[0], dtype=np.bool_)
     for i in range(hi.shape[0]):
         out[i] = xxh3(hi[i], lo[i]) < bound
     return out
+
+
+def batch_keys(hi: Any, lo: Any, code: int) -> Any:
+    """The keys of the scheme with kernel ``code`` for contiguous ``uint64`` halves."""
+    if code <= 1:
+        return fnv1a_keys(hi, lo, code == 1)
+    return _xxh3_keys(hi, lo) if code == 2 else _unhashed_keys(hi, lo, code)
+
+
+def batch_decide(hi: Any, lo: Any, bound: Any, code: int) -> Any:
+    """``key < bound`` for every ID under the scheme with kernel ``code`` (``bound`` a
+    ``numpy.uint64``)."""
+    if code <= 1:
+        return fnv1a_decide(hi, lo, bound, code == 1)
+    return _xxh3_decide(hi, lo, bound) if code == 2 else _unhashed_decide(hi, lo, bound, code)
 
 
 #: Scalar kernels by scheme code (dsampler.hashing._schemes: FNV1A, FNV1A_MIX, XXH3, LOW64, LOW63,

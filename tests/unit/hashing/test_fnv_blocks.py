@@ -55,19 +55,14 @@ def test_the_form_follows_the_features_numba_compiles_for() -> None:
     assert _fnv_blocks.WIDE_MULTIPLY is ("+avx512dq" in features)
 
 
-# Compiles only the block functions, in a fresh cache, for the features it is given.
+# Compiles only this module's kernels, in a fresh cache, for the features it is given.
 _CHILD = """
 import json, sys
 import numpy as np
 from dsampler.hashing import _fnv_blocks as fb
 hi = np.array(json.loads(sys.argv[1]), dtype=np.uint64)
 lo = np.array(json.loads(sys.argv[2]), dtype=np.uint64)
-a, b = np.empty(fb.BLOCK, dtype=np.uint64), np.empty(fb.BLOCK, dtype=np.uint64)
-keys = []
-for start in range(0, len(hi), fb.BLOCK):
-    stop = min(start + fb.BLOCK, len(hi))
-    fb.fnv1a_front(hi[start:stop], lo[start:stop], a, b)
-    keys += [int(fb.fnv1a_finish(a, b, k, lo[start + k])) for k in range(stop - start)]
+keys = fb.fnv1a_keys(hi, lo, False).tolist()
 print(json.dumps({"wide": fb.WIDE_MULTIPLY, "keys": keys}))
 """
 
