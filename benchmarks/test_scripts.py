@@ -143,3 +143,13 @@ def test_reload_benchmark_runs_and_prints_both_sides() -> None:
     assert all(float(cell.split()[0]) > 0 for r in ratios for cell in r[4:7]), out
     assert len(stages) == 4
     assert "operations: expected at most max_operations (2000) entries, got 2100 (line 2)" in out
+
+
+def test_batch_fnv_benchmark_checks_and_prints_its_table() -> None:
+    """benchmarks/batch_fnv.py on a tiny load: a row per configuration (this CPU, and
+    without AVX-512 where the CPU has it), each bit-identical to the previous kernel."""
+    out = _run("benchmarks/batch_fnv.py", "--ids", "20000", "--rounds", "2", "--check", "5000")
+    rows = [r for r in _rows(out) if r[0] in ("this CPU", "without AVX-512")]
+    assert rows, out
+    assert rows[0][0] == "this CPU"
+    assert all(r[-1].endswith("identical") and r[1] in ("wide", "split") for r in rows), out

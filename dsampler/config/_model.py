@@ -135,7 +135,7 @@ class SamplingConfig:
     Attributes:
         rate: default sampling rate for root spans no rule or operation decides.
         hash: decision rule (``fnv1a``, ``fnv1a-mix``, ``xxh3``, ``otel``, ``jaeger``,
-            ``jaeger-go``).
+            ``jaeger-go``, ``consistent``, ``otel-java``, ``otel-js``).
         parent_based: children follow their parent's sampled flag (default True).
         record_version: sampled root spans carry ``dsampler.config_version``.
         sampler_tags: sampled root spans carry ``sampler.type`` and ``sampler.param``,
