@@ -103,3 +103,12 @@ def test_otel_experimental_config_file_alone_is_ignored(tmp_path: Path) -> None:
     path = declarative(tmp_path, "{dsampler: {}}")
     proc = run([sys.executable, "-c", CONFIGURE], OTEL_EXPERIMENTAL_CONFIG_FILE=str(path))
     assert "SAMPLER=ParentBased{root:AlwaysOnSampler," in proc.stdout, f"{LIFTED}: {proc.stdout}"
+
+
+def test_the_files_resource_is_not_handed_to_the_sampler(tmp_path: Path) -> None:
+    """The file's resource names the service; the sampler sees the environment's."""
+    path = declarative(tmp_path, "{jaeger_remote: {}}")
+    resource = "resource:\n  attributes: [{name: service.name, value: from-the-file}]\n"
+    path.write_text(path.read_text() + resource)
+    sampler = configured(path)
+    assert sampler.startswith("JaegerRemoteSampler{service=unknown_service"), f"{LIFTED}: {sampler}"
