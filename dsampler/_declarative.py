@@ -100,7 +100,9 @@ def dsampler_plugin(*args: object, **properties: object) -> Sampler:
         instead = f"the default rate {DEFAULT_RATE} with hash {DEFAULT_SCHEME}"
         _ignored(source, CONFIG_VARIABLE if given == {} else "properties", exc, instead)
         settings = SamplerArg()
-    return _built(source, lambda: sampler_from_settings(settings, source, False, by_hand=_BY_HAND))
+    return _built(
+        source, lambda: sampler_from_settings(settings, source, parent_based=False, by_hand=_BY_HAND)
+    )
 
 
 def dsampler_consistent_plugin(*args: object, **properties: object) -> Sampler:
