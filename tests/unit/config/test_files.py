@@ -19,6 +19,7 @@ from dsampler.config import _files
 from dsampler.config._files import MAX_FILE_BYTES, load_document, parse_document, read_bytes
 from dsampler.config._parse import parse_config
 from dsampler.config._rule import Pattern
+from dsampler.hashing._schemes import SCHEMES
 
 #: A valid configuration using every part of the format, with a two-byte character.
 VALID_YAML = """\
@@ -112,7 +113,7 @@ def test_lines_are_found_on_the_error_path_only_and_once(
     assert (len(looked_up), len(composes)) == (lines, composed)
 
 
-HASH_PROBLEM = "expected one of fnv1a, fnv1a-mix, xxh3, otel, jaeger, jaeger-go, consistent, got 'md5'"
+HASH_PROBLEM = f"expected one of {', '.join(SCHEMES)}, got 'md5'"  # every scheme, in the table's order
 
 
 @pytest.mark.parametrize(("suffix", "line"), [(".yaml", 2), (".json", 3)])
