@@ -85,7 +85,7 @@ class GoService:
 def stored_root_starts(query_url: str, service: str, start_s: float, end_s: float) -> list[float]:
     """The start times (Unix seconds) of the traces Jaeger stored for ``service``."""
     url = (
-        f"{query_url}/api/traces?service={service}&limit=1000000"
+        f"{query_url}/api/traces?service={service}&limit=100000"
         f"&start={int(start_s * 1e6)}&end={int(end_s * 1e6)}"
     )
     status, body, _ = get(url, timeout_s=60)
