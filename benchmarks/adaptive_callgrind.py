@@ -55,7 +55,7 @@ def main() -> int:
             total = _count(script, mode, args.decisions, args.rate)
             per[mode] = (total - base) / args.decisions
             print(f"controller {mode}: {per[mode]:.0f} instructions per decision")
-    print(f"on / off: {per['on'] / per['off']:.3f} (issue 10: <= 1.10)")
+    print(f"on / off: {per['on'] / per['off']:.3f} (bar: <= 1.05)")
     return 0
 
 

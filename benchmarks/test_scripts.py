@@ -131,3 +131,25 @@ def test_consistent_callgrind_workload_decides_as_it_says(which: str, tmp_path: 
             check=False,
         )
         assert done.returncode == 0, (case, n, done.stderr)
+
+
+def test_reload_benchmark_runs_and_prints_both_sides() -> None:
+    """benchmarks/reload.py on one round of 2,100-entry YAML files: a row per file with
+    both sides and their ratio; 2,100 operations over max_operations are refused in one
+    line (with rules, 1,890 operations are not over it)."""
+    out = _run("benchmarks/reload.py", "--entries", "2100", "--rounds", "1", "--formats", "yaml")
+    ratios, stages = ([r for r in _rows(table) if r[0] != "file"] for table in out.split("\n\n")[1:3])
+    assert [r[3] for r in ratios] == ["applied", "refused", "applied", "applied"], out
+    assert all(float(cell.split()[0]) > 0 for r in ratios for cell in r[4:7]), out
+    assert len(stages) == 4
+    assert "operations: expected at most max_operations (2000) entries, got 2100 (line 2)" in out
+
+
+def test_batch_fnv_benchmark_checks_and_prints_its_table() -> None:
+    """benchmarks/batch_fnv.py on a tiny load: a row per configuration (this CPU, and
+    without AVX-512 where the CPU has it), each bit-identical to the previous kernel."""
+    out = _run("benchmarks/batch_fnv.py", "--ids", "20000", "--rounds", "2", "--check", "5000")
+    rows = [r for r in _rows(out) if r[0] in ("this CPU", "without AVX-512")]
+    assert rows, out
+    assert rows[0][0] == "this CPU"
+    assert all(r[-1].endswith("identical") and r[1] in ("wide", "split") for r in rows), out

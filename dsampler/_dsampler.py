@@ -14,7 +14,7 @@ from dsampler.config._model import SamplingConfig
 from dsampler.config._parse import as_config, parse_config, parse_fields
 from dsampler.config._store import DEFAULT_HISTORY
 from dsampler.config._watch import FileWatcher, read_at_start
-from dsampler.engine._engine import SECTIONS, Engine
+from dsampler.engine._engine import Engine
 from dsampler.engine._runtime import resource_attributes
 from dsampler.telemetry._track import track
 
@@ -181,7 +181,7 @@ class DSampler(Engine):
         """
         fields = parse_fields(changes)
         with self._owning:
-            if not any(section in fields for section in SECTIONS):
+            if "adaptive" not in fields and "remote" not in fields:  # SECTIONS, written out
                 return self.evolve(fields)
             # an owner an update removes leaves its fields in force, unless set here
             kept = {k: v for k, v in self._owners.left_behind(fields).items() if k not in fields}

@@ -22,14 +22,16 @@ that it cannot). Both names build a :class:`DSampler`;
 ``dsampler`` decides every span itself (``parent_based: false``),
 ``parentbased_dsampler`` lets children follow.
 Note that ``TracerProvider()`` on its own never consults entry points; only the
-configurator does.
+configurator does. The same keys, typed, are the properties of the ``dsampler`` sampler
+of a declarative configuration file (:func:`parse_sampler_properties`, used by
+:mod:`dsampler._declarative`).
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -37,7 +39,7 @@ from opentelemetry.sdk.trace.sampling import Sampler
 
 from dsampler._dsampler import DSampler
 from dsampler._instrument import expect
-from dsampler._validate import check_rate, show
+from dsampler._validate import check_bool, check_rate, check_text, show
 from dsampler.config._files import load_document
 from dsampler.config._model import DEFAULT_RATE, SamplingConfig
 from dsampler.errors import ConfigError
@@ -49,6 +51,8 @@ __all__ = [
     "dsampler_sampler",
     "parentbased_dsampler_sampler",
     "parse_sampler_arg",
+    "parse_sampler_properties",
+    "sampler_from_settings",
 ]
 
 _MAX_ARG_CHARS: Final = 4096
@@ -93,6 +97,27 @@ def parse_sampler_arg(arg: object) -> SamplerArg:
     return SamplerArg(**_parse_pairs(text))
 
 
+def parse_sampler_properties(properties: Mapping[str, object]) -> SamplerArg:
+    """The properties written under ``dsampler:`` in a declarative configuration file
+    (``{rate: 0.25, hash: xxh3}``, or ``{config: PATH}`` alone) -> settings, or
+    :class:`ConfigError` naming the field: the keys of ``OTEL_TRACES_SAMPLER_ARG``, typed
+    as YAML writes them (a number, a string, a boolean)."""
+    if "config" in properties:
+        if len(properties) > 1:
+            raise ConfigError("config", "expected config alone: the file holds the rate and hash")
+        path = check_text(properties["config"], "config", _MAX_ARG_CHARS).strip()
+        if not path:
+            raise ConfigError("config", "expected the path of a configuration file")
+        return SamplerArg(config=path)
+    settings: dict[str, Any] = {}
+    for key, value in properties.items():
+        if key not in _PROPERTY_CHECKS:
+            field = key if isinstance(key, str) else show(key)
+            raise ConfigError(field, "unknown property; expected rate, hash, sampler_tags or config")
+        settings[key] = _PROPERTY_CHECKS[key](value)
+    return SamplerArg(**settings)
+
+
 def _hash_name(value: str) -> str:
     return get_scheme(value, "hash").name
 
@@ -112,6 +137,13 @@ _PAIR_PARSERS: Final[dict[str, Callable[[str], object]]] = {
     "rate": _rate_value,
     "hash": _hash_name,
     "sampler_tags": _bool_value,
+}
+
+
+_PROPERTY_CHECKS: Final[dict[str, Callable[[object], object]]] = {
+    "rate": check_rate,
+    "hash": lambda value: get_scheme(value, "hash").name,
+    "sampler_tags": lambda value: check_bool(value, "sampler_tags"),
 }
 
 
@@ -144,10 +176,11 @@ def _parse_rate(text: str, field: str) -> float:
 
 
 def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:
+    source = f"OTEL_TRACES_SAMPLER={entry}"
     try:
         settings = parse_sampler_arg(arg)
         if settings.config is not None:
-            return _from_file(settings.config, entry, parent_based)
+            return sampler_from_settings(settings, source, parent_based)
     except ConfigError as exc:
         _log.warning(
             "dsampler: OTEL_TRACES_SAMPLER_ARG=%.200r ignored for %s: %s; sampling at the "
@@ -159,6 +192,18 @@ def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:
             DEFAULT_SCHEME,
         )
         settings = SamplerArg()
+    return sampler_from_settings(settings, source, parent_based)
+
+
+def sampler_from_settings(
+    settings: SamplerArg, source: str, parent_based: bool, *, by_hand: str | None = None
+) -> DSampler:
+    """The DSampler ``settings`` ask for: from its ``config`` file (watched), else from
+    its rate, hash and tags. ``source`` names what asked for it in what is logged
+    (``OTEL_TRACES_SAMPLER=dsampler``), and ``parent_based`` is its choice, not the file's;
+    ``by_hand`` tells how to attach the adaptive span processor where dsampler cannot."""
+    if settings.config is not None:
+        return _from_file(settings.config, source, parent_based, by_hand)
     return DSampler(
         SamplingConfig(
             rate=settings.rate,
@@ -169,23 +214,23 @@ def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:
     )
 
 
-def _from_file(path: str, entry: str, parent_based: bool) -> DSampler:
-    """The file decides everything but ``parent_based``, which the entry point's name
-    chose; a file that is missing or invalid at start is watched until it is valid."""
+def _from_file(path: str, source: str, parent_based: bool, by_hand: str | None) -> DSampler:
+    """The file decides everything but ``parent_based``, which ``source`` chose; a file
+    that is missing or invalid at start is watched until it is valid."""
     try:
         written = load_document(path).get("parent_based", parent_based)
     except ConfigError:
         written = parent_based  # reported by from_file below
     if written != parent_based:
         _log.warning(
-            "dsampler: %s says parent_based: %s, but OTEL_TRACES_SAMPLER=%s decides: parent_based is %s",
+            "dsampler: %s says parent_based: %s, but %s decides: parent_based is %s",
             path,
             written,
-            entry,
+            source,
             parent_based,
         )
     sampler = DSampler.from_file(path, strict=False, parent_based=parent_based)
-    expect(sampler, entry)  # its adaptive controller's span processor, on the provider
+    expect(sampler, source, by_hand)  # its adaptive controller's span processor, on the provider
     return sampler
 
 

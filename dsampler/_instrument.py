@@ -1,16 +1,17 @@
 """The adaptive controller's eyes under ``opentelemetry-instrument``: its span processor
 on the tracer provider the SDK's configurator built.
 
-The SDK's configurator makes the sampler from the ``OTEL_TRACES_SAMPLER`` entry point,
+The SDK's configurator makes the sampler from the ``OTEL_TRACES_SAMPLER`` entry point
+(or from the sampler plugins a declarative configuration file names, ``OTEL_CONFIG_FILE``),
 then the ``TracerProvider`` with it, and only then sets that provider as the global
 one: the entry point never sees the provider. So the entry points remember each
-``config=PATH`` DSampler they make (:func:`expect`), and
+DSampler they make from a file (:func:`expect`), and
 :func:`attach_span_processors`, dsampler's ``opentelemetry_pre_instrument`` entry point
 (which OpenTelemetry's auto-instrumentation calls once the configurator has set the
 provider, before any instrumentor), adds a span processor to the global provider whose
-sampler is one of them. The processor feeds whichever controller the DSampler has at
-the time (a reload may add, replace or remove its ``adaptive:`` section); without one
-it does nothing.
+sampler is one of them, or an OpenTelemetry ``ParentBased`` whose root is one. The
+processor feeds whichever controller the DSampler has at the time (a reload may add,
+replace or remove its ``adaptive:`` section); without one it does nothing.
 
 Where dsampler cannot reach the provider (the configurator run in code, outside
 auto-instrumentation; a provider whose sampler is not the one the entry point made), a
@@ -38,7 +39,7 @@ __all__ = ["ControllerFeed", "attach", "attach_span_processors", "expect"]
 _log = logging.getLogger("dsampler.otel")
 _AUTO: Final = "opentelemetry.instrumentation.auto_instrumentation"
 _BY_HAND: Final = "provider.add_span_processor(provider.sampler.controller.span_processor())"
-_expected: list[tuple[weakref.ref[DSampler], str]] = []
+_expected: list[tuple[weakref.ref[DSampler], str, str]] = []
 
 
 class ControllerFeed:
@@ -55,14 +56,17 @@ class ControllerFeed:
             controller.observe(duration_s, error)
 
 
-def expect(sampler: DSampler, entry: str) -> None:
-    """``sampler`` was made by the entry point ``entry`` for the SDK's configurator: its
-    controller's span processor goes on the provider at the pre-instrument step, or,
-    outside auto-instrumentation (nothing will run that step), the user is told now."""
+def expect(sampler: DSampler, source: str, by_hand: str | None = None) -> None:
+    """``sampler`` was made for the SDK's configurator by ``source`` (what a warning
+    names: ``OTEL_TRACES_SAMPLER=dsampler``): its controller's span processor goes on the
+    provider at the pre-instrument step, or, outside auto-instrumentation (nothing will
+    run that step), the user is told now; ``by_hand`` says how to attach it in code
+    (default: ``provider.sampler``'s controller)."""
+    by_hand = _BY_HAND if by_hand is None else by_hand
     if _AUTO in sys.modules:
-        _expected.append((weakref.ref(sampler), entry))
+        _expected.append((weakref.ref(sampler), source, by_hand))
     elif sampler.controller is not None:
-        _cannot(entry, "the SDK was configured outside opentelemetry-instrument")
+        _cannot(source, "the SDK was configured outside opentelemetry-instrument", by_hand)
 
 
 def attach_span_processors() -> None:
@@ -85,28 +89,44 @@ def attach(provider: object) -> int:
 
     from dsampler.adaptive._processor import AdaptiveSpanProcessor
 
-    expected = [(ref(), entry) for ref, entry in _expected]
+    expected = [(ref(), source, by_hand) for ref, source, by_hand in _expected]
     _expected.clear()
-    deciding = provider.sampler if isinstance(provider, TracerProvider) else None
+    deciding = _deciding(provider)
     attached = 0
-    for sampler, entry in expected:
+    for sampler, source, by_hand in expected:
         if sampler is None:
             continue
-        if sampler is deciding and isinstance(provider, TracerProvider):
+        if any(sampler is s for s in deciding) and isinstance(provider, TracerProvider):
             provider.add_span_processor(AdaptiveSpanProcessor(ControllerFeed(sampler)))
             attached += 1
-            _log.debug("dsampler: %s: the adaptive span processor is on the tracer provider", entry)
+            _log.debug("dsampler: %s: the adaptive span processor is on the tracer provider", source)
         elif sampler.controller is not None:
-            _cannot(entry, f"the global tracer provider ({type(provider).__name__}) does not decide with it")
+            why = f"the global tracer provider ({type(provider).__name__}) does not decide with it"
+            _cannot(source, why, by_hand)
     return attached
 
 
-def _cannot(entry: str, why: str) -> None:
+def _deciding(provider: object) -> list[object]:
+    """The samplers that decide root spans for ``provider``: its own and, when that is
+    OpenTelemetry's ``ParentBased`` (the declarative file's ``parent_based:``), its root."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.sampling import ParentBased
+
+    if not isinstance(provider, TracerProvider):
+        return []
+    sampler = provider.sampler
+    if isinstance(sampler, ParentBased):
+        # ParentBased keeps its root as ``_root`` (every SDK 1.x) and offers no public accessor.
+        return [sampler, getattr(sampler, "_root", None)]
+    return [sampler]
+
+
+def _cannot(source: str, why: str, by_hand: str) -> None:
     _log.warning(
-        "dsampler: OTEL_TRACES_SAMPLER=%s: %s, so dsampler cannot attach the adaptive controller's "
+        "dsampler: %s: %s, so dsampler cannot attach the adaptive controller's "
         "span processor: p99_target and the health policy see no span; once the provider is set, "
         "attach it yourself: %s, with provider = opentelemetry.trace.get_tracer_provider()",
-        entry,
+        source,
         why,
-        _BY_HAND,
+        by_hand,
     )

@@ -83,6 +83,8 @@ def typed(value: object) -> str:
 
 def _real(value: object, field: str, expected: str) -> float:
     """A real number as a float; bools, strings and overflowing integers refused."""
+    if type(value) is float and value == value:  # noqa: PLR0124 -- the frequent case, no ABC check; NaN fails ==
+        return value + 0.0  # + 0.0 turns -0.0 into 0.0
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ConfigError(field, f"expected {expected}, got {typed(value)}")
     try:
@@ -103,6 +105,8 @@ def _given(value: object, written: str | None) -> str:
 def check_rate(value: object, field: str = "rate", *, written: str | None = None) -> float:
     """A sampling rate: a number in [0, 1]. ``written``: the text the value was read
     from, shown when it is refused (so for the other checks)."""
+    if type(value) is float and 0.0 <= value <= 1.0:  # the frequent case (NaN fails both)
+        return value + 0.0  # + 0.0 turns -0.0 into 0.0
     rate = _real(value, field, "a number in [0, 1]")
     if not 0.0 <= rate <= 1.0:
         raise ConfigError(field, f"expected a number in [0, 1], got {_given(value, written)}")

@@ -150,33 +150,3 @@ def dsampler_decisions(
         }
     finally:
         sampler.close()
-
-
-def java_rule(rate: float, trace_id: int) -> bool:
-    """OpenTelemetry Java's TraceIdRatioBased: ``abs(signed low 64 bits) < (long)(rate *
-    Long.MAX_VALUE)`` (and ``Math.abs(Long.MIN_VALUE)`` stays negative)."""
-    low = trace_id & MASK64
-    signed = low - (1 << 64) if low >> 63 else low
-    bound = -(1 << 63) if rate == 0 else (1 << 63) - 1 if rate == 1 else int(rate * 2.0**63)
-    magnitude = signed if signed == -(1 << 63) else abs(signed)
-    return magnitude < bound
-
-
-def js_rule(rate: float, trace_id: int) -> bool:
-    """OpenTelemetry JS's TraceIdRatioBased: the four 32-bit words XORed, against
-    ``floor(rate * 0xffffffff)`` (``2**32`` at rate 1)."""
-    words = [(trace_id >> shift) & 0xFFFFFFFF for shift in (96, 64, 32, 0)]
-    accumulated = words[0] ^ words[1] ^ words[2] ^ words[3]
-    bound = 1 << 32 if rate >= 1 else int(rate * 0xFFFFFFFF) if rate > 0 else 0
-    return accumulated < bound
-
-
-def rule_decisions(rule: Any, rates: dict[str, float], ids: Sequence[int]) -> dict[str, str]:
-    """A client's own rule, written out here, at each operation's rate."""
-    return {op: "".join("1" if rule(rate, tid) else "0" for tid in ids) for op, rate in rates.items()}
-
-
-def agreement(a: str, b: str) -> float:
-    """The fraction of positions where two decision strings agree."""
-    assert len(a) == len(b)
-    return sum(x == y for x, y in zip(a, b, strict=True)) / len(a) if a else 1.0

@@ -4,7 +4,8 @@ OpenTelemetry JS (HTTP) each poll three services (probabilistic, per-operation, 
 limiting) from ``dsampler serve``, Jaeger v2 and the OpenTelemetry Collector; what each
 client then does (a probe decision per operation, and its decisions on 10,000 trace IDs)
 must be the same from every engine, and its decisions must be dsampler's with the
-matching rule. Where a client cannot follow an engine, the test names it."""
+matching rule (``otel``, ``jaeger-go``, ``otel-java``, ``otel-js``). Where a client cannot
+follow an engine, the test names it."""
 
 from __future__ import annotations
 
@@ -21,10 +22,14 @@ from interop.clients import OPS, RATES, STRATEGIES, Client
 from interop.engines import Engine, get
 
 CLIENTS: Final = (clients.OTEL_GO, clients.JAEGER_GO, clients.OTEL_JAVA, clients.OTEL_JS)
-# The rule dsampler decides each client's way with, or the client's own rule written out
-# here where dsampler has none (Java and JS do not decide as OpenTelemetry Python does).
-DSAMPLER_RULE: Final = {"otel-go": "otel", "jaeger-go": "jaeger-go"}
-OWN_RULE: Final = {"otel-java": clients.java_rule, "otel-js": clients.js_rule}
+# The rule dsampler decides each client's way with (Java and JS decide as neither
+# OpenTelemetry Python nor Go does: rules otel-java and otel-js).
+DSAMPLER_RULE: Final = {
+    "otel-go": "otel",
+    "jaeger-go": "jaeger-go",
+    "otel-java": "otel-java",
+    "otel-js": "otel-js",
+}
 
 
 @pytest.fixture(scope="module")
@@ -92,20 +97,17 @@ def test_client_follows_dsampler_serve_as_it_follows_jaeger(
 def test_client_decides_each_trace_id_as_its_rule_says(
     client: Client, served: dict[str, Engine], built: Callable[[str], Path], ids: list[int], ids_file: Path
 ) -> None:
-    """Go's decisions are dsampler's ``otel`` rule's, jaeger-client-go's its ``jaeger-go``
-    rule's, on every trace ID; Java and JS decide by rules of their own (checked against
-    them written out here), so dsampler's ``otel`` rule agrees with them on about half."""
+    """On every one of the 10,000 trace IDs, for every operation of both services:
+    OpenTelemetry Go decides as dsampler's ``otel`` rule, jaeger-client-go as its
+    ``jaeger-go`` rule, OpenTelemetry Java as ``otel-java`` and JS as ``otel-js``."""
     home = built(client.component)
     serve = served["dsampler-serve"]
-    for service, rates in RATES.items():
+    for service in RATES:
         found = report(client, home, serve, service, ids_file)
         assert found["got_strategy"], found["errors"]
         strategy = parse_strategy(get(serve.url_for(service))[1])
-        if client.name in DSAMPLER_RULE:
-            ours = clients.dsampler_decisions(strategy, DSAMPLER_RULE[client.name], OPS, ids)
-            assert found["decisions"] == ours, service
-        else:
-            assert found["decisions"] == clients.rule_decisions(OWN_RULE[client.name], rates, ids), service
+        ours = clients.dsampler_decisions(strategy, DSAMPLER_RULE[client.name], OPS, ids)
+        assert found["decisions"] == ours, service
 
 
 @pytest.mark.parametrize("client", CLIENTS, ids=lambda c: c.name)
@@ -129,7 +131,7 @@ def test_client_probe_shows_the_strategy(
                 continue
             assert effective[op]["sampled"] is (rate > 0), (service, op)
             param = attributes.get("jaeger.sampler.param", attributes.get("sampler.param"))
-            if client.name in DSAMPLER_RULE and rate > 0:
+            if client.name in ("otel-go", "jaeger-go") and rate > 0:
                 assert param == pytest.approx(rate), (service, op, attributes)
     if follows(client, "dsampler-serve", "svc-rl"):
         effective = report(client, home, serve, "svc-rl", ids_file)["effective"]

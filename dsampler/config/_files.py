@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from dsampler._validate import show, typed
+from dsampler.config._lines import with_lines
 from dsampler.config._model import SamplingConfig
-from dsampler.config._parse import parse_config, render_path
-from dsampler.config._yaml import MAX_DEPTH, key_lines, parse_yaml
+from dsampler.config._parse import parse_config
+from dsampler.config._yaml import MAX_DEPTH, compose_yaml, parse_yaml_node
 from dsampler.errors import ConfigError
 
 __all__ = [
@@ -96,29 +97,15 @@ def read_config_file(path: str | os.PathLike[str]) -> tuple[SamplingConfig, byte
 
 def parse_config_bytes(data: bytes, name: str) -> SamplingConfig:
     """A configuration from a file's bytes (JSON by a ``.json`` name, else YAML); each
-    problem with a value says on which line of the file the value stands."""
-    document = parse_document(data, name, json_only=name.lower().endswith(".json"))
+    problem with a value says on which line of the file the value stands (found on the
+    error path only, in the document the YAML reader composed)."""
+    document, composed = _read_document(data, name, json_only=name.lower().endswith(".json"))
     try:
         return parse_config(document)
     except ConfigError as exc:
-        raise _with_lines(exc, data.decode("utf-8-sig")) from None
-
-
-def _with_lines(exc: ConfigError, text: str) -> ConfigError:
-    """``exc`` with ``(line N)`` after each problem whose field (or the nearest field
-    above it) can be found in the document."""
-    lines = {render_path(parts): line for parts, line in key_lines(text).items()}
-    if not lines:
-        return exc
-    out = []
-    for problem in exc.errors:
-        field = problem.field
-        while field and field not in lines:
-            cut = max(field.rfind("."), field.rfind("["))
-            field = field[:cut] if cut > 0 else ""
-        suffix = f" (line {lines[field]})" if field else ""
-        out.append(ConfigError(problem.field, problem.problem + suffix))
-    return ConfigError.of(out)
+        if composed is None:  # JSON: composed once, for the lines alone
+            composed = compose_yaml(data.decode("utf-8-sig"))
+        raise with_lines(exc, composed) from None
 
 
 def load_config(source: str | os.PathLike[str] | Mapping[str, Any]) -> SamplingConfig:
@@ -145,6 +132,12 @@ def load_document(path: str | os.PathLike[str]) -> Mapping[str, Any]:
 
 def parse_document(data: bytes, name: str = "<config>", *, json_only: bool = False) -> Mapping[str, Any]:
     """Decode the bytes of a configuration document (see :func:`load_document`)."""
+    return _read_document(data, name, json_only)[0]
+
+
+def _read_document(data: bytes, name: str, json_only: bool) -> tuple[Mapping[str, Any], Any]:
+    """:func:`parse_document`, and the YAML document it was composed from (None for
+    JSON, and without PyYAML)."""
     if len(data) > MAX_FILE_BYTES:
         raise ConfigError(name, f"document is larger than {MAX_FILE_BYTES} bytes")
     try:
@@ -154,15 +147,16 @@ def parse_document(data: bytes, name: str = "<config>", *, json_only: bool = Fal
     if not text.strip():
         raise ConfigError(name, "the file is empty")
     try:
-        document = parse_json(text) if json_only else parse_yaml(text, parse_json)
+        document, composed = (parse_json(text), None) if json_only else parse_yaml_node(text, parse_json)
     except RecursionError:
         raise ConfigError(name, "document is nested too deeply") from None
     except ConfigError as exc:
         raise ConfigError(name, exc.problem) from None
     if not isinstance(document, Mapping):
         raise ConfigError(name, f"expected a mapping at the top level, got {typed(document)}")
-    _check_depth(document, name, 0)
-    return document
+    if composed is None:  # the YAML reader refuses deep nesting as it composes
+        _check_depth(document, name, 0)
+    return document, composed
 
 
 def _check_depth(value: object, name: str, depth: int) -> None:
@@ -177,11 +171,13 @@ def _check_depth(value: object, name: str, depth: int) -> None:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ConfigError("", f"key {show(key)} appears twice")
-        out[key] = value
+    out = dict(pairs)  # in C; a key twice shows in the length, and is then named
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ConfigError("", f"key {show(key)} appears twice")
+            seen.add(key)
     return out
 
 

@@ -8,12 +8,12 @@ errors (a typo must not pass silently), with a suggestion when one is close.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Final
 
-from dsampler._validate import check_per_second, check_rate, check_text, show, typed
+from dsampler._validate import MAX_TEXT, check_per_second, check_rate, check_text, show, typed
 from dsampler.config._adaptive import parse_adaptive
-from dsampler.config._model import FIELD_CHECKS, OperationStrategy, SamplingConfig
+from dsampler.config._model import FIELD_CHECKS, OperationStrategy, SamplingConfig, _Operations
 from dsampler.config._parse_rules import parse_rules
 from dsampler.config._remote import parse_remote
 from dsampler.config._shape import MAX_ITEMS, Problems, build, join, mapping, no_unknown_keys, render_path
@@ -36,16 +36,47 @@ def _operation(value: object, path: str) -> OperationStrategy:
     )
 
 
-def _operations(value: object, path: str) -> dict[str, OperationStrategy]:
+def _operations(value: object, path: str) -> _Operations:
+    """The operations as the model holds them (not checked again there). One strategy
+    object per distinct entry: an entry equal to one checked already (same types, same
+    values) takes its strategy without the checks, or a path to name it by."""
     data = mapping(value, path)
     if len(data) > MAX_ITEMS:
         raise ConfigError(path, f"expected at most {MAX_ITEMS} operations, got {len(data)}")
     p = Problems()
-    out = {
-        name: p.run(_operation, v, f"{path}[{show(check_text(name, path), 40)}]") for name, v in data.items()
-    }
+    out: dict[str, OperationStrategy] = {}
+    known: dict[Hashable, OperationStrategy] = {}
+    for name, raw in data.items():
+        if len(name) > MAX_TEXT:  # raises, naming the section (as it always has)
+            check_text(name, path)
+        key = _entry_key(raw)
+        strategy = known.get(key) if key is not None else None
+        if strategy is None:
+            strategy = p.run(_operation, raw, f"{path}[{show(name, 40)}]")
+            if strategy is not None and key is not None:
+                known[key] = strategy
+        if strategy is not None:
+            out[name] = strategy
     p.raise_if_any()
-    return {k: v for k, v in out.items() if v is not None}
+    return _Operations(out)
+
+
+def _entry_key(raw: object) -> Hashable | None:
+    """What decides an operation entry's strategy, types included (``1``, ``1.0`` and
+    ``True`` differ): a bare number, or ``{rate[, lower_bound_per_second]}`` of numbers;
+    None for anything else."""
+    if type(raw) is dict:
+        if "rate" not in raw or len(raw) != (2 if "lower_bound_per_second" in raw else 1):
+            return None
+        rate, bound = raw["rate"], raw.get("lower_bound_per_second")
+        if type(rate) in _NUMBERS and type(bound) in _BOUNDS:
+            return (type(rate), rate, type(bound), bound)
+        return None
+    return (type(raw), raw) if type(raw) in _NUMBERS else None
+
+
+_NUMBERS: Final = (float, int)
+_BOUNDS: Final = (float, int, type(None))
 
 
 def _model_check(name: str) -> Callable[[object, str], Any]:
@@ -72,11 +103,27 @@ FIELDS: Final[dict[str, Callable[[object, str], Any]]] = {
 
 def parse_fields(data: Mapping[str, Any], path: str = "") -> dict[str, Any]:
     """Validate some top-level fields (all problems at once); unknown keys are errors."""
+    if not path and type(data) is dict and len(data) == 1:  # update(rate=...): the frequent writer
+        ((key, value),) = data.items()
+        check = SCALARS.get(key)
+        if check is not None:
+            try:
+                return {key: check(value)}
+            except ConfigError:
+                pass  # the whole path below names it, as it names every problem
     p = Problems()
     p.run(no_unknown_keys, mapping(data, path or "config"), FIELDS, path)
     values = {key: p.run(FIELDS[key], value, join(path, key)) for key, value in data.items() if key in FIELDS}
     p.raise_if_any()
     return values
+
+
+#: Fields whose file form is the model's value, checked by the model's own check.
+SCALARS: Final = {
+    name: check
+    for name, check in FIELD_CHECKS.items()
+    if name not in ("operations", "rules", "adaptive", "remote", "version")
+}
 
 
 def parse_config(data: Mapping[str, Any], base: SamplingConfig | None = None) -> SamplingConfig:

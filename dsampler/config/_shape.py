@@ -28,6 +28,7 @@ __all__ = [
     "parse_duration",
     "parse_time",
     "render_path",
+    "render_step",
 ]
 
 T = TypeVar("T")
@@ -87,14 +88,19 @@ def render_path(parts: tuple[str | int, ...]) -> str:
     """The field path this parser reports for a document location given as keys and
     indices: ``("rules", 0, "action")`` -> ``rules[0].action``."""
     path = ""
-    for i, part in enumerate(parts):
-        if isinstance(part, int):
-            path = f"{path}[{part}]"
-        elif i == 1 and parts[0] == "operations":
-            path = f"{path}[{show(part, 40)}]"
-        else:
-            path = key_path(path, str(part))
+    for depth, part in enumerate(parts):
+        path = render_step(path, depth, parts[0], part)
     return path
+
+
+def render_step(path: str, depth: int, top: str | int, part: str | int) -> str:
+    """:func:`render_path` one part at a time: ``path`` (at ``depth``, under the top-level
+    key ``top``) followed by ``part``."""
+    if isinstance(part, int):
+        return f"{path}[{part}]"
+    if depth == 1 and top == "operations":
+        return f"{path}[{show(part, 40)}]"
+    return key_path(path, str(part))
 
 
 def mapping(value: object, path: str) -> Mapping[str, Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any, Final, Generic, NamedTuple, Protocol, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from dsampler import _fork
 from dsampler.config._model import SamplingConfig
@@ -41,11 +41,6 @@ class Compiled(Protocol):
 
 
 S = TypeVar("S", bound=Compiled)
-
-
-class _Published(NamedTuple):
-    config: SamplingConfig  # what was in force (overlays merged), with its version
-    base: SamplingConfig  # the base it was merged from (what a rollback restores)
 
 
 class ConfigStore(Generic[S]):
@@ -73,7 +68,7 @@ class ConfigStore(Generic[S]):
         self._compile = compile
         self._lock = threading.Lock()
         _fork.register(self._reset_after_fork)
-        self._ring: deque[_Published] = deque(maxlen=history)
+        self._ring: deque[tuple[SamplingConfig, SamplingConfig]] = deque(maxlen=history)
         self._version = 0
         self._held: dict[str, Overlay] = {}
         self._base = initial
@@ -113,7 +108,7 @@ class ConfigStore(Generic[S]):
             for overlay in held.values():
                 overlay.store = self
             self._held = held
-        self._ring.append(_Published(snapshot.config, base))
+        self._ring.append((snapshot.config, base))  # what was in force, and its base
         self.current = snapshot  # the one reference assignment readers see
         return snapshot
 
@@ -173,9 +168,9 @@ class ConfigStore(Generic[S]):
 
     def _base_at(self, version: int) -> SamplingConfig:
         for published in self._ring:
-            if published.config.version == version:
-                return published.base
-        kept = f"{self._ring[0].config.version}..{self._ring[-1].config.version}"
+            if published[0].version == version:
+                return published[1]
+        kept = f"{self._ring[0][0].version}..{self._ring[-1][0].version}"
         raise ConfigError("version", f"expected a version in the history ({kept}), got {version!r}")
 
     def refresh(self) -> S:
@@ -233,4 +228,4 @@ class ConfigStore(Generic[S]):
     def history(self) -> tuple[SamplingConfig, ...]:
         """Published configurations, oldest first, the current one last."""
         with self._lock:
-            return tuple(p.config for p in self._ring)
+            return tuple(config for config, _ in self._ring)

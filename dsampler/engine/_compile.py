@@ -15,10 +15,11 @@ the default decider.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Hashable, Mapping
-from typing import Any
+from typing import Any, Final
 
-from dsampler.config._model import SamplingConfig
+from dsampler.config._model import FIELD_CHECKS, SamplingConfig
 from dsampler.config._rule import Action, Drop, Match, RateLimit, Rollout, Rule, Sample
 from dsampler.decision._bucket import TokenBucket
 from dsampler.engine._counts import DecisionCounts
@@ -35,7 +36,7 @@ from dsampler.engine._index import RuleIndex
 from dsampler.engine._match import Predicate, compile_match
 from dsampler.engine._runtime import Runtime
 from dsampler.engine._snapshot import OfferedLoad, Snapshot
-from dsampler.hashing._schemes import get_scheme
+from dsampler.hashing._schemes import HashScheme, get_scheme
 
 __all__ = ["compile_snapshot"]
 
@@ -45,6 +46,8 @@ def compile_snapshot(
 ) -> Snapshot:
     """Compile ``config``; reuse and keep what it shares with ``previous``; ``load`` is
     the tap an owner counts the default rate's decisions with (see :class:`OfferedLoad`)."""
+    if previous is not None and load is previous.load and _rate_alone(config, previous.config):
+        return _at_rate(config, previous, runtime)
     build = _Build(config, previous, runtime, load)
     snapshot = build.snapshot()
     lower = config.default_lower_bound_per_second
@@ -65,6 +68,52 @@ def compile_snapshot(
     if snapshot.counts is not None and runtime.stats is not None:
         runtime.stats.started(snapshot.counts)
     return snapshot
+
+
+#: Every field but the rate and the version: when none of them changed (the very same
+#: objects), a new snapshot is the previous one at a new default rate.
+_OTHERS: Final = operator.itemgetter(*(f for f in FIELD_CHECKS if f not in ("rate", "version")))
+
+
+def _rate_alone(config: SamplingConfig, previous: SamplingConfig) -> bool:
+    """Only the default rate changed (what the adaptive controller and ``update(rate=...)``
+    publish), and no version-stamped tag depends on the version: compared in C."""
+    same = all(map(operator.is_, _OTHERS(config.__dict__), _OTHERS(previous.__dict__)))
+    return same and not config.record_version
+
+
+def _at_rate(config: SamplingConfig, previous: Snapshot, runtime: Runtime) -> Snapshot:
+    """``previous`` at ``config``'s default rate: its rules, operations, buckets and
+    anchors as they are (nothing else changed, so no running limit changes either)."""
+    default = default_decider(config, previous.default.scheme, previous.tagger, previous.cap)
+    counts = None if runtime.stats is None else DecisionCounts(config.version, config.rate, config.hash)
+    snapshot = Snapshot(
+        config,
+        previous.tagger,
+        default,
+        previous.rules,
+        previous.rule_buckets,
+        previous.anchors,
+        previous.operations,
+        previous.cap,
+        runtime.tracked,
+        previous.load,
+        counts,
+    )
+    if counts is not None and runtime.stats is not None:
+        runtime.stats.started(counts)
+    return snapshot
+
+
+def default_decider(
+    config: SamplingConfig, scheme: HashScheme, tagger: Tagger, cap: TokenBucket | None
+) -> RatioDecider:
+    """The default rate. Every root at rate 1 under a global cap is what Jaeger calls a
+    rate-limiting strategy (a remote RATE_LIMITING response compiles to exactly this)."""
+    per_second = config.traces_per_second
+    limited = cap is not None and config.rate == 1.0 and per_second is not None
+    tagged_as = ("ratelimiting", per_second) if limited and per_second is not None else None
+    return RatioDecider("default rate", config.rate, scheme, tagger, tagged_as=tagged_as)
 
 
 class _Build:
@@ -100,7 +149,7 @@ class _Build:
         return Snapshot(
             config,
             self.tagger,
-            self._default(cap),
+            default_decider(config, self.scheme, self.tagger, cap),
             rules,
             self.rule_buckets,
             self.anchors,
@@ -135,15 +184,6 @@ class _Build:
             name: self._operation(name, s.rate, s.lower_bound_per_second)
             for name, s in self.config.operations.items()
         }
-
-    def _default(self, cap: TokenBucket | None) -> RatioDecider:
-        """The default rate. Every root at rate 1 under a global cap is what Jaeger calls a
-        rate-limiting strategy (a remote RATE_LIMITING response compiles to exactly this)."""
-        config = self.config
-        per_second = config.traces_per_second
-        limited = cap is not None and config.rate == 1.0 and per_second is not None
-        tagged_as = ("ratelimiting", per_second) if limited and per_second is not None else None
-        return RatioDecider("default rate", config.rate, self.scheme, self.tagger, tagged_as=tagged_as)
 
     def _bucket(self, found: TokenBucket | None, per_second: float) -> TokenBucket:
         """``found`` (its rate changed once the build succeeds), or a new bucket."""

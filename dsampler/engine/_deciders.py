@@ -34,6 +34,9 @@ __all__ = [
     "guaranteed",
 ]
 
+#: Tagged results kept for sharing, per tagger (a controller's rates are many).
+MAX_SHARED_RESULTS: Final = 1024
+
 #: Outcomes of :func:`guaranteed`.
 DROP_IT: Final = 0
 BY_RATIO: Final = 1
@@ -48,16 +51,29 @@ class Tagger:
     that Jaeger's adaptive sampling learns from; ``extra`` (the config version) always.
     """
 
-    __slots__ = ("extra", "jaeger")
+    __slots__ = ("_results", "extra", "jaeger")
 
     def __init__(self, jaeger: bool = False, extra: Mapping[str, Any] = EMPTY) -> None:
         self.jaeger = jaeger
         self.extra = dict(extra)
+        self._results: dict[tuple[str, type, float] | None, Results] = {}
 
     def __call__(self, kind: str, param: float) -> dict[str, Any]:
         tags: dict[str, Any] = {"sampler.type": kind, "sampler.param": param} if self.jaeger else {}
         tags.update(self.extra)
         return tags
+
+    def results(self, kind: str, param: float) -> Results:
+        """The results of a strategy tagged ``kind`` and ``param``: one object for every
+        decider whose results carry the same tags (they are read-only), so a snapshot of
+        20,000 operations builds a few, not 40,000."""
+        key = (kind, type(param), param) if self.jaeger else None  # without tags: one for all
+        found = self._results.get(key)
+        if found is None:
+            found = Results(self(kind, param))
+            if len(self._results) < MAX_SHARED_RESULTS:  # an adaptive rate moves: bounded
+                self._results[key] = found
+        return found
 
     def same_as(self, other: Tagger) -> bool:
         return (self.jaeger, self.extra) == (other.jaeger, other.extra)
@@ -123,7 +139,7 @@ class RatioDecider(Ratio):
     ) -> None:
         super().__init__(rate, scheme)
         self.source = source
-        self.results = Results(tags(*(tagged_as or ("probabilistic", rate))))
+        self.results = tags.results(*(tagged_as or ("probabilistic", rate)))
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         # Ratio.admits, inlined: a rule or the default rate decides here (a call costs a
@@ -170,7 +186,7 @@ class RateLimitDecider:
         self.source = source
         self.bucket = bucket
         self.per_second = per_second  # the bucket's rate once the snapshot is compiled
-        self.results = Results(tags("ratelimiting", per_second))
+        self.results = tags.results("ratelimiting", per_second)
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         if self.bucket.try_acquire():
@@ -194,7 +210,7 @@ class OperationDecider:
         self.ratio = ratio
         self.lower = lower
         self.lower_per_second = lower_per_second if lower is not None else 0.0
-        self.lower_results = Results(tags("lowerbound", ratio.rate))
+        self.lower_results = tags.results("lowerbound", ratio.rate)
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         outcome = guaranteed(self.ratio.admits(trace_id), self.lower)

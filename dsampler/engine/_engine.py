@@ -90,8 +90,15 @@ class Engine(RequestPath):
         LOADER.ensure_started()
 
     def _compile(self, config: SamplingConfig, held: Mapping[str, Overlay]) -> Snapshot:
-        previous = self._store.current if hasattr(self, "_store") else None  # None while constructing
-        load = next((o.tap for o in held.values() if o.tap is not None), None)
+        # while constructing there is no store yet (not self.__dict__: reading it would make
+        # every attribute read of the request path a dict lookup, about 300 instructions)
+        store = getattr(self, "_store", None)
+        load = None
+        for overlay in held.values():  # the first owner's tap (the adaptive controller's)
+            if overlay.tap is not None:
+                load = overlay.tap
+                break
+        previous = None if store is None else store.current
         return compile_snapshot(config, previous, self._runtime, load)  # type: ignore[arg-type]  # a tap is an OfferedLoad
 
     def _check_sections(self, config: SamplingConfig) -> None:
@@ -156,7 +163,7 @@ class Engine(RequestPath):
         Raises:
             ConfigError: a field is invalid; the running configuration stays.
         """
-        if any(fields.get(s) is not None for s in SECTIONS):
+        if fields.get("adaptive") is not None or fields.get("remote") is not None:  # SECTIONS
             self._check_sections(self.base.evolve(**fields))
         return self._store.evolve(fields).config
 

@@ -58,10 +58,12 @@ class RuleIndex(Generic[D]):
         "_no_kind",
         "_prefixes",
         "rules",
+        "size",
     )
 
     def __init__(self, rules: Sequence[tuple[Match, Predicate, D]]) -> None:
         self.rules: tuple[tuple[Predicate, D], ...] = tuple((p, d) for _, p, d in rules)
+        self.size = len(self.rules)
         exact: dict[str, int] = defaultdict(int)
         prefixes: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self._kinds = {id(kind): 0 for kind in (*SpanKind, None)}  # by id: an Enum member hashes in Python
@@ -186,7 +188,7 @@ class RuleIndex(Generic[D]):
         return mask
 
     def __len__(self) -> int:
-        return len(self.rules)
+        return self.size
 
 
 def _text(values: Mapping[Hashable, Any], value: object) -> int:

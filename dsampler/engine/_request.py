@@ -4,8 +4,10 @@ under that whole snapshot, with no lock, no I/O and no allocation in steady stat
 Written inline on purpose (a Python call costs about 650 instructions, a seventh of a
 decision; ``benchmarks/request_path_callgrind.py`` counts each case): a valid parent is
 followed from results built once, a snapshot of one rate is decided here, anything else
-by :meth:`~dsampler.engine.Snapshot.decide_root`. Whatever goes wrong becomes a
-fallback decision, never an exception (:meth:`RequestPath._fallback`).
+by :meth:`~dsampler.engine.Snapshot.decide_root`. A sampled decision of an adaptive
+snapshot asks the controller's hard cap (``snap.admit``, its bucket's own check), after
+folding the offered-load list if nobody has counted it for long (``fold`` answers
+False). Whatever goes wrong becomes a fallback decision, never an exception (:meth:`RequestPath._fallback`).
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ class RequestPath(FaultCountingSampler):
                 snap.default_tally[sampled] += 1
             if not sampled:
                 return DROPPED if ts is None else Results.drop(ts)
-            if offered is not None and not snap.backstop_admits():  # the controller's hard cap
+            if offered is not None and ((len(offered) > snap.fold_at and snap.fold()) or not snap.admit()):
                 return snap.capped(DEFAULT, ts)
             return d.results.sampled if not attributes and ts is None else d.results.sample(attributes, ts)
         except Exception:

@@ -9,8 +9,9 @@ lives beside it, in :class:`~dsampler.engine._runtime.TrackedOperations`.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Hashable, Iterator, Mapping
-from typing import Protocol
+from typing import Final, Protocol
 
 from opentelemetry.sdk.trace.sampling import SamplingResult
 from opentelemetry.trace import SpanKind
@@ -38,6 +39,10 @@ from dsampler.engine._runtime import TrackedOperations
 __all__ = ["OfferedLoad", "Snapshot"]
 
 
+_YES: Final = itertools.repeat(True).__next__  # a C callable that answers True
+_UNUSED: Final = Results({})  # the lower-bound results of a snapshot without a lower bound
+
+
 class OfferedLoad(Protocol):
     """An owner's tap on the default rate's decisions (the adaptive controller's):
     each root decision the default rate makes appends ``None`` to ``offered`` (one
@@ -60,6 +65,7 @@ class Snapshot:
     lower bound) are decided by the DSampler inline from ``default``."""
 
     __slots__ = (
+        "admit",
         "anchors",
         "backstop",
         "cap",
@@ -102,7 +108,7 @@ class Snapshot:
         self.tagger = tagger
         self.default = default
         self.rules = rules
-        self.has_rules = len(rules) > 0
+        self.has_rules = rules.size > 0
         self.rule_buckets = rule_buckets  # the stateful rules' buckets, by the rule's key
         self.anchors = anchors
         self.operations = operations
@@ -110,14 +116,16 @@ class Snapshot:
         self.tracked = tracked
         self.parent_based = config.parent_based
         self.lower_bound = config.default_lower_bound_per_second
-        self.lower_results = Results(tagger("lowerbound", config.rate))
-        self.simple = not rules and not operations and cap is None and self.lower_bound == 0
+        self.lower_results = tagger.results("lowerbound", config.rate) if self.lower_bound > 0 else _UNUSED
+        self.simple = not self.has_rules and not operations and cap is None and self.lower_bound == 0
         # An owner's tap (the adaptive controller's): its count of the root decisions
         # the default rate makes (one append, no lock) and its hard cap on what they sample.
         self.load = load
         self.offered = None if load is None else load.offered
         self.fold_at = 0 if load is None else load.fold_at
         self.backstop = None if load is None else load.backstop
+        # the hard cap's check, called as it is (no call around it); none: C's "yes"
+        self.admit = _YES if self.backstop is None else self.backstop.try_acquire
         self.counts = counts  # decisions counted when telemetry is on (samplers/_counts.py)
         self.tally = None if counts is None else counts.tally
         self.parent_tally = None if counts is None else counts.tally[PARENT]
@@ -177,15 +185,18 @@ class Snapshot:
 
     def backstop_admits(self) -> bool:
         """The adaptive controller's hard cap admits a sampled default-rate decision
-        (and the uncounted decisions are folded if nothing has counted them for long)."""
+        (and the uncounted decisions are folded if nothing has counted them for long):
+        what the request path writes out inline."""
         if self.offered is not None and len(self.offered) > self.fold_at:
             self.fold()
-        return self.backstop is None or self.backstop.try_acquire()
+        return bool(self.admit())
 
-    def fold(self) -> None:
-        """Count the decisions the controller has not counted for long (bounds memory)."""
+    def fold(self) -> bool:
+        """Count the decisions the controller has not counted for long (bounds memory);
+        False, so that the request path goes on to the hard cap in the same expression."""
         if self.load is not None:
             self.load.fold()
+        return False
 
     def capped(self, strategy: int, trace_state: TraceState | None) -> SamplingResult:
         """Kept by its strategy, refused by a cap (the global one, or the adaptive

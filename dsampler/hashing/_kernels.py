@@ -15,6 +15,7 @@ import numpy as np
 from numba import boolean, int64, njit, uint64
 
 from dsampler.hashing import _reference as ref
+from dsampler.hashing._fnv_blocks import fnv1a_decide, fnv1a_keys
 
 __all__ = ["SCALAR_BY_CODE", "batch_decide", "batch_keys"]
 
@@ -24,6 +25,9 @@ _BYTE = np.uint64(0xFF)
 _M32 = np.uint64(0xFFFFFFFF)
 _M63 = np.uint64(ref.MASK63)
 _M56 = np.uint64(ref.MASK56)
+_SIGN = np.uint64(ref.SIGN64)
+_ZERO = np.uint64(0)
+_TWO32 = np.uint64(1 << 32)
 _S8 = np.uint64(8)
 _S32 = np.uint64(32)
 _S33 = np.uint64(33)
@@ -115,62 +119,103 @@ def consistent56(hi: int, lo: int) -> int:
     return _M56 - (lo & _M56)
 
 
-# Batch kernels take a scheme's code (``HashScheme.code``, the order of SCALAR_BY_CODE).
-# Each kernel holds one loop per code, chosen before the loop so that LLVM vectorises
-# each loop on its own (a switch inside the loop halved throughput); closures, one
-# kernel per scheme, cannot be cached by numba reliably.
+@njit(_SCALAR, **_OPTS)
+def java_abs(hi: int, lo: int) -> int:
+    magnitude = lo if lo < _SIGN else _ZERO - lo  # Math.abs, two's complement
+    return magnitude ^ _SIGN
+
+
+@njit(_SCALAR, **_OPTS)
+def xor32(hi: int, lo: int) -> int:
+    if (hi | lo) == _ZERO:
+        return _TWO32
+    return (hi ^ (hi >> _S32) ^ lo ^ (lo >> _S32)) & _M32
+
+
+# The batch entries take a scheme's code (``HashScheme.code``, the order of
+# SCALAR_BY_CODE) and call a kernel with one loop per code, chosen before the loop so
+# that LLVM vectorises each loop on its own (a switch inside the loop halved
+# throughput); closures, one kernel per scheme, cannot be cached by numba reliably.
+# ``fnv1a`` and ``fnv1a-mix`` hash block by block (:mod:`dsampler.hashing._fnv_blocks`);
+# the choice is made in Python, so that no kernel here embeds that module's code (numba's
+# cache would not see it change).
 
 
 @njit(uint64[::1](uint64[::1], uint64[::1], int64), **_BATCH_OPTS)
-def batch_keys(hi: Any, lo: Any, code: int) -> Any:
+def _unhashed_keys(hi: Any, lo: Any, code: int) -> Any:
     n = hi.shape[0]
     out = np.empty(n, dtype=np.uint64)
-    if code == 0:
-        for i in range(n):
-            out[i] = fnv1a(hi[i], lo[i])
-    elif code == 1:
-        for i in range(n):
-            out[i] = fnv1a_mix(hi[i], lo[i])
-    elif code == 2:
-        for i in range(n):
-            out[i] = xxh3(hi[i], lo[i])
-    elif code == 3:
+    if code == 3:
         for i in range(n):
             out[i] = lo[i]
     elif code == 4:
         for i in range(n):
             out[i] = lo[i] & _M63
-    else:
+    elif code == 5:
         for i in range(n):
             out[i] = _M56 - (lo[i] & _M56)
+    elif code == 6:
+        for i in range(n):
+            out[i] = java_abs(hi[i], lo[i])
+    else:
+        for i in range(n):
+            out[i] = xor32(hi[i], lo[i])
     return out
 
 
 @njit(boolean[::1](uint64[::1], uint64[::1], uint64, int64), **_BATCH_OPTS)
-def batch_decide(hi: Any, lo: Any, bound: int, code: int) -> Any:
+def _unhashed_decide(hi: Any, lo: Any, bound: int, code: int) -> Any:
     n = hi.shape[0]
     out = np.empty(n, dtype=np.bool_)
-    if code == 0:
-        for i in range(n):
-            out[i] = fnv1a(hi[i], lo[i]) < bound
-    elif code == 1:
-        for i in range(n):
-            out[i] = fnv1a_mix(hi[i], lo[i]) < bound
-    elif code == 2:
-        for i in range(n):
-            out[i] = xxh3(hi[i], lo[i]) < bound
-    elif code == 3:
+    if code == 3:
         for i in range(n):
             out[i] = lo[i] < bound
     elif code == 4:
         for i in range(n):
             out[i] = (lo[i] & _M63) < bound
-    else:
+    elif code == 5:
         for i in range(n):
             out[i] = (_M56 - (lo[i] & _M56)) < bound
+    elif code == 6:
+        for i in range(n):
+            out[i] = java_abs(hi[i], lo[i]) < bound
+    else:
+        for i in range(n):
+            out[i] = xor32(hi[i], lo[i]) < bound
     return out
 
 
+@njit(uint64[::1](uint64[::1], uint64[::1]), **_BATCH_OPTS)
+def _xxh3_keys(hi: Any, lo: Any) -> Any:
+    out = np.empty(hi.shape[0], dtype=np.uint64)
+    for i in range(hi.shape[0]):
+        out[i] = xxh3(hi[i], lo[i])
+    return out
+
+
+@njit(boolean[::1](uint64[::1], uint64[::1], uint64), **_BATCH_OPTS)
+def _xxh3_decide(hi: Any, lo: Any, bound: int) -> Any:
+    out = np.empty(hi.shape[0], dtype=np.bool_)
+    for i in range(hi.shape[0]):
+        out[i] = xxh3(hi[i], lo[i]) < bound
+    return out
+
+
+def batch_keys(hi: Any, lo: Any, code: int) -> Any:
+    """The keys of the scheme with kernel ``code`` for contiguous ``uint64`` halves."""
+    if code <= 1:
+        return fnv1a_keys(hi, lo, code == 1)
+    return _xxh3_keys(hi, lo) if code == 2 else _unhashed_keys(hi, lo, code)
+
+
+def batch_decide(hi: Any, lo: Any, bound: Any, code: int) -> Any:
+    """``key < bound`` for every ID under the scheme with kernel ``code`` (``bound`` a
+    ``numpy.uint64``)."""
+    if code <= 1:
+        return fnv1a_decide(hi, lo, bound, code == 1)
+    return _xxh3_decide(hi, lo, bound) if code == 2 else _unhashed_decide(hi, lo, bound, code)
+
+
 #: Scalar kernels by scheme code (dsampler.hashing._schemes: FNV1A, FNV1A_MIX, XXH3, LOW64, LOW63,
-#: LOW56).
-SCALAR_BY_CODE = (fnv1a, fnv1a_mix, xxh3, low64, low63, consistent56)
+#: LOW56, JAVA_ABS, XOR32).
+SCALAR_BY_CODE = (fnv1a, fnv1a_mix, xxh3, low64, low63, consistent56, java_abs, xor32)

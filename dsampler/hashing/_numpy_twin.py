@@ -7,12 +7,13 @@ per step and run several times slower than the kernels.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from dsampler.hashing import _reference as ref
-from dsampler.hashing._schemes import FNV1A, FNV1A_MIX, LOW56, LOW63, XXH3
+from dsampler.hashing._schemes import FNV1A, FNV1A_MIX, JAVA_ABS, LOW56, LOW63, LOW64, XOR32, XXH3
 
 __all__ = ["keys"]
 
@@ -63,16 +64,31 @@ def _xxh3(hi: Any, lo: Any) -> Any:
     return acc ^ (acc >> _U(32))
 
 
+def _java_abs(lo: Any) -> Any:
+    sign = _U(ref.SIGN64)
+    magnitude = np.where(lo < sign, lo, ~lo + _U(1))  # Math.abs, two's complement
+    return magnitude ^ sign
+
+
+def _xor32(hi: Any, lo: Any) -> Any:
+    s32 = _U(32)
+    out = (hi ^ (hi >> s32) ^ lo ^ (lo >> s32)) & _U(ref.MASK32)
+    out[(hi | lo) == _U(0)] = _U(1 << 32)  # the invalid all-zero trace ID
+    return out
+
+
+_BY_CODE: dict[int, Callable[[Any, Any], Any]] = {
+    FNV1A: _fnv1a,
+    FNV1A_MIX: lambda hi, lo: _fmix64(_fnv1a(hi, lo)),
+    XXH3: _xxh3,
+    LOW64: lambda hi, lo: lo.copy(),  # otel, jaeger
+    LOW63: lambda hi, lo: lo & _U(ref.MASK63),
+    LOW56: lambda hi, lo: _U(ref.MASK56) - (lo & _U(ref.MASK56)),
+    JAVA_ABS: lambda hi, lo: _java_abs(lo),
+    XOR32: _xor32,
+}
+
+
 def keys(code: int, hi: Any, lo: Any) -> Any:
     """The 64-bit keys of the scheme with kernel ``code`` for contiguous ``uint64`` halves."""
-    if code == FNV1A:
-        return _fnv1a(hi, lo)
-    if code == FNV1A_MIX:
-        return _fmix64(_fnv1a(hi, lo))
-    if code == XXH3:
-        return _xxh3(hi, lo)
-    if code == LOW63:
-        return lo & _U(ref.MASK63)
-    if code == LOW56:
-        return _U(ref.MASK56) - (lo & _U(ref.MASK56))
-    return lo.copy()  # LOW64: otel, jaeger
+    return _BY_CODE[code](hi, lo)

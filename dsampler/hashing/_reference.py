@@ -18,9 +18,11 @@ __all__ = [
     "FMIX2",
     "FNV_OFFSET_BASIS",
     "FNV_PRIME",
+    "MASK32",
     "MASK56",
     "MASK63",
     "MASK64",
+    "SIGN64",
     "XXH3_AVALANCHE",
     "XXH3_BITFLIP1",
     "XXH3_BITFLIP2",
@@ -31,12 +33,16 @@ __all__ = [
     "fnv1a_mix_key",
     "jaeger_go_key",
     "low64_key",
+    "otel_java_key",
+    "otel_js_key",
     "xxh3_key",
 ]
 
 MASK64 = (1 << 64) - 1
 MASK63 = (1 << 63) - 1
 MASK56 = (1 << 56) - 1
+MASK32 = (1 << 32) - 1
+SIGN64 = 1 << 63
 
 FNV_OFFSET_BASIS = 0xCBF29CE484222325
 FNV_PRIME = 0x100000001B3
@@ -119,3 +125,21 @@ def consistent_key(hi: int, lo: int) -> int:
     """``consistent``: ``2**56 - 1 - R`` with ``R`` the low 56 bits (OpenTelemetry's
     randomness), so that ``key < 2**56 - T`` is exactly the spec's ``R >= T``."""
     return MASK56 - (lo & MASK56)
+
+
+def otel_java_key(hi: int, lo: int) -> int:
+    """``otel-java``: OpenTelemetry Java's ``Math.abs`` of the signed low 64 bits, plus
+    ``2**63`` modulo ``2**64``, which turns Java's signed ``abs(s) < bound`` into the
+    unsigned ``key < bound + 2**63``. ``Math.abs(Long.MIN_VALUE)`` stays negative, so the
+    low half ``2**63`` has key 0: below every bound above rate 0, as in Java."""
+    magnitude = lo if lo < SIGN64 else (-lo) & MASK64
+    return magnitude ^ SIGN64
+
+
+def otel_js_key(hi: int, lo: int) -> int:
+    """``otel-js``: OpenTelemetry JS's XOR of the trace ID's four 32-bit words. The
+    all-zero trace ID, which JS refuses as invalid, has key ``2**32``: above every bound
+    but rate 1's."""
+    if not hi | lo:
+        return 1 << 32
+    return (hi ^ (hi >> 32) ^ lo ^ (lo >> 32)) & MASK32

@@ -17,20 +17,24 @@ The service name is ``OTEL_SERVICE_NAME``, else ``service.name`` in
 out and reported in one warning; the other entries still apply. The factories never
 raise (the SDK would then install ``ParentBased(ALWAYS_ON)``: 100%): if the sampler
 cannot be built at all, the engine alone decides instead, at the default initial rate, 0.001.
+
+The ``jaeger_remote`` sampler of a declarative configuration file takes the same settings
+as properties named as the file's own ``jaeger_remote/development`` names them
+(:func:`parse_remote_properties`, used by :mod:`dsampler._declarative`).
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
 
 from opentelemetry.sdk.trace.sampling import Sampler
 
-from dsampler._validate import check_rate, check_seconds, show
+from dsampler._validate import check_number, check_rate, check_seconds, check_text, show
 from dsampler.config._model import DEFAULT_RATE
 from dsampler.errors import ConfigError
 from dsampler.remote._url import DEFAULT_ENDPOINT, sampling_url
@@ -40,6 +44,9 @@ __all__ = [
     "jaeger_remote_sampler",
     "parentbased_jaeger_remote_sampler",
     "parse_remote_arg",
+    "parse_remote_properties",
+    "remote_sampler",
+    "warn_ignored",
 ]
 
 _log = logging.getLogger("dsampler.otel")
@@ -115,11 +122,57 @@ def parse_remote_arg(arg: object) -> tuple[RemoteArg, list[ConfigError]]:
     return RemoteArg(**values), problems
 
 
-def _warn(entry: str, settings: RemoteArg, problems: list[ConfigError]) -> None:
-    """One warning for every entry left out, with what is used instead."""
+def parse_remote_properties(properties: Mapping[str, object]) -> tuple[RemoteArg, list[ConfigError]]:
+    """The properties written under ``jaeger_remote:`` in a declarative configuration
+    file -> settings, and the problems of those left out. The keys are those of the
+    file's own ``jaeger_remote/development``: ``endpoint``, ``interval`` (milliseconds)
+    and ``initial_sampler`` (a rate, or ``{trace_id_ratio_based: {ratio: R}}``,
+    ``{always_on: {}}``, ``{always_off: {}}``), all optional."""
+    values: dict[str, Any] = {}
+    problems: list[ConfigError] = []
+    for key, value in properties.items():
+        try:
+            if key not in _PROPERTIES:
+                field = key if isinstance(key, str) else show(key)
+                raise ConfigError(field, f"unknown property; expected {', '.join(_PROPERTIES)}")
+            field, check = _PROPERTIES[key]
+            values[field] = check(value)
+        except ConfigError as exc:
+            problems.append(exc)
+    return RemoteArg(**values), problems
+
+
+def _interval_ms(value: object) -> float:
+    return check_number(value, "interval", 10.0, 7 * 86400 * 1000.0) / 1000.0
+
+
+def _initial_sampler(value: object) -> float:
+    if not isinstance(value, Mapping):
+        return check_rate(value, "initial_sampler")
+    if len(value) != 1 or next(iter(value)) not in ("trace_id_ratio_based", "always_on", "always_off"):
+        expected = "a rate, trace_id_ratio_based, always_on or always_off"
+        raise ConfigError("initial_sampler", f"expected {expected}, got {show(value)}")
+    ((name, body),) = value.items()
+    if name != "trace_id_ratio_based":
+        return 1.0 if name == "always_on" else 0.0
+    if not isinstance(body, Mapping) or "ratio" not in body:
+        raise ConfigError("initial_sampler.trace_id_ratio_based", "expected {ratio: R}")
+    return check_rate(body["ratio"], "initial_sampler.trace_id_ratio_based.ratio")
+
+
+_PROPERTIES: Final[dict[str, tuple[str, Callable[[object], Any]]]] = {
+    "endpoint": ("endpoint", lambda value: _endpoint(check_text(value, "endpoint", _MAX_ARG_CHARS))),
+    "interval": ("polling_interval_s", _interval_ms),
+    "initial_sampler": ("initial_rate", _initial_sampler),
+}
+
+
+def warn_ignored(entry: str, settings: RemoteArg, problems: list[ConfigError], given: str) -> None:
+    """One warning for every entry of ``given`` left out (``OTEL_TRACES_SAMPLER_ARG
+    entries``, ``properties``), with what is used instead."""
     _log.warning(
-        "dsampler: OTEL_TRACES_SAMPLER_ARG entries ignored for %s: %s; using endpoint=%s, "
-        "pollingIntervalMs=%d, initial rate %s",
+        "dsampler: %s ignored for %s: %s; using endpoint=%s, pollingIntervalMs=%d, initial rate %s",
+        given,
         entry,
         "; ".join(str(p) for p in problems),
         settings.endpoint,
@@ -131,7 +184,13 @@ def _warn(entry: str, settings: RemoteArg, problems: list[ConfigError]) -> None:
 def _build(arg: object, entry: str, parent_based: bool) -> Sampler:
     settings, problems = parse_remote_arg(arg)
     if problems:
-        _warn(entry, settings, problems)
+        warn_ignored(entry, settings, problems, "OTEL_TRACES_SAMPLER_ARG entries")
+    return remote_sampler(settings, entry, parent_based)
+
+
+def remote_sampler(settings: RemoteArg, entry: str, parent_based: bool) -> Sampler:
+    """The :class:`JaegerRemoteSampler` ``settings`` ask for, or, if it cannot be built,
+    an engine at the default rate (never raises); ``entry`` names it in what is logged."""
     port = urlsplit(settings.endpoint).port
     if port in _GRPC_PORTS:
         _log.warning(

@@ -80,7 +80,8 @@ class JaegerRemoteSampler(Sampler):
             ``jaeger_remote`` from the environment sets False, as the spec's raw sampler.
         hash: decision rule (default ``otel``: the same decisions as OpenTelemetry
             Python's and Go's ``TraceIdRatioBased``, and so as OpenTelemetry Go's Jaeger
-            remote sampler; OpenTelemetry Java and JS decide by rules of their own).
+            remote sampler; ``otel-java`` and ``otel-js`` decide as OpenTelemetry Java's
+            and JS's).
         sampler_tags: tag sampled roots with ``sampler.type`` and ``sampler.param``, what
             Jaeger's adaptive sampling learns from (default True).
         resource: this process's resource (service name, resource-matching rules).

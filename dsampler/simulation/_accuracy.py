@@ -23,6 +23,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from dsampler.hashing import SCHEMES
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -30,7 +32,8 @@ __all__ = ["DEFAULT_RATES", "FAMILIES", "Cell", "heatmap", "render", "study", "t
 
 FAMILIES: Final = ("random", "jaeger64", "time-prefixed", "sequential")
 DEFAULT_RATES: Final = (0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.9)
-DEFAULT_SCHEMES: Final = ("fnv1a", "fnv1a-mix", "xxh3", "otel", "jaeger")
+#: Every scheme of the table (dsampler.hashing._schemes), in its order.
+DEFAULT_SCHEMES: Final = tuple(SCHEMES)
 _EPOCH_2026: Final = 1_767_225_600
 
 

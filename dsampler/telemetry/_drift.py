@@ -39,7 +39,11 @@ _CAUSES: Final = {
     "otel": "this scheme uses the trace ID's low 64 bits unhashed, so non-random trace IDs "
     "bias it; use hash: fnv1a-mix or xxh3",
 }
-_CAUSES["jaeger"] = _CAUSES["jaeger-go"] = _CAUSES["otel"]
+_CAUSES["jaeger"] = _CAUSES["jaeger-go"] = _CAUSES["otel-java"] = _CAUSES["otel"]
+_CAUSES["otel-js"] = (
+    "this scheme XORs the trace ID's four 32-bit words unhashed, so non-random trace IDs "
+    "bias it; use hash: fnv1a-mix or xxh3"
+)
 _CAUSES["consistent"] = (
     "this scheme uses the trace ID's low 56 bits unhashed (OpenTelemetry presumes them random), "
     "so non-random trace IDs bias it; use hash: fnv1a-mix or xxh3"

@@ -12,7 +12,9 @@
 - ```text blocks run their ``$ command`` lines from the repository root and compare
   what follows, exactly, with what the command prints (stdout, then stderr).
 - ```yaml blocks pass ``dsampler check`` (but Jaeger's and the Collector's configurations
-  shown from ``examples/collectors/``, which ``make interop`` runs); ```json blocks parse.
+  shown from ``examples/collectors/``, which ``make interop`` runs, and OpenTelemetry's
+  declarative configuration files shown from ``examples/declarative/otel-*``, which
+  tests/integration/test_declarative.py runs); ```json blocks parse.
 - A block marked ``<!-- file: PATH -->`` on the line before it shows that repository
   file, exactly (another test runs the file: ``examples/prefork/`` under real servers).
 - Any other language fails, as does a block with no way to run it: a block that truly
@@ -41,7 +43,8 @@ DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
 NOT_RUN = re.compile(r"^<!-- not-run: (\S.*?) -->$")
 SHOWS_FILE = re.compile(r"^<!-- file: (\S+) -->$")
-ENGINE_CONFIGS = "examples/collectors/"  # Jaeger and Collector configurations, not dsampler's
+# Jaeger's, the Collector's and OpenTelemetry's declarative configurations, not dsampler's
+ENGINE_CONFIGS = ("examples/collectors/", "examples/declarative/otel-")
 SHELLS = {"sh", "bash", "shell", "console"}
 BIN = Path(sys.executable).parent
 
@@ -163,7 +166,12 @@ def run_shell(block: Block, cwd: Path, venv: Path) -> None:
     launches = sum("opentelemetry-instrument python app.py" in line for line in block.code.splitlines())
     samplers = [line for line in proc.stdout.splitlines() if line.startswith("SAMPLER=")]
     assert len(samplers) == launches, f"{block.id}: app.py did not run\n{output}"
-    assert not [line for line in samplers if "AlwaysOn" in line], f"{block.id}: the SDK's fallback\n{output}"
+    fallback = [
+        line
+        for line in samplers
+        if line.startswith(("SAMPLER=AlwaysOn", "SAMPLER=ParentBased{root:AlwaysOn"))
+    ]
+    assert not fallback, f"{block.id}: the SDK's fallback\n{output}"
 
 
 def transcript(code: str) -> list[tuple[str, list[str]]]:

@@ -40,18 +40,24 @@ def counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-def test_an_unchanged_invalid_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Content that was refused is remembered: fifty more polls parse nothing (defect 2)."""
+@pytest.mark.parametrize("bad", ["rate: 7\n", "rate: !!bool maybe\n"])
+def test_an_unchanged_invalid_file_is_parsed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str
+) -> None:
+    """Content that was refused is remembered: fifty more polls parse nothing (defect 2).
+    So is a scalar PyYAML's constructor cannot read (``!!bool maybe`` raised KeyError
+    out of every poll, uncounted)."""
     path = tmp_path / "s.yaml"
     write(path, "rate: 0.1\n")
     sampler = DSampler.from_file(path, poll_interval_s=3600)
     watcher = sampler.watcher
     assert watcher is not None
     calls = counting_parses(monkeypatch)
-    write(path, "rate: 7\n")
+    write(path, bad)
     for _ in range(50):
         assert watcher.poll_once() is False
     assert len(calls) == 1
+    assert watcher.problems == 1
     assert sampler.config.rate == 0.1
     write(path, "rate: 0.3\n")
     watcher.poll_once()

@@ -21,5 +21,7 @@ rates = st.one_of(
     st.floats(min_value=0.0, max_value=1.0, allow_nan=False),
 )
 
-RULE_NAMES = ["fnv1a", "fnv1a-mix", "xxh3", "otel", "jaeger", "jaeger-go", "consistent"]
+RULE_NAMES = [
+    "fnv1a", "fnv1a-mix", "xxh3", "otel", "jaeger", "jaeger-go", "consistent", "otel-java", "otel-js",
+]  # fmt: skip
 rules = st.sampled_from(RULE_NAMES)

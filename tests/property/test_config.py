@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,8 @@ from dsampler.config._parse import parse_config
 from dsampler.config._rule import AttributeMatch, Drop, Match, Pattern, Rule, Sample
 from dsampler.config._serialize import serialize
 from dsampler.config._shape import parse_duration
-from dsampler.config._yaml import dump_yaml
+from dsampler.config._yaml import MAX_DEPTH, _check_nodes, _safe_loader, dump_yaml
+from dsampler.config._yaml_build import Unusual, build_plain
 from tests.property.config_strategies import (
     BAD,
     LONG_TEXT,
@@ -59,7 +61,7 @@ def _strict(value: object) -> object:
     """A comparable form of a serialized document in which 1, 1.0 and True, and 0.0 and
     -0.0, all differ (dataclass equality treats them as equal)."""
     if isinstance(value, dict):
-        return ("dict", tuple((k, _strict(v)) for k, v in value.items()))
+        return ("dict", tuple((_strict(k), _strict(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
         return ("list", tuple(_strict(v) for v in value))
     if isinstance(value, float):
@@ -168,6 +170,8 @@ def test_attribute_key_starting_with_bracket_has_unambiguous_path() -> None:
 YAML_TOKENS = [
     *["rate", "rules", "operations", "action", "drop", "match", "span_name", "at", "after"],
     *[":", ": ", " ", "  ", "\n", "- ", "[", "]", "{", "}", ",", "&a ", "*a", "!!str ", "!!binary "],
+    *["!!bool ", "!!float ", "!!int ", "!!null ", "!!timestamp ", "!!set ", "!!map ", "!!seq "],
+    *["<<: ", "? ", "="],
     *["!!python/object/apply:os.system ", "?", "|", ">", "#", "'", '"', "\\", "\t", "%YAML 1.2\n", "---\n"],
     *["0", "1", "0x", "_", ".", "e", "-", "+", "2026-12-01", "T09:00:00", "Z", "+01:00", "true", "no", "~"],
     *["é", "🚀", "\u202e", "\ufeff", "\x85", "\u2028"],
@@ -197,6 +201,74 @@ def test_any_bytes_give_a_mapping_or_a_config_error(data: bytes, json_only: bool
         assert result.problem
     else:
         assert isinstance(result, Mapping)
+
+
+# -- the YAML reader's one walk ----------------------------------------------------------
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True),
+    st.text(max_size=8),
+    st.sampled_from(["true", "no", "0x1F", "0o17", "010", "1e3", "12:30", "~", "", ".inf", "2026-12-01"]),
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_SCALARS, inner, max_size=4),
+    max_leaves=20,
+)
+#: Structured documents in YAML's block and flow styles and as JSON, and token soup.
+yaml_texts = st.one_of(
+    st.tuples(_VALUES, st.sampled_from([None, False, True])).map(
+        lambda v: yaml.safe_dump(v[0], default_flow_style=v[1], allow_unicode=True)
+    ),
+    _VALUES.map(lambda v: json.dumps(v, default=str)),
+    st.lists(st.sampled_from(YAML_TOKENS), max_size=40).map("".join),
+)
+
+
+def _pyyaml_builds(text: str) -> object:
+    """What PyYAML's constructor (dsampler's loader) builds of ``text``, as :func:`_strict`
+    sees it; the exception's class when it refuses it."""
+    loader = _safe_loader(yaml)(text)
+    try:
+        return _strict(loader.construct_document(loader.get_single_node()))
+    except Exception as exc:
+        return type(exc)
+    finally:
+        loader.dispose()
+
+
+@settings(HOSTILE, max_examples=400, report_multiple_bugs=False)
+@given(yaml_texts)
+@example("a: 1\nA: 2\n1: 3\n1.0: 4\n")
+@example("{true: 1, 1: 2}")
+@example("x: !!bool maybe")
+@example("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]")
+def test_the_one_walk_builds_what_pyyaml_builds(text: str) -> None:
+    """Whatever document the reader builds in its one walk, PyYAML's own constructor
+    builds the same values of (types included); a document it leaves to PyYAML
+    (``Unusual``) is one PyYAML refuses, or one of the rarer forms. Without an ``&``
+    (no anchor, so no alias) the walk refuses too deep a document itself."""
+    try:
+        node = yaml.compose(text, Loader=_safe_loader(yaml))
+    except yaml.YAMLError:
+        return  # does not compose: the walk never sees it
+    assume(node is not None)
+    try:
+        _check_nodes(node, text)
+        passes = True
+    except yaml.YAMLError:
+        passes = False
+    if "&" in text and not passes:
+        return  # an alias: refused before any walk
+    try:
+        built = build_plain(_safe_loader(yaml)(""), node, MAX_DEPTH)
+    except Unusual:
+        return
+    assert passes, "the walk read a document the node walk refuses"
+    assert _strict(built) == _pyyaml_builds(text)
 
 
 # -- near-valid documents ----------------------------------------------------------------

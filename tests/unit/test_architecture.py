@@ -30,7 +30,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         ("serve", "simulation", "jaeger"),
         ("_owners",),
         ("_dsampler",),
-        ("_entry_points", "_instrument"),
+        ("_entry_points", "_instrument", "_declarative"),
         ("_demo", "_bench"),
         ("cli",),
         ("__main__", ""),  # "" is the package's own face, dsampler/__init__.py

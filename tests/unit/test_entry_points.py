@@ -17,6 +17,7 @@ from dsampler._entry_points import (
     dsampler_sampler,
     parentbased_dsampler_sampler,
     parse_sampler_arg,
+    parse_sampler_properties,
 )
 
 
@@ -74,6 +75,47 @@ def test_invalid_arguments_name_the_field(arg: Any, field: str, message: str) ->
     """Every malformed argument gives a ConfigError naming the field and what was found."""
     with pytest.raises(ConfigError) as info:
         parse_sampler_arg(arg)
+    assert info.value.field == field
+    assert message in info.value.problem
+
+
+@pytest.mark.parametrize(
+    ("properties", "expected"),
+    [
+        ({}, SamplerArg()),
+        ({"rate": 0.25}, SamplerArg(rate=0.25)),
+        (
+            {"rate": 1, "hash": "xxh3", "sampler_tags": True},
+            SamplerArg(rate=1.0, hash="xxh3", sampler_tags=True),
+        ),
+        ({"config": " /etc/dsampler/sampling.yaml "}, SamplerArg(config="/etc/dsampler/sampling.yaml")),
+    ],
+)
+def test_valid_properties(properties: dict[str, Any], expected: SamplerArg) -> None:
+    """The declarative file's properties: the argument's keys, typed as YAML writes them."""
+    assert parse_sampler_properties(properties) == expected
+
+
+@pytest.mark.parametrize(
+    ("properties", "field", "message"),
+    [
+        ({"rate": "0.25"}, "rate", "expected a number in [0, 1], got str '0.25'"),
+        ({"rate": 1.5}, "rate", "expected a number in [0, 1], got 1.5"),
+        ({"rate": True}, "rate", "expected a number in [0, 1], got bool True"),
+        ({"hash": "md5"}, "hash", "expected one of fnv1a"),
+        ({"sampler_tags": "true"}, "sampler_tags", "expected true or false, got str 'true'"),
+        ({"ratio": 0.1}, "ratio", "unknown property; expected rate, hash, sampler_tags or config"),
+        ({"config": "x.yaml", "rate": 0.1}, "config", "expected config alone"),
+        ({"config": "  "}, "config", "expected the path of a configuration file"),
+        ({"config": 3}, "config", "expected a string, got int 3"),
+        ({"config": "x" * 5000}, "config", "expected at most 4096 characters, got 5000"),
+        ({3: 0.1}, "3", "unknown property"),
+    ],
+)
+def test_invalid_properties_name_the_field(properties: dict[Any, Any], field: str, message: str) -> None:
+    """Wrong-typed, unknown and oversized properties: a ConfigError naming the field."""
+    with pytest.raises(ConfigError) as info:
+        parse_sampler_properties(properties)
     assert info.value.field == field
     assert message in info.value.problem
 

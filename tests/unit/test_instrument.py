@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.sampling import ParentBased
 
 from dsampler import DSampler, ManualClock
 from dsampler._entry_points import parentbased_dsampler_sampler
@@ -91,6 +92,31 @@ def test_attached_to_the_provider_deciding_with_the_sampler_the_entry_point_made
     assert caplog.records == []
     roots(provider, 4)
     assert observed(sampler) == 4
+
+
+def test_attached_when_the_sampler_is_the_root_of_a_parent_based(
+    make: Callable[[str], DSampler], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The declarative file's ``parent_based: {root: {dsampler: {}}}`` builds
+    OpenTelemetry's ParentBased around the DSampler: its roots reach the controller."""
+    sampler = make(ADAPTIVE)
+    provider = TracerProvider(sampler=ParentBased(root=sampler))
+    with caplog.at_level(logging.WARNING, logger="dsampler"):
+        assert attach(provider) == 1
+    assert caplog.records == []
+    roots(provider, 4)
+    assert observed(sampler) == 4
+
+
+def test_a_parent_based_of_another_root_is_not_the_samplers(
+    make: Callable[[str], DSampler], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A ParentBased whose root is some other sampler: reported, as any other provider."""
+    make(ADAPTIVE)
+    with caplog.at_level(logging.WARNING, logger="dsampler"):
+        assert attach(TracerProvider(sampler=ParentBased(root=DSampler(rate=0.5)))) == 0
+    (record,) = caplog.records
+    assert "does not decide with it" in record.getMessage()
 
 
 def test_a_provider_deciding_otherwise_is_reported_once(

@@ -62,6 +62,23 @@ def test_entry_points_are_registered() -> None:
     }
 
 
+def test_declarative_file_samplers_are_registered() -> None:
+    """The installed distribution registers three names in the group the declarative
+    configuration file looks sampler plugins up in."""
+    from dsampler._declarative import dsampler_consistent_plugin, dsampler_plugin, jaeger_remote_plugin
+
+    found = {
+        ep.name: ep.load()
+        for ep in entry_points(group="opentelemetry_sampler")
+        if ep.value.startswith("dsampler")
+    }
+    assert found == {
+        "dsampler": dsampler_plugin,
+        "dsampler_consistent": dsampler_consistent_plugin,
+        "jaeger_remote": jaeger_remote_plugin,
+    }
+
+
 def test_jaeger_module_exports_jaeger_clients_names() -> None:
     """dsampler.jaeger offers every sampler name jaeger-client's sampler module has."""
     from jaeger_client import sampler as jc

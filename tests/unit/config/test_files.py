@@ -15,6 +15,7 @@ import pytest
 
 import dsampler
 from dsampler import ConfigError
+from dsampler.config import _files
 from dsampler.config._files import MAX_FILE_BYTES, load_document, parse_document, read_bytes
 from dsampler.config._parse import parse_config
 from dsampler.config._rule import Pattern
@@ -69,6 +70,68 @@ def test_valid_document_loads() -> None:
     config = parse_config(parse_document(VALID_YAML))
     assert len(config.rules) == 5
     assert config.operations["POST /payments"].lower_bound_per_second == 1.0
+
+
+# -- line numbers ------------------------------------------------------------------------
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch, name: str) -> list[object]:
+    """Record each call of ``_files.<name>`` (the real function still runs)."""
+    calls: list[object] = []
+    real = getattr(_files, name)
+
+    def spied(*args: Any) -> Any:
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(_files, name, spied)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "lines", "composed"),
+    [
+        ("ok.yaml", VALID_YAML, 0, 0),
+        ("ok.json", json.dumps(parse_document(VALID_YAML), default=str).encode(), 0, 0),
+        ("bad.yaml", b"rate: 0.1\nhash: md5\n", 1, 0),  # the reader's own composed document
+        ("bad.json", b'{"rate": 0.1,\n "hash": "md5"}', 1, 1),  # composed once, for the lines
+    ],
+)
+def test_lines_are_found_on_the_error_path_only_and_once(
+    monkeypatch: pytest.MonkeyPatch, name: str, data: bytes, lines: int, composed: int
+) -> None:
+    """A valid file costs no line lookup; a refused one one lookup, in the document the
+    YAML reader composed (JSON is composed for it once)."""
+    looked_up, composes = _spy(monkeypatch, "with_lines"), _spy(monkeypatch, "compose_yaml")
+    refused = None
+    try:
+        _files.parse_config_bytes(data, name)
+    except ConfigError as exc:
+        refused = str(exc)
+    assert refused == (None if name.startswith("ok") else f"hash: {HASH_PROBLEM} (line 2)")
+    assert (len(looked_up), len(composes)) == (lines, composed)
+
+
+HASH_PROBLEM = "expected one of fnv1a, fnv1a-mix, xxh3, otel, jaeger, jaeger-go, consistent, got 'md5'"
+
+
+@pytest.mark.parametrize(("suffix", "line"), [(".yaml", 2), (".json", 3)])
+def test_twenty_thousand_operations_over_max_operations_are_refused_in_one_line(
+    suffix: str, line: int
+) -> None:
+    """A file of 20,000 operations and the default max_operations (2,000) is refused with
+    its one problem and the line of its section."""
+    operations = {f"GET /items/{i}": 0.5 for i in range(20_000)}
+    if suffix == ".yaml":
+        data = ("rate: 0.1\noperations:\n" + "".join(f"  {k}: {v}\n" for k, v in operations.items())).encode()
+    else:
+        data = json.dumps({"rate": 0.1, "operations": operations}, indent=1).encode()
+    with pytest.raises(ConfigError) as info:
+        _files.parse_config_bytes(data, "big" + suffix)
+    assert (
+        str(info.value)
+        == f"operations: expected at most max_operations (2000) entries, got 20000 (line {line})"
+    )
 
 
 # -- size --------------------------------------------------------------------------------
@@ -406,6 +469,27 @@ def test_unconstructible_yaml_scalar_is_a_config_error(scalar: str) -> None:
     """A scalar that looks like a date but is none gives a ConfigError."""
     with pytest.raises(ConfigError, match="invalid YAML"):
         parse_document(f"rules: [{{match: {{attributes: {{a: {scalar}}}}}, action: drop}}]\n".encode())
+
+
+@pytest.mark.parametrize(
+    ("scalar", "problem"),
+    [
+        ("!!bool maybe", "expected true or false for !!bool, got 'maybe'"),
+        ('!!float ""', "expected a number for !!float, got ''"),
+        ("!!float", "expected a number for !!float, got ''"),
+        ("!!timestamp soon", "expected a date or time for !!timestamp, got 'soon'"),
+    ],
+)
+def test_explicitly_tagged_scalar_its_constructor_cannot_read_is_invalid_yaml(
+    scalar: str, problem: str
+) -> None:
+    """``!!bool maybe``, ``!!float ""`` and ``!!timestamp soon`` are refused as invalid
+    YAML at their place; PyYAML's constructors raised KeyError, IndexError and
+    AttributeError, which escaped the reader (and a watcher parsed such a file again at
+    every poll)."""
+    with pytest.raises(ConfigError) as info:
+        parse_document(f"rate: {scalar}\n".encode(), "f.yaml")
+    assert info.value.problem == f"invalid YAML at line 1 column 7: {problem}"
 
 
 @pytest.mark.parametrize("scalar", ["0x_", "0b_", "-0x_", "0b101"])

@@ -21,6 +21,14 @@ from dsampler.hashing._schemes import SCHEMES
         ("jaeger-go", 1.0, 2**63 + 1),
         ("fnv1a-mix", 1.0, 2**64),
         ("xxh3", 0.5, 2**63),
+        ("otel-java", 0.5, 2**62 + 2**63),  # Java's (long)(0.5 * 2**63), made unsigned
+        ("otel-java", 2.0**-64, 2**63),  # (long)(0.5) == 0: only Long.MIN_VALUE's key 0
+        ("otel-java", 1.0 - 2.0**-53, 2**64 - 2**10),
+        ("otel-java", 1.0, 2**64),  # Java's Long.MAX_VALUE would leave out abs(s) == 2**63 - 1
+        ("otel-js", 0.5, 2147483647),  # floor(0.5 * 0xffffffff)
+        ("otel-js", 2.0**-33, 0),  # floor(0.4999...)
+        ("otel-js", 0.14182751140134117, 609144523),  # the double product rounds up: exact floor 609144522
+        ("otel-js", 1.0, 2**32 + 1),  # every key, the all-zero ID's 2**32 included
     ],
 )
 def test_bound_at_edges(rule: str, rate: float, bound: int) -> None:

@@ -13,6 +13,7 @@ from dsampler.remote._entry import (
     jaeger_remote_sampler,
     parentbased_jaeger_remote_sampler,
     parse_remote_arg,
+    parse_remote_properties,
 )
 
 
@@ -126,3 +127,58 @@ def test_a_sampler_that_cannot_be_built_falls_back_to_the_initial_rate(
         sampler = parentbased_jaeger_remote_sampler(None)
     assert sampler.get_description().startswith("DSampler{version=1,rate=0.001,hash=otel,parent_based=True")
     assert "could not start" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("properties", "expected"),
+    [
+        ({}, RemoteArg()),
+        (
+            {"endpoint": "http://agent:5778", "interval": 5000, "initial_sampler": 0.25},
+            RemoteArg("http://agent:5778/sampling", 5.0, 0.25),
+        ),
+        ({"initial_sampler": {"trace_id_ratio_based": {"ratio": 0.5}}}, RemoteArg(initial_rate=0.5)),
+        ({"initial_sampler": {"always_off": {}}}, RemoteArg(initial_rate=0.0)),
+        ({"initial_sampler": {"always_on": None}}, RemoteArg(initial_rate=1.0)),
+        ({"interval": 10}, RemoteArg(polling_interval_s=0.01)),
+    ],
+)
+def test_valid_properties(properties: dict[str, object], expected: RemoteArg) -> None:
+    """The declarative file's properties, named as its own jaeger_remote/development's."""
+    assert parse_remote_properties(properties) == (expected, [])
+
+
+@pytest.mark.parametrize(
+    ("properties", "fields", "expected"),
+    [
+        ({"endpoint": "localhost:14250", "interval": 5000}, ["endpoint"], RemoteArg(polling_interval_s=5.0)),
+        ({"endpoint": 5778}, ["endpoint"], RemoteArg()),
+        ({"interval": 9}, ["interval"], RemoteArg()),
+        ({"interval": "5s", "initial_sampler": 0.5}, ["interval"], RemoteArg(initial_rate=0.5)),
+        ({"initial_sampler": 1.5}, ["initial_sampler"], RemoteArg()),
+        ({"initial_sampler": {"parent_based": {}}}, ["initial_sampler"], RemoteArg()),
+        ({"initial_sampler": {"always_on": {}, "always_off": {}}}, ["initial_sampler"], RemoteArg()),
+        (
+            {"initial_sampler": {"trace_id_ratio_based": {}}},
+            ["initial_sampler.trace_id_ratio_based"],
+            RemoteArg(),
+        ),
+        (
+            {"initial_sampler": {"trace_id_ratio_based": {"ratio": 2}}},
+            ["initial_sampler.trace_id_ratio_based.ratio"],
+            RemoteArg(),
+        ),
+        (
+            {"pollingIntervalMs": 5000, "endpoint": "http://a:1"},
+            ["pollingIntervalMs"],
+            RemoteArg("http://a:1/sampling"),
+        ),
+    ],
+)
+def test_bad_properties_are_left_out_and_named(
+    properties: dict[str, object], fields: list[str], expected: RemoteArg
+) -> None:
+    """As with the argument: a bad or unknown property is reported, the others apply."""
+    settings, problems = parse_remote_properties(properties)
+    assert settings == expected
+    assert [p.field for p in problems] == fields

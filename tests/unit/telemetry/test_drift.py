@@ -71,3 +71,23 @@ def test_no_counting_no_audit_and_counts_are_per_version() -> None:
     assert versions == [1]
     recent = sampler.decision_counts.recent  # type: ignore[union-attr]
     assert [(c.version, c.default_decided) for c in recent] == [(1, 50_000), (2, 50_000)]
+
+
+def test_every_unhashed_scheme_has_its_cause() -> None:
+    """Every scheme but the two recommended for low-entropy IDs names why it drifted."""
+    from dsampler.hashing import SCHEMES
+    from dsampler.telemetry._drift import _CAUSES
+
+    assert set(_CAUSES) == set(SCHEMES) - {"fnv1a-mix", "xxh3"}
+
+
+def test_sequential_ids_under_otel_js_drift_naming_the_xor(caplog: pytest.LogCaptureFixture) -> None:
+    """Sequential IDs under otel-js: their words XOR to a run of neighbours, none below
+    rate 0.1's bound; the warning says so."""
+    sampler = counting(rate=0.1, hash="otel-js")
+    for i in range(100_000):
+        sampler.should_sample(None, 10**12 + i, "x")
+    with caplog.at_level(logging.WARNING, logger="dsampler.telemetry"):
+        (found,) = audit(sampler)
+    assert found.effective == 0.0
+    assert "XORs the trace ID's four 32-bit words" in caplog.records[0].getMessage()

@@ -1,0 +1,194 @@
+"""FNV-1a 64 of many trace IDs at once: the batch kernels' ``fnv1a`` and ``fnv1a-mix`` loops.
+
+One ID's FNV-1a is a chain of 16 dependent multiplies (``h = (h ^ byte) * PRIME``), so
+a loop that hashes one ID after another waits on that chain: the loop vectorised four
+IDs at a time and still spent most of its cycles on multiply latency. Here the IDs are
+taken in blocks of :data:`BLOCK`, byte-major: each pass feeds two bytes of every ID of
+the block into its state, kept in a scratch array between passes, so consecutive loop
+iterations are independent IDs and the core overlaps as many of them as it holds.
+Two bytes a pass measured best (one or four bytes were 15-25% slower: more state
+traffic, or a longer chain per iteration). The first pass starts from the offset
+basis; the last one is fused with what the kernel writes: the key, its ``fmix64``, or
+the decision.
+
+The multiply by the prime ``2**40 + 0x1b3`` has two forms, chosen once at import by
+:data:`WIDE_MULTIPLY` from the CPU features numba compiles for:
+
+* wide: ``h * PRIME`` on one 64-bit state, where the target has AVX-512DQ (one
+  ``vpmullq`` for four IDs);
+* split: without it LLVM builds the 64-bit multiply of four lanes from three 32-bit ones.
+  The state is kept as two 32-bit halves instead, ``l`` and ``h`` (each in a 64-bit
+  lane, only its low 32 bits meaningful), and since ``x * PRIME = x_lo * 0x1b3 +
+  ((x_hi * 0x1b3 + (x_lo << 8)) << 32)`` modulo ``2**64``, a step is two 32x32-bit
+  multiplies (``vpmuludq``), two shifts and two adds: ``t = x_lo * 0x1b3`` is the new
+  ``l`` (its bits above 32, the carry into ``h``, are left in place: the next multiply
+  reads only the low 32 bits) and ``h' = h * 0x1b3 + (x_lo << 8) + (t >> 32)``.
+
+Both are bit-identical to :func:`dsampler.hashing._reference.fnv1a64_key` (property
+tests); every signature is explicit ``uint64``, as in :mod:`dsampler.hashing._kernels`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import numpy as np
+from numba import boolean, int64, njit, types, uint64
+from numba.core import codegen, config
+
+from dsampler.hashing import _reference as ref
+
+__all__ = ["BLOCK", "WIDE_MULTIPLY", "fnv1a_decide", "fnv1a_keys", "target_features"]
+
+#: IDs per block: the scratch state (16 KB) stays in the first-level cache.
+BLOCK: Final = 1024
+_OFFSET = np.uint64(ref.FNV_OFFSET_BASIS)
+_OFFSET_LO = np.uint64(ref.FNV_OFFSET_BASIS & 0xFFFFFFFF)
+_OFFSET_HI = np.uint64(ref.FNV_OFFSET_BASIS >> 32)
+_PRIME = np.uint64(ref.FNV_PRIME)
+_PRIME_LO = np.uint64(ref.FNV_PRIME & 0xFFFFFFFF)  # 0x1b3; the prime's high half is 1 << 8
+_BYTE = np.uint64(0xFF)
+_M32 = np.uint64(0xFFFFFFFF)
+_S8 = np.uint64(8)
+_S32 = np.uint64(32)
+_S33 = np.uint64(33)
+_FMIX1 = np.uint64(ref.FMIX1)
+_FMIX2 = np.uint64(ref.FMIX2)
+_OPTS: dict[str, Any] = {"cache": True}
+_BATCH_OPTS: dict[str, Any] = {"cache": True, "nogil": True}
+_INLINED: dict[str, Any] = {"cache": True, "inline": "always"}
+_PAIR_SIG = types.UniTuple(uint64, 2)(uint64, uint64, uint64, uint64, uint64)  # type: ignore[no-untyped-call]
+_FRONT_SIG = types.void(uint64[::1], uint64[::1], uint64[::1], uint64[::1])
+_FINISH_SIG = uint64(uint64[::1], uint64[::1], int64, uint64)
+
+
+def target_features() -> str:
+    """The CPU features numba compiles for: ``NUMBA_CPU_FEATURES`` if set, else the
+    host's (as numba's own code generator reads them)."""
+    features = config.CPU_FEATURES  # type: ignore[attr-defined]
+    return str(features) if features is not None else str(codegen.get_host_cpu_features())  # type: ignore[no-untyped-call]
+
+
+#: The wide form where the target has AVX-512DQ's 64-bit multiply, else the split form.
+WIDE_MULTIPLY: Final = "+avx512dq" in target_features().split(",")
+
+
+@njit(uint64(uint64, uint64, uint64, uint64), **_INLINED)
+def _wide_pair(s: int, w: int, a: int, b: int) -> int:
+    """Two FNV-1a steps of the 64-bit state ``s``, bytes ``w >> a`` and ``w >> b``."""
+    s = (s ^ ((w >> a) & _BYTE)) * _PRIME
+    return (s ^ ((w >> b) & _BYTE)) * _PRIME
+
+
+@njit(_PAIR_SIG, **_INLINED)
+def _split_pair(lo: int, hi: int, w: int, a: int, b: int) -> tuple[int, int]:
+    """The same two steps on the split state ``(lo, hi)`` (module docstring)."""
+    x = lo ^ ((w >> a) & _BYTE)
+    t = (x & _M32) * _PRIME_LO
+    hi = (hi & _M32) * _PRIME_LO + (x << _S8) + (t >> _S32)
+    x = t ^ ((w >> b) & _BYTE)
+    t = (x & _M32) * _PRIME_LO
+    return t, (hi & _M32) * _PRIME_LO + (x << _S8) + (t >> _S32)
+
+
+def _wide_front(hb: Any, lb: Any, state: Any, spare: Any) -> None:
+    """Bytes 0-13 of the block's IDs into ``state``."""
+    for k in range(hb.shape[0]):
+        state[k] = _wide_pair(_OFFSET, hb[k], 56, 48)
+    for k in range(hb.shape[0]):
+        state[k] = _wide_pair(state[k], hb[k], 40, 32)
+    for k in range(hb.shape[0]):
+        state[k] = _wide_pair(state[k], hb[k], 24, 16)
+    for k in range(hb.shape[0]):
+        state[k] = _wide_pair(state[k], hb[k], 8, 0)
+    for k in range(hb.shape[0]):
+        state[k] = _wide_pair(state[k], lb[k], 56, 48)
+    for k in range(hb.shape[0]):
+        state[k] = _wide_pair(state[k], lb[k], 40, 32)
+    for k in range(hb.shape[0]):
+        state[k] = _wide_pair(state[k], lb[k], 24, 16)
+
+
+def _wide_finish(state: Any, spare: Any, k: int, lo: int) -> int:
+    """Bytes 14 and 15 of ID ``k`` (``lo`` its low half): its key."""
+    return _wide_pair(state[k], lo, 8, 0)
+
+
+def _split_front(hb: Any, lb: Any, lo: Any, hi: Any) -> None:
+    """Bytes 0-13 of the block's IDs into the split state ``lo``, ``hi``."""
+    for k in range(hb.shape[0]):
+        lo[k], hi[k] = _split_pair(_OFFSET_LO, _OFFSET_HI, hb[k], 56, 48)
+    for k in range(hb.shape[0]):
+        lo[k], hi[k] = _split_pair(lo[k], hi[k], hb[k], 40, 32)
+    for k in range(hb.shape[0]):
+        lo[k], hi[k] = _split_pair(lo[k], hi[k], hb[k], 24, 16)
+    for k in range(hb.shape[0]):
+        lo[k], hi[k] = _split_pair(lo[k], hi[k], hb[k], 8, 0)
+    for k in range(hb.shape[0]):
+        lo[k], hi[k] = _split_pair(lo[k], hi[k], lb[k], 56, 48)
+    for k in range(hb.shape[0]):
+        lo[k], hi[k] = _split_pair(lo[k], hi[k], lb[k], 40, 32)
+    for k in range(hb.shape[0]):
+        lo[k], hi[k] = _split_pair(lo[k], hi[k], lb[k], 24, 16)
+
+
+def _split_finish(lo: Any, hi: Any, k: int, w: int) -> int:
+    """Bytes 14 and 15 of ID ``k`` (``w`` its low half): its key."""
+    t, h = _split_pair(lo[k], hi[k], w, 8, 0)
+    return (h << _S32) | (t & _M32)
+
+
+# ``_front(hi, lo, state_a, state_b)``: bytes 0-13 of one block's IDs (at most BLOCK;
+# the state arrays at least as long); then ``_finish(state_a, state_b, k, lo[k])`` is
+# the key of its ``k``-th ID. Only the form in use is compiled. Every kernel that calls
+# them lives in this module: numba's on-disk cache keys a function by its own file
+# alone, so code inlined from another file would go stale when that file changes.
+_front = njit(_FRONT_SIG, **_OPTS)(_wide_front if WIDE_MULTIPLY else _split_front)
+_finish = njit(_FINISH_SIG, **_INLINED)(_wide_finish if WIDE_MULTIPLY else _split_finish)
+
+
+@njit(uint64(uint64), **_INLINED)
+def _fmix64(k: int) -> int:
+    k ^= k >> _S33
+    k *= _FMIX1
+    k ^= k >> _S33
+    k *= _FMIX2
+    k ^= k >> _S33
+    return k
+
+
+@njit(uint64[::1](uint64[::1], uint64[::1], boolean), **_BATCH_OPTS)
+def fnv1a_keys(hi: Any, lo: Any, mix: bool) -> Any:
+    """FNV-1a 64 of every ID (``fmix64`` of it if ``mix``: ``fnv1a-mix``)."""
+    n = hi.shape[0]
+    out = np.empty(n, dtype=np.uint64)
+    state_a, state_b = np.empty(BLOCK, dtype=np.uint64), np.empty(BLOCK, dtype=np.uint64)
+    for start in range(0, n, BLOCK):
+        stop = min(start + BLOCK, n)
+        lows, keys = lo[start:stop], out[start:stop]
+        _front(hi[start:stop], lows, state_a, state_b)
+        for k in range(stop - start):
+            keys[k] = _finish(state_a, state_b, k, lows[k])
+        if mix:
+            for k in range(stop - start):
+                keys[k] = _fmix64(keys[k])
+    return out
+
+
+@njit(boolean[::1](uint64[::1], uint64[::1], uint64, boolean), **_BATCH_OPTS)
+def fnv1a_decide(hi: Any, lo: Any, bound: int, mix: bool) -> Any:
+    """``key < bound`` for every ID, the key FNV-1a 64 (``fmix64`` of it if ``mix``)."""
+    n = hi.shape[0]
+    out = np.empty(n, dtype=np.bool_)
+    state_a, state_b = np.empty(BLOCK, dtype=np.uint64), np.empty(BLOCK, dtype=np.uint64)
+    for start in range(0, n, BLOCK):
+        stop = min(start + BLOCK, n)
+        lows, sampled = lo[start:stop], out[start:stop]
+        _front(hi[start:stop], lows, state_a, state_b)
+        if mix:
+            for k in range(stop - start):
+                sampled[k] = _fmix64(_finish(state_a, state_b, k, lows[k])) < bound
+        else:
+            for k in range(stop - start):
+                sampled[k] = _finish(state_a, state_b, k, lows[k]) < bound
+    return out
