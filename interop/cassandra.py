@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from interop.engines import free_port
+from interop.engines import free_port, lifeline
 
 START_TIMEOUT_S: Final = 90.0
 MAIN: Final = "org.apache.cassandra.service.CassandraDaemon"
@@ -113,7 +113,7 @@ class Cassandra:
         """Start it and wait until its CQL port accepts connections (the last step of its start)."""
         self.home.mkdir(parents=True, exist_ok=True)
         with self.log.open("ab") as out:
-            self.proc = subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(lifeline(self.command()), stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
