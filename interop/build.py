@@ -118,6 +118,11 @@ def _java(source: Path, out: Path, log: Path) -> None:
     )
 
 
+def _cassandra(source: Path, out: Path, log: Path) -> None:
+    _copy_tree(source, out, CASSANDRA.inputs)
+    _run(["mvn", "-B", "-q", "-ntp", "dependency:copy-dependencies", "-DoutputDirectory=lib"], out, log)
+
+
 def _js(source: Path, out: Path, log: Path) -> None:
     _copy_tree(source, out, JS.inputs)
     _run(["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"], out, log)
@@ -147,6 +152,14 @@ JAVA: Final = Component(
     ("java", "-version"),
     _java,
 )
+CASSANDRA: Final = Component(
+    "cassandra",
+    HERE / "cassandra",
+    ("pom.xml",),
+    ("java", "mvn"),
+    ("java", "-version"),
+    _cassandra,
+)
 JS: Final = Component(
     "js",
     HERE / "js",
@@ -155,7 +168,7 @@ JS: Final = Component(
     ("node", "--version"),
     _js,
 )
-COMPONENTS: Final = {c.name: c for c in (GO_ENGINES, GO_CLIENTS, JAVA, JS)}
+COMPONENTS: Final = {c.name: c for c in (GO_ENGINES, GO_CLIENTS, JAVA, CASSANDRA, JS)}
 
 
 def missing_tools(component: Component) -> list[str]:
@@ -225,7 +238,7 @@ def main() -> int:
     print(f"interop: cache {cache_root()}", flush=True)
     with ThreadPoolExecutor(max_workers=3) as pool:
         go = pool.submit(lambda: [_report("go-engines"), _report("go-clients")])
-        others = [pool.submit(_report, name) for name in ("java", "js")]
+        others = [pool.submit(_report, name) for name in ("java", "cassandra", "js")]
         results = [*go.result(), *(f.result() for f in others)]
     for line, _ in results:
         print(line, flush=True)

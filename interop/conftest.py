@@ -3,8 +3,10 @@ line per scenario, PASS, FAIL or SKIP with its reason, after pytest's own summar
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -14,6 +16,17 @@ from interop.clients import trace_ids, write_ids
 
 _LINES: dict[str, tuple[str, str]] = {}
 _FIGURES: list[str] = []
+
+
+def _interrupted(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A SIGTERM (a CI job's timeout, ``kill``) interrupts the run as Ctrl-C does, so the
+    scenarios' ``finally`` blocks stop what they started; the processes a run that is
+    killed outright leaves are killed by their parent-death signal (``engines.lifeline``)."""
+    signal.signal(signal.SIGTERM, _interrupted)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -37,6 +38,15 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
+
+
+def lifeline(command: list[str]) -> list[str]:
+    """``command`` run so that it is killed if the test process dies before stopping it
+    (SIGKILL, or a SIGTERM the process did not survive to handle): Linux's parent-death
+    signal, set by util-linux's ``setpriv``, which then executes the command in its place
+    (same process id). Where ``setpriv`` is missing, ``command`` as it is."""
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "KILL", "--", *command] if setpriv else command
 
 
 def get(url: str, timeout_s: float = 5.0) -> tuple[int, bytes, str]:
@@ -71,7 +81,7 @@ class Engine:
         """Start it and wait until its sampling endpoint answers."""
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                self.command, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **self.env}
+                lifeline(self.command), stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **self.env}
             )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:

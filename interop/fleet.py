@@ -18,7 +18,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from dsampler.remote import JaegerRemoteSampler
-from interop.engines import get
+from interop.engines import get, lifeline
 
 
 class PythonService:
@@ -64,9 +64,9 @@ class GoService:
                  factor: float, step_file: Path, duration_s: float) -> None:  # fmt: skip
         self.name, self.operation, self.step_file = name, f"GET /{name}", step_file
         self.proc = subprocess.Popen(
-            [str(binary), "-load", "-url", sampling_url, "-service", name, "-ops", self.operation,
-             "-otlp", otlp_http, "-rate", f"{rate:g}", "-step-factor", f"{factor:g}",
-             "-step-file", str(step_file), "-interval", "500ms", "-duration", f"{duration_s:g}s"],
+            lifeline([str(binary), "-load", "-url", sampling_url, "-service", name, "-ops", self.operation,
+                      "-otlp", otlp_http, "-rate", f"{rate:g}", "-step-factor", f"{factor:g}",
+                      "-step-file", str(step_file), "-interval", "500ms", "-duration", f"{duration_s:g}s"]),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
 
@@ -85,7 +85,7 @@ class GoService:
 def stored_root_starts(query_url: str, service: str, start_s: float, end_s: float) -> list[float]:
     """The start times (Unix seconds) of the traces Jaeger stored for ``service``."""
     url = (
-        f"{query_url}/api/traces?service={service}&limit=1000000"
+        f"{query_url}/api/traces?service={service}&limit=100000"
         f"&start={int(start_s * 1e6)}&end={int(end_s * 1e6)}"
     )
     status, body, _ = get(url, timeout_s=60)
