@@ -129,6 +129,9 @@ def test_fork_during_and_after_loading(tmp_path: Path) -> None:
     out = run(
         """
         import os
+        import dsampler.hashing._loader as loader
+        loader.FORK_WAIT_S = 600.0  # the wait's bound is not under test here (a loaded machine's cold load
+        # took 9.6 s of the default 10): the next test forks with no wait at all
         def child_report():
             inherited = dsampler.jit_status() == "ready"  # the fork hook waited for the load
             ok = inherited and dsampler.wait_for_jit(240) and decisions() == expected()
