@@ -80,8 +80,9 @@ class FaultCountingSampler(Sampler):
 
 class Guarded(FaultCountingSampler):
     """A sampler someone else wrote, made to keep dsampler's promise: whatever its
-    ``should_sample`` raises, the span is dropped (its parent's tracestate carried), the
-    fault counted in :attr:`faults` and the first one logged."""
+    ``should_sample`` raises, or anything it returns that is not a ``SamplingResult``
+    (the SDK would raise reading it), the span is dropped (its parent's tracestate
+    carried), the fault counted in :attr:`faults` and the first one logged."""
 
     def __init__(self, sampler: Sampler, owner: str) -> None:
         self.sampler = sampler
@@ -98,12 +99,17 @@ class Guarded(FaultCountingSampler):
         trace_state: TraceState | None = None,
     ) -> SamplingResult:
         try:
-            return self.sampler.should_sample(
+            result = self.sampler.should_sample(
                 parent_context, trace_id, name, kind, attributes, links, trace_state
             )
         except Exception:
             self._fault_log.record()
             return Results.drop(_carried(parent_context))
+        if isinstance(result, SamplingResult):
+            return result
+        problem = f"its sampler returned {type(result).__name__}, not a SamplingResult: span dropped"
+        self._fault_log.record("result", problem, trace=False)
+        return Results.drop(_carried(parent_context))
 
     def get_description(self) -> str:
         try:

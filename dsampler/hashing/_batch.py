@@ -67,6 +67,8 @@ def _as_u64(name: str, values: Any) -> np.ndarray[Any, np.dtype[np.uint64]]:
     import numpy as np
 
     array = np.asarray(values)
+    if array.size == 0 and array.dtype.kind == "f":  # [] is float64 to numpy: no IDs, none refused
+        array = array.astype(np.uint64)
     if array.dtype.kind == "u":
         out = np.ascontiguousarray(array, dtype=np.uint64)
     elif array.dtype.kind == "i":
@@ -110,6 +112,8 @@ def _by_chunks(n: int, by_kernel: Callable[[Any, int, int], Any], by_twin: Calla
     kernels = LOADER.kernels
     if kernels is not None:
         return by_kernel(kernels, 0, n)
+    if n == 0:  # nothing to hash: the twin's empty answer (concatenate needs a part)
+        return by_twin(0, 0)
     parts: list[Any] = []
     pos, ids_per_s = 0, _TWIN_IDS_PER_S
     while pos < n:

@@ -131,8 +131,10 @@ def otel_java_key(hi: int, lo: int) -> int:
     """``otel-java``: OpenTelemetry Java's ``Math.abs`` of the signed low 64 bits, plus
     ``2**63`` modulo ``2**64``, which turns Java's signed ``abs(s) < bound`` into the
     unsigned ``key < bound + 2**63``. ``Math.abs(Long.MIN_VALUE)`` stays negative, so the
-    low half ``2**63`` has key 0: below every bound above rate 0, as in Java."""
-    magnitude = lo if lo < SIGN64 else (-lo) & MASK64
+    low half ``2**63`` has key 0: below every bound above rate 0, as in Java. (``2**64 -
+    lo``, not ``-lo & MASK64``: a numpy integer then raises, and is decided by its int
+    value, instead of warning of an overflow at every such decision.)"""
+    magnitude = lo if lo < SIGN64 else (MASK64 + 1) - lo
     return magnitude ^ SIGN64
 
 

@@ -257,6 +257,8 @@ class HttpFetcher:
             size += len(chunk)
             if size > self.max_bytes:
                 raise FetchError(f"GET {url}: body is over the cap of {self.max_bytes} bytes")
+        if response.length:  # read(n) ends quietly when the server closes before its Content-Length
+            raise FetchError(f"GET {url}: body ended {response.length} bytes short of its Content-Length")
         return b"".join(chunks)
 
     def close(self) -> None:

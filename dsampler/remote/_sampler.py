@@ -56,10 +56,10 @@ class JaegerRemoteSampler(Sampler):
     (``dsampler.remote._fields`` has the mapping), rate-limiter balances survive, an
     identical response publishes nothing. Decisions are the engine's own, with nothing
     in between (no lock, no I/O, one snapshot read); until the first strategy arrives
-    the initial sampler decides (guarded: an exception it raises drops the span and is
-    counted, never raised). Pick it to follow a fleet's central strategies; pick
-    DSampler for a configuration of your own (its ``remote:`` section follows an
-    endpoint the same way, beside rules of its own).
+    the initial sampler decides (guarded: an exception it raises, or a result that is
+    not a ``SamplingResult``, drops the span and is counted, never raised). Pick it to
+    follow a fleet's central strategies; pick DSampler for a configuration of your own
+    (its ``remote:`` section follows an endpoint the same way, beside rules of its own).
 
     Args:
         service_name: sent as ``?service=``; default the resource's ``service.name``

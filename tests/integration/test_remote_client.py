@@ -53,8 +53,14 @@ def _ops(n: int) -> bytes:
     return body({"operationSampling": {"defaultSamplingProbability": 0.1, "perOperationStrategies": ops}})
 
 
+def cut_short(server: RawServer, conn: Any, head: bytes) -> None:
+    """A whole JSON strategy, then a close 64 bytes before the Content-Length it declared."""
+    conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {len(NEXT) + 64}\r\n\r\n".encode() + NEXT)
+
+
 FAULTS = {
     "connection reset": reset,
+    "body cut short of its Content-Length": cut_short,
     "HTTP 404": Answer(b"404 page not found\n", 404),
     "HTTP 500": Answer(b"collector error: boom\n", 500),
     "HTTP 503": Answer(b"", 503),

@@ -8,6 +8,8 @@ import threading
 import types
 from typing import Any
 
+import pytest
+
 from dsampler import DSampler, ManualClock, RatioSampler
 from dsampler._validate import MAX_TEXT
 
@@ -164,6 +166,29 @@ def test_numpy_trace_ids_are_decided_by_value_before_and_after_the_kernels() -> 
             ours = sampler.should_sample(None, np.uint64(tid), "op").decision
             assert ours == sampler.should_sample(None, tid, "op").decision
         assert sampler.faults == 0
+
+
+@pytest.mark.parametrize(
+    "scheme", ["fnv1a", "fnv1a-mix", "xxh3", "otel", "jaeger-go", "consistent", "otel-java", "otel-js"]
+)
+def test_numpy_trace_ids_warn_of_nothing_under_every_scheme(scheme: str) -> None:
+    """A numpy uint64 ID whose low half has its top bit set is decided by value under
+    every scheme, and no numpy warning reaches the application (otel-java's ``abs``
+    negated the numpy integer: "overflow encountered in scalar negative" on every such
+    decision under ``-W always``)."""
+    import warnings
+
+    import numpy as np
+
+    sampler = DSampler(rate=0.5, hash=scheme, parent_based=False)
+    ids = [(1 << 63) + 7919 * i for i in range(100)] + [(1 << 64) - 1 - i for i in range(100)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for tid in ids:
+            ours = sampler.should_sample(None, np.uint64(tid), "op").decision
+            assert ours == sampler.should_sample(None, tid, "op").decision
+    assert [str(w.message) for w in caught] == []
+    assert sampler.faults == 0
 
 
 def test_the_xxh3_inline_path_decides_as_the_scheme() -> None:

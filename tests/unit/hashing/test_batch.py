@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -83,9 +86,27 @@ def test_rate_zero_and_one_in_batch_including_the_maximum_key() -> None:
 
 
 def test_empty_batch() -> None:
-    """An empty batch is a valid empty answer."""
+    """An empty batch is a valid empty answer, empty lists too (numpy reads [] as float64)."""
     empty = np.array([], dtype=np.uint64)
     assert decide_batch(empty, empty, 0.5).shape == (0,)
+    assert decide_batch([], [], 0.5).shape == (0,)
+    assert fnv1a64_batch([], []).dtype == np.uint64
+
+
+def test_empty_batch_before_the_kernels_serve() -> None:
+    """Without the compiled kernels (DSAMPLER_JIT=off: the numpy twin serves, as before
+    the kernels load) an empty batch is an empty answer too, not a failed concatenate."""
+    code = (
+        "import numpy as np, dsampler\n"
+        "e = np.array([], dtype=np.uint64)\n"
+        "print(dsampler.decide_batch(e, e, 0.5).shape, dsampler.fnv1a64_batch(e, e).shape)"
+    )
+    env = {**os.environ, "DSAMPLER_JIT": "off"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("(0,) (0,)"), proc.stdout
 
 
 @pytest.mark.parametrize("bad", [-0.5, 2, "0.5", None])
