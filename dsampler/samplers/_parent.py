@@ -13,7 +13,7 @@ from opentelemetry.util.types import Attributes
 from dsampler.decision._children import CHILD_RESULTS, ChildResults
 from dsampler.decision._context import DEFAULT_TRACE_STATE, SPAN_KEY, current_context
 from dsampler.decision._faults import FaultCountingSampler, FaultLog
-from dsampler.decision._results import DROPPED
+from dsampler.decision._results import Results
 from dsampler.errors import ConfigError
 
 __all__ = ["ParentBasedSampler"]
@@ -105,21 +105,28 @@ class ParentBasedSampler(FaultCountingSampler):
             return self._children.of(case, static.decision, attributes, sc.trace_state)
         except Exception:
             self._fault_log.record()
-            return self._fallback(trace_id, name, kind, attributes, links)
+            return self._fallback(parent_context, trace_id, name, kind, attributes, links)
 
     def _fallback(
         self,
+        parent_context: Context | None,
         trace_id: int,
         name: str,
         kind: SpanKind | None,
         attributes: Attributes,
         links: Sequence[Link] | None,
     ) -> SamplingResult:
-        """Decide as a root in an empty context: the parent could not be read."""
+        """Decide as a root in an empty context (the parent, or the sampler it chose,
+        failed), keeping the parent's tracestate where it can still be read and the root
+        wrote none of its own: the entries of other vendors are not lost with the span."""
+        kept = _readable_trace_state(parent_context)
         try:
-            return self._root.should_sample(Context(), trace_id, name, kind, attributes, links)
+            result = self._root.should_sample(Context(), trace_id, name, kind, attributes, links)
         except Exception:  # a foreign root sampler may raise; we may not
-            return DROPPED
+            return Results.drop(kept)
+        if kept is None or result.trace_state:
+            return result
+        return SamplingResult(result.decision, result.attributes, kept)
 
     def get_description(self) -> str:
         d = [s.get_description() for s in self._delegates]
@@ -127,6 +134,16 @@ class ParentBasedSampler(FaultCountingSampler):
             f"ParentBased{{root:{self._root.get_description()},remoteParentSampled:{d[3]},"
             f"remoteParentNotSampled:{d[2]},localParentSampled:{d[1]},localParentNotSampled:{d[0]}}}"
         )
+
+
+def _readable_trace_state(parent_context: Context | None) -> TraceState | None:
+    """The parent span's tracestate, or None if there is none or it cannot be read."""
+    try:
+        span = (parent_context if parent_context is not None else current_context()).get(SPAN_KEY)
+        found = span.get_span_context().trace_state  # type: ignore[attr-defined]
+    except Exception:
+        return None
+    return found if isinstance(found, TraceState) and found else None
 
 
 def _static_result(delegate: Sampler) -> SamplingResult | None:

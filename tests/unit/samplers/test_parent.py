@@ -153,3 +153,34 @@ def test_children_sharing_a_tracestate_reuse_one_result_and_never_a_stale_one() 
     assert r2.trace_state is not None
     assert r2.trace_state.to_header() == "b=2"
     assert sampler.should_sample(first, TID, "z").trace_state.to_header() == "a=1"
+
+
+class RaisingForSampledParents(Sampler):
+    """A foreign delegate that raises: the child of a sampled local parent hits it."""
+
+    def should_sample(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("foreign bug")
+
+    def get_description(self) -> str:
+        return "Raising"
+
+
+@pytest.mark.parametrize(
+    "root", [RatioSampler(1.0), RatioSampler(0.0), RaisingSampler()], ids=["sampled", "dropped", "raising"]
+)
+def test_a_fault_keeps_the_parents_tracestate(root: Sampler) -> None:
+    """A delegate that raises: the span is decided as a root, counted, and still carries
+    the parent's tracestate (other vendors' entries), whatever the root decides."""
+    sampler = ParentBasedSampler(root, local_parent_sampled=RaisingForSampledParents())
+    result = sampler.should_sample(parent(False, True, "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7"), TID, "x")
+    assert result.trace_state is not None
+    assert result.trace_state.to_header() == "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7"
+    assert sampler.faults == 1
+
+
+def test_a_fault_without_a_parent_tracestate_writes_none() -> None:
+    """No tracestate on the parent: the root's own result, as before."""
+    sampler = ParentBasedSampler(RatioSampler(1.0), local_parent_sampled=RaisingForSampledParents())
+    result = sampler.should_sample(parent(False, True, None), TID, "x")
+    assert result.decision is Decision.RECORD_AND_SAMPLE
+    assert not result.trace_state
