@@ -142,6 +142,12 @@ class Engine(RequestPath):
         return self._runtime.resource
 
     @property
+    def fault_log(self) -> FaultLog:
+        """Where its faults are counted (:attr:`faults`): a sampler that decides for it
+        (a remote sampler's initial one) records its own faults here."""
+        return self._fault_log
+
+    @property
     def decision_counts(self) -> CountHistory | None:
         """The decisions counted so far, by version (None until counting is on)."""
         return self._runtime.stats
