@@ -249,9 +249,14 @@ class Engine(RequestPath):
         ask once, then replace the asking snapshot by one that counts or one that does not."""
         runtime = self._runtime
         wanted, self._wanted = self._wanted, None
-        runtime.first = None
-        if wanted is not None and wanted() and runtime.stats is None:
-            runtime.stats = CountHistory()
+        if wanted is not None:
+            try:
+                if wanted() and runtime.stats is None:
+                    runtime.stats = CountHistory()
+            finally:
+                runtime.first = None  # answered: new snapshots count, or do not
+        elif runtime.first is not None:
+            return  # another decision is asking: its answer replaces the snapshot
         counts = self._store.current.counts
         if counts is not None and counts.asking:
             self._store.try_refresh()  # else a writer is publishing: a later increment asks again

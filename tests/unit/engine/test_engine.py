@@ -83,6 +83,24 @@ def test_a_busy_writer_delays_the_replacement_never_the_decision() -> None:
     assert not e.snapshot.counts.asking  # type: ignore[union-attr]
 
 
+def test_a_decision_while_the_first_one_asks_waits_for_its_answer() -> None:
+    """Another decision made while the first one asks (here from inside the question:
+    another thread's, deterministically) leaves the snapshot asking; the answer then
+    counts every decision, that one too."""
+    e = engine()
+
+    def wanted() -> bool:
+        e.should_sample(None, IDS[0], "x")
+        return True
+
+    e.count_from_first_decision(wanted)
+    for tid in IDS:
+        e.should_sample(None, tid, "x")
+    assert counted(e) == len(IDS) + 1
+    assert e.snapshot.counts is not None
+    assert not e.snapshot.counts.asking
+
+
 def test_an_update_before_the_first_decision_asks_in_the_new_version() -> None:
     e = engine()
     e.count_from_first_decision(Answer(True))
