@@ -4,7 +4,8 @@ request path that decides under one whole snapshot.
 It knows nothing of who writes to it. The user (through :class:`~dsampler.DSampler`)
 writes the base configuration; owners (the adaptive controller, a remote endpoint)
 hold named overlays (:meth:`Engine.overlay`) and set their fields; telemetry reads
-:attr:`Engine.snapshot` and turns counting on with :meth:`Engine.count_decisions`.
+:attr:`Engine.snapshot` and turns counting on with :meth:`Engine.count_decisions`, or
+has the first decision ask whether to with :meth:`Engine.count_from_first_decision`.
 """
 
 from __future__ import annotations

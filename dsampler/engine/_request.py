@@ -57,8 +57,8 @@ class RequestPath(FaultCountingSampler):
             if span is not None and (sc := span.get_span_context()).is_valid:  # type: ignore[attr-defined]
                 if snap.parent_based:
                     case: int = 2 * sc.is_remote + (sc.trace_flags & 1)
-                    if (tally := snap.parent_tally) is not None:  # telemetry on (engine/_counts.py)
-                        tally[case & 1] += 1
+                    if snap.parent_tally is not None:  # telemetry on (engine/_counts.py)
+                        snap.parent_tally[case & 1] += 1
                     if not attributes and sc.trace_state is DEFAULT_TRACE_STATE:
                         return CHILD_RESULTS[case]
                     return self._children.of(case, CHILD_RESULTS[case].decision, attributes, sc.trace_state)
@@ -72,8 +72,8 @@ class RequestPath(FaultCountingSampler):
                 sampled = d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < d.bound
             if (offered := snap.offered) is not None:  # the adaptive controller's count: one append
                 offered.append(None)
-            if (tally := snap.default_tally) is not None:  # telemetry on (engine/_counts.py)
-                tally[KEPT if sampled else NOT_KEPT] += 1  # an int index: a bool one is not specialised
+            if snap.default_tally is not None:  # telemetry on (engine/_counts.py); not named: "off" pays
+                snap.default_tally[KEPT if sampled else NOT_KEPT] += 1  # an int index (a bool: unspecialised)
             if not sampled:
                 return DROPPED if ts is None else Results.drop(ts)
             if offered is not None and ((len(offered) > snap.fold_at and snap.fold()) or not snap.admit()):
