@@ -4,11 +4,16 @@ costs the request path anything (wall time on a shared machine cannot resolve 2%
 
     python benchmarks/request_path_callgrind.py               # every case, 20,000 decisions
     python benchmarks/request_path_callgrind.py --decisions 50000 --case root
+    python benchmarks/request_path_callgrind.py --metrics --case root --case child
 
 Each case runs twice under callgrind, with 0 and with N decisions; the difference
 divided by N is the cost of one decision (start-up cancels out). Hashes are ``xxh3``
 (the xxhash C library) and ``otel`` (plain integer masks), so no JIT runs under
-valgrind. About a minute per case; needs ``valgrind``.
+valgrind; the garbage collector is off while deciding (a collection's cost depends on
+the heap, not the decision). ``--metrics`` runs each case without a MeterProvider (the
+API's own: nothing counted) and with the SDK's ``MeterProvider`` set globally before the
+sampler is made (decisions counted from the first), in the same run, and prints the
+cost of counting. About a minute per case and mode; needs ``valgrind``.
 """
 
 from __future__ import annotations
@@ -25,7 +30,12 @@ WORKLOAD = """
 import random, sys
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
 import dsampler
-case, n = sys.argv[1], int(sys.argv[2])
+case, n, with_metrics = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "on"
+if with_metrics:  # a MeterProvider that reports, set before the sampler: counted from the first decision
+    from opentelemetry import metrics
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
 rng = random.Random(7)
 ids = [rng.getrandbits(128) for _ in range(1000)]
 ctx, name, attrs = None, "GET /x", None
@@ -55,6 +65,11 @@ elif case == "attrs":
 else:
     raise SystemExit(f"unknown case {case}")
 decide = sampler.should_sample
+decide(ctx, ids[0], name, None, attrs)  # the first decision settles whether it counts
+engine = getattr(sampler, "engine", sampler)
+if hasattr(engine, "snapshot"):  # the figure is the one it says it is
+    assert (engine.snapshot.counts is not None) == with_metrics, case
+import gc; gc.collect(); gc.disable()  # a collection's cost depends on the heap, not the decision
 for _ in range(n // 1000):
     for tid in ids:
         decide(ctx, tid, name, None, attrs)
@@ -70,23 +85,38 @@ def _count(script: Path, *args: str) -> int:
     return instructions([str(script), *args], env)
 
 
+def _per_decision(script: Path, case: str, n: int, metrics: str) -> float:
+    base = _count(script, case, "0", metrics)
+    return (_count(script, case, str(n), metrics) - base) / n
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--decisions", type=int, default=20_000)
     parser.add_argument("--case", action="append", choices=CASES)
+    parser.add_argument("--metrics", action="store_true", help="each case without and with a MeterProvider")
     args = parser.parse_args()
-    n = args.decisions
+    n, cases = args.decisions, args.case or CASES
+    modes = ("off", "on") if args.metrics else ("off",)
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "workload.py"
         script.write_text(WORKLOAD)
-        for case in args.case or CASES:  # writes every .pyc file the cases import, outside the figures
-            _count(script, case, "1000")
-        print("| case | instructions per decision |")
-        print("|---|---:|")
-        for case in args.case or CASES:
-            base = _count(script, case, "0")
-            per = (_count(script, case, str(n)) - base) / n
-            print(f"| {case} | {per:,.0f} |", flush=True)
+        for case in cases:  # writes every .pyc file the cases import, outside the figures
+            for mode in modes:
+                _count(script, case, "1000", mode)
+        if not args.metrics:
+            print("| case | instructions per decision |")
+            print("|---|---:|")
+        else:
+            print("| case | no MeterProvider | SDK MeterProvider (counting) | cost of counting |")
+            print("|---|---:|---:|---:|")
+        for case in cases:
+            per = {mode: _per_decision(script, case, n, mode) for mode in modes}
+            if not args.metrics:
+                print(f"| {case} | {per['off']:,.0f} |", flush=True)
+            else:
+                extra = per["on"] / per["off"] - 1
+                print(f"| {case} | {per['off']:,.0f} | {per['on']:,.0f} | {extra:+.1%} |", flush=True)
     return 0
 
 

@@ -153,3 +153,27 @@ def test_batch_fnv_benchmark_checks_and_prints_its_table() -> None:
     assert rows, out
     assert rows[0][0] == "this CPU"
     assert all(r[-1].endswith("identical") and r[1] in ("wide", "split") for r in rows), out
+
+
+@pytest.mark.parametrize("metrics", ["off", "on"])
+def test_request_path_callgrind_workload_counts_as_its_mode_says(metrics: str, tmp_path: Path) -> None:
+    """The workload benchmarks/request_path_callgrind.py counts (run here without
+    valgrind): every case runs, and its engine counts decisions exactly when an SDK
+    MeterProvider was set before it (the workload's own check)."""
+    sys.path.insert(0, str(HERE))
+    try:
+        import request_path_callgrind
+    finally:
+        sys.path.remove(str(HERE))
+    script = tmp_path / "workload.py"
+    script.write_text(request_path_callgrind.WORKLOAD)
+    for case in request_path_callgrind.CASES:
+        done = subprocess.run(
+            [sys.executable, str(script), case, "1000", metrics],
+            env=request_path_callgrind._ENV,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, (case, done.stderr)

@@ -230,3 +230,4 @@ class DSampler(Engine):
 
     def _reset_after_fork(self) -> None:
         self._owning = threading.Lock()  # a writer in flight at the fork would hold it forever
+        super()._reset_after_fork()  # the child counts its own decisions

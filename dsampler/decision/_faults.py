@@ -82,11 +82,15 @@ class Guarded(FaultCountingSampler):
     """A sampler someone else wrote, made to keep dsampler's promise: whatever its
     ``should_sample`` raises, or anything it returns that is not a ``SamplingResult``
     (the SDK would raise reading it), the span is dropped (its parent's tracestate
-    carried), the fault counted in :attr:`faults` and the first one logged."""
+    carried), the fault counted in :attr:`faults` and the first one logged. ``into``: the
+    fault log of the sampler that hands the decision over (its faults are reported as its
+    own, under the kind ``owner``); none: a log of its own, named ``owner``."""
 
-    def __init__(self, sampler: Sampler, owner: str) -> None:
+    def __init__(self, sampler: Sampler, owner: str, into: FaultLog | None = None) -> None:
         self.sampler = sampler
-        self._fault_log = FaultLog(owner)
+        self._fault_log = FaultLog(owner) if into is None else into
+        self._kind = "fault" if into is None else owner
+        self._message: str | None = None if into is None else f"{owner} raised; the span is dropped"
 
     def should_sample(
         self,
@@ -103,7 +107,7 @@ class Guarded(FaultCountingSampler):
                 parent_context, trace_id, name, kind, attributes, links, trace_state
             )
         except Exception:
-            self._fault_log.record()
+            self._fault_log.record(self._kind, self._message)
             return Results.drop(_carried(parent_context))
         if isinstance(result, SamplingResult):
             return result

@@ -86,7 +86,7 @@ def _at_rate(config: SamplingConfig, previous: Snapshot, runtime: Runtime) -> Sn
     """``previous`` at ``config``'s default rate: its rules, operations, buckets and
     anchors as they are (nothing else changed, so no running limit changes either)."""
     default = default_decider(config, previous.default.scheme, previous.tagger, previous.cap)
-    counts = None if runtime.stats is None else DecisionCounts(config.version, config.rate, config.hash)
+    counts = counts_for(config, previous, runtime)
     snapshot = Snapshot(
         config,
         previous.tagger,
@@ -103,6 +103,20 @@ def _at_rate(config: SamplingConfig, previous: Snapshot, runtime: Runtime) -> Sn
     if counts is not None and runtime.stats is not None:
         runtime.stats.started(counts)
     return snapshot
+
+
+def counts_for(config: SamplingConfig, previous: Snapshot | None, runtime: Runtime) -> DecisionCounts | None:
+    """What a snapshot of ``config`` counts its decisions into: nothing while nothing
+    counts; counts that ask the engine at their first increment while it waits for its
+    first decision; else new counts, or the asking counts of the same version settled
+    (the decisions made while the engine asked are kept)."""
+    if runtime.stats is None:
+        first = runtime.first
+        return None if first is None else DecisionCounts(config.version, config.rate, config.hash, first)
+    held = None if previous is None else previous.counts
+    if held is not None and held.asking and held.version == config.version:
+        return held.settled()
+    return DecisionCounts(config.version, config.rate, config.hash)
 
 
 def default_decider(
@@ -157,7 +171,7 @@ class _Build:
             cap,
             self.runtime.tracked,
             self.load,
-            None if self.runtime.stats is None else DecisionCounts(config.version, config.rate, config.hash),
+            counts_for(config, previous, self.runtime),
         )
 
     def _kept_rules(self) -> RuleIndex[Decider]:

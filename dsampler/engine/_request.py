@@ -26,7 +26,7 @@ from dsampler.decision._children import CHILD_RESULTS, ChildResults
 from dsampler.decision._context import DEFAULT_TRACE_STATE, SPAN_KEY, current_context
 from dsampler.decision._faults import FaultCountingSampler, integer_value
 from dsampler.decision._results import DROPPED, Results
-from dsampler.engine._counts import DEFAULT
+from dsampler.engine._counts import DEFAULT, KEPT, NOT_KEPT
 from dsampler.engine._snapshot import Snapshot
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import MASK128
@@ -72,8 +72,8 @@ class RequestPath(FaultCountingSampler):
                 sampled = d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < d.bound
             if (offered := snap.offered) is not None:  # the adaptive controller's count: one append
                 offered.append(None)
-            if snap.default_tally is not None:  # telemetry on (engine/_counts.py)
-                snap.default_tally[sampled] += 1
+            if snap.default_tally is not None:  # telemetry on (engine/_counts.py); not named: "off" pays
+                snap.default_tally[KEPT if sampled else NOT_KEPT] += 1  # an int index (a bool: unspecialised)
             if not sampled:
                 return DROPPED if ts is None else Results.drop(ts)
             if offered is not None and ((len(offered) > snap.fold_at and snap.fold()) or not snap.admit()):

@@ -10,6 +10,7 @@ added without any lock, so a decision never waits for a writer.
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Callable, Container, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -121,7 +122,7 @@ class Runtime:
     starts with: jaeger-client-python started each at ``random()`` of it.
     """
 
-    __slots__ = ("clock", "new_bucket", "resource", "stats", "tracked")
+    __slots__ = ("clock", "first", "new_bucket", "resource", "stats", "tracked")
 
     def __init__(
         self, clock: Clock, resource: Mapping[str, Any], initial_fill: Callable[[], float] | None = None
@@ -131,6 +132,9 @@ class Runtime:
         self.new_bucket = _bucket_maker(clock, initial_fill)  # a token bucket for a new limit
         self.tracked = TrackedOperations(self.new_bucket)
         self.stats: CountHistory | None = None  # decisions are counted while set (telemetry)
+        #: while set (and nothing counts yet), what the first decision calls to ask
+        #: whether to count from it on (:meth:`~dsampler.engine.Engine.count_from_first_decision`)
+        self.first: weakref.WeakMethod[Any] | None = None
 
     def to_monotonic(self, wall: float) -> float:
         """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""

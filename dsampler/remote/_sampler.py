@@ -121,8 +121,8 @@ class JaegerRemoteSampler(Sampler):
         self.engine = _engine(
             initial_rate, hash, max_operations, parent_based, sampler_tags, attributes, clock
         )
-        owner = "JaegerRemoteSampler's initial sampler"
-        self._guarded = Guarded(initial, owner) if isinstance(initial, Sampler) else None
+        log = self.engine.fault_log  # its faults are the engine's, which dsampler.faults reports
+        self._guarded = Guarded(initial, "its initial sampler", log) if isinstance(initial, Sampler) else None
         self._initial: Sampler | None = self._guarded  # deciding until the first strategy
         self._current: Sampler = self.engine if self._guarded is None else self._guarded
         self.should_sample = self._current.should_sample  # type: ignore[method-assign]
@@ -187,9 +187,9 @@ class JaegerRemoteSampler(Sampler):
     @property
     def faults(self) -> int:
         """How many decisions fell back after an internal fault: the engine's (bad input
-        included) and those of an initial sampler that raised (each such span dropped)."""
-        guarded = 0 if self._guarded is None else self._guarded.faults
-        return self.engine.faults + guarded
+        included) and those of an initial sampler that raised (each such span dropped),
+        counted in the engine's fault log, which ``dsampler.faults`` reports."""
+        return self.engine.faults
 
     @property
     def poller(self) -> StrategyPoller:

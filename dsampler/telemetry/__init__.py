@@ -1,10 +1,11 @@
 """Telemetry: what the samplers are doing, through the OpenTelemetry metrics API, and
 the drift audit that warns when the effective rate leaves the configured one.
 
-Nothing is counted, and nothing costs, until the figures are wanted: when a
-MeterProvider with a reader first collects dsampler's instruments (registered on the
-global provider by the first DSampler), or when :func:`enable` is called. See
-``docs/metrics.md`` for the instruments, their units and attributes.
+Decisions are counted from a sampler's first one where a MeterProvider that reports is
+there to read them (the SDK's, set globally before that decision, or handed to
+:func:`enable`); with only the API's own provider nothing is counted, and nothing
+costs, from the first decision on. See ``docs/metrics.md`` for when counting starts
+and for the instruments, their units and attributes.
 """
 
 from __future__ import annotations

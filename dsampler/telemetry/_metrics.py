@@ -44,7 +44,8 @@ _RECORD, _DROP = "RECORD_AND_SAMPLE", "DROP"
 
 def instrument(meter_provider: MeterProvider | None, *, automatic: bool = False) -> None:
     """Register dsampler's instruments on ``meter_provider`` (None: the global one).
-    ``automatic``: the first collection turns decision counting on."""
+    ``automatic``: a collection turns decision counting on (in samplers that made their
+    first decision before the provider was set; the others count from it already)."""
     from opentelemetry import metrics
 
     meter = (meter_provider or metrics.get_meter_provider()).get_meter("dsampler")
@@ -71,8 +72,8 @@ def _observation(value: float, **attributes: Any) -> Observation:
 
 def _decisions_first(automatic: bool) -> Any:
     def decisions(options: CallbackOptions) -> Iterable[Observation]:
-        if automatic and not _registry.counting():
-            _registry.count_everywhere()  # a reader collects: the figures are wanted
+        if automatic:  # a reader collects: the figures are wanted, from every sampler
+            _registry.count_everywhere()  # (one whose first decision found no provider too)
         out = []
         for number, sampler in _registry.numbered():
             stats = sampler.decision_counts

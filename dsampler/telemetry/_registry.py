@@ -2,13 +2,16 @@
 
 Every sampler built on the engine (DSampler, JaegerRemoteSampler, ...) and every remote
 poller registers here (held weakly) when it is made; telemetry reads them through the
-small protocols below, never their insides. Counting
-decisions costs the request path a few increments, so it is off until someone reads
-the figures: :func:`count_everywhere` turns it on for every sampler, now and later. It
-is called by :func:`dsampler.telemetry.enable` and by the first collection of the
-metrics (which proves a MeterProvider with a reader is configured). The first DSampler
-also registers the metric instruments on the global MeterProvider: a no-op provider
-never calls them back, so nothing is counted and nothing costs until one is set.
+small protocols below, never their insides. Counting decisions costs the request path
+a few increments, so a sampler counts only where a MeterProvider that reports is there
+to read the figures, from its first decision: at once if one is the global provider
+when the sampler is made (or :func:`dsampler.telemetry.enable` was called); otherwise
+its first decision asks (:func:`wanted`: one may have been set in between, as the
+SDK's configurator does after making the sampler) and, without one, it stops counting
+there, at no further cost. A provider set after that turns counting on at its first
+collection (:func:`count_everywhere`). The first DSampler also registers the metric
+instruments on the global MeterProvider: the API's proxy hands them to the provider
+set later; a no-op provider never calls them back.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ if TYPE_CHECKING:
 __all__ = [
     "count_everywhere",
     "counting",
+    "metrics_configured",
     "numbered",
     "pollers",
     "register",
     "register_poller",
     "sampler_id",
     "samplers",
+    "wanted",
 ]
 
 
@@ -53,9 +58,33 @@ def register(sampler: Observed) -> bool:
         first = not _state["instrumented"]
         _state["instrumented"] = True
         counting = _state["counting"]
-    if counting:
+    if counting or wanted():
         sampler.count_decisions()
+    else:
+        sampler.count_from_first_decision(wanted)
     return first
+
+
+def metrics_configured() -> bool:
+    """The global MeterProvider reports: it is not the API's own (its proxy before any
+    is set, or its no-op one), such as the SDK's ``MeterProvider``."""
+    from opentelemetry import metrics
+
+    provider = metrics.get_meter_provider()
+    return not isinstance(provider, metrics.NoOpMeterProvider) and not type(provider).__module__.startswith(
+        "opentelemetry.metrics."
+    )
+
+
+def wanted() -> bool:
+    """Whether to count decisions now: telemetry is on, or a MeterProvider that reports is
+    the global one (then telemetry is on from now on, for every new sampler)."""
+    if _state["counting"]:
+        return True
+    if not metrics_configured():
+        return False
+    _state["counting"] = True  # one assignment, no lock: a first decision may ask
+    return True
 
 
 def sampler_id(sampler: object) -> str:

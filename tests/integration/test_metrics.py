@@ -187,3 +187,43 @@ def test_collections_while_samplers_are_created_never_fail_a_callback() -> None:
     got = run(CONCURRENT)
     assert got["failures"] == []
     assert got["collections"] > 0
+
+
+REMOTE_FAULTS = """
+import json
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace.sampling import Sampler
+from dsampler import JaegerRemoteSampler
+from dsampler.protocol import ProbabilisticStrategy
+from dsampler.telemetry._registry import sampler_id
+import dsampler.telemetry
+
+class Raising(Sampler):
+    def should_sample(self, *args, **kwargs):
+        raise RuntimeError("the user's sampler is broken")
+    def get_description(self):
+        return "Raising"
+
+reader = InMemoryMetricReader()
+dsampler.telemetry.enable(MeterProvider(metric_readers=[reader]), audit_interval_s=None)
+remote = JaegerRemoteSampler("svc", "http://127.0.0.1:9/sampling", initial_sampler=Raising(),
+                             start=False, resource={})
+for i in range(3):
+    remote.should_sample(None, 100 + i, "op")          # the initial sampler raises: 3 faults
+remote.follower.apply(ProbabilisticStrategy(0.5))
+remote.should_sample(None, "not a trace id", "op")    # the engine's own: 1 more
+
+def faults():
+    for metric in reader.get_metrics_data().resource_metrics[0].scope_metrics[0].metrics:
+        if metric.name == "dsampler.faults":
+            return {p.attributes["dsampler.sampler"]: p.value for p in metric.data.data_points}
+
+print(json.dumps({"reported": faults().get(sampler_id(remote.engine)), "faults": remote.faults}))
+"""
+
+
+def test_the_faults_of_a_remote_samplers_initial_sampler_are_reported() -> None:
+    """``dsampler.faults`` of a JaegerRemoteSampler counts what its ``faults`` counts: the
+    spans its raising initial sampler dropped and the engine's own faults."""
+    assert run(REMOTE_FAULTS) == {"reported": 4, "faults": 4}

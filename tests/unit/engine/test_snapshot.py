@@ -142,9 +142,13 @@ def test_after_a_fork_every_limit_is_its_configurations() -> None:
 
 def test_a_snapshot_is_never_changed_by_decisions() -> None:
     """Deciding new names adds to the runtime's tracked operations, never to the
-    published snapshot (its operations stay exactly the configured ones)."""
+    published snapshot (its operations stay exactly the configured ones). The first
+    decision may replace the snapshot once, as the same version (it settles whether
+    telemetry counts); from then on, none does."""
     sampler = DSampler(rate=0.0, default_lower_bound_per_second=1.0, operations={"a": 0.5})
+    sampler.should_sample(None, TID, "a")
     snap = sampler.snapshot
+    assert snap.config.version == 1
     for i in range(10):
         sampler.should_sample(None, TID, f"n{i}")
     assert list(snap.operations) == ["a"]

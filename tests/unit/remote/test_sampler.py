@@ -15,6 +15,7 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler import JaegerRemoteSampler
+from dsampler.protocol import ProbabilisticStrategy
 from tests.parents import remote_parent
 
 # Nothing listens on port 9 (discard); the sampler never polls (start=False) anyway.
@@ -63,20 +64,24 @@ def test_an_initial_sampler_that_raises_drops_the_span_and_counts_the_fault(
             span.end()
     assert user.calls == 5
     assert sampler.faults == 5
-    assert sampler.engine.faults == 0  # the engine never decided: the initial sampler did
+    assert sampler.engine.faults == 5  # counted where telemetry reads them (dsampler.faults)
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
-    assert "JaegerRemoteSampler's initial sampler" in warnings[0].getMessage()
+    assert "JaegerRemoteSampler: its initial sampler raised; the span is dropped" in warnings[0].getMessage()
     assert warnings[0].exc_info is not None  # with the user's traceback
 
 
 def test_faults_adds_the_engines_to_the_initial_samplers() -> None:
     """Without a user's sampler ``faults`` is the engine's own (a trace ID that is no
-    integer is one); a root decided by a raising initial sampler adds one more."""
+    integer is one); a root decided by a raising initial sampler is one more, counted
+    in the same place, and so is the engine's own fault once a strategy is in force."""
     plain = JaegerRemoteSampler("svc", URL, initial_sampler=0.5, start=False, resource={})
     assert plain.faults == 0
     plain.should_sample(None, "not a trace id", "op")  # type: ignore[arg-type]
     assert plain.faults == plain.engine.faults == 1
     guarded = JaegerRemoteSampler("svc", URL, initial_sampler=Raising(), start=False, resource={})
     assert not guarded.should_sample(None, 7, "op").decision.is_sampled()
-    assert guarded.faults == 1
+    assert guarded.faults == guarded.engine.faults == 1
+    assert guarded.follower.apply(ProbabilisticStrategy(0.5))  # the engine decides from now on
+    guarded.should_sample(None, "not a trace id", "op")  # type: ignore[arg-type]
+    assert guarded.faults == guarded.engine.faults == 2
