@@ -238,7 +238,16 @@ def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return venv
 
 
-@pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.id)
+# The shell blocks run one after another in one virtualenv, as a newcomer would: under
+# pytest-xdist (make test) they form one group, run by one worker, which makes it once.
+NEWCOMER = pytest.mark.xdist_group("newcomer_venv")
+
+
+def _param(block: Block) -> object:
+    return pytest.param(block, id=block.id, marks=NEWCOMER if block.language in SHELLS else ())
+
+
+@pytest.mark.parametrize("block", [_param(b) for b in RUNNABLE])
 def test_code_block_runs_as_written(block: Block, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """The block runs (or validates) exactly as a reader would copy it."""
     cwd = workdir(tmp_path)
@@ -289,6 +298,7 @@ def test_transcripts_compare_every_line(tmp_path: Path) -> None:
         run_transcript(block)
 
 
+@NEWCOMER
 def test_the_shell_runner_fails_on_an_extra_that_does_not_exist(tmp_path: Path, fresh_venv: Path) -> None:
     """`pip install '.[yamll]'` is caught: pip only warns about unknown extras."""
     block = Block(REPO / "README.md", 1, "sh", "pip install -e '.[yaml,yamll]'\n", None, None)
@@ -296,6 +306,7 @@ def test_the_shell_runner_fails_on_an_extra_that_does_not_exist(tmp_path: Path, 
         run_shell(block, workdir(tmp_path), fresh_venv)
 
 
+@NEWCOMER
 def test_the_shell_runner_is_a_newcomers_shell(tmp_path: Path, fresh_venv: Path) -> None:
     """The fresh virtualenv's python and dsampler come first, the test's own packages are
     not reachable, no OTEL_ variable is set: a zero-code command that does not name its
