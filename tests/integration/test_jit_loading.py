@@ -136,6 +136,11 @@ def test_fork_during_and_after_loading(tmp_path: Path) -> None:
     out = run(
         """
         import os
+        import dsampler.hashing._loader as loader
+        # The first fork waits for the load, however long a cold compile takes on a busy
+        # machine (more than the default 10 s under a parallel test run); that the wait is
+        # bounded is test_a_load_that_never_ends_holds_up_at_most_the_first_fork's.
+        loader.FORK_WAIT_S = 240.0
         def child_report():
             inherited = dsampler.jit_status() == "ready"  # the fork hook waited for the load
             ok = inherited and dsampler.wait_for_jit(240) and decisions() == expected()
