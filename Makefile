@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo quickstart test lint bench interop clean
+.PHONY: demo quickstart test test-fast lint bench interop clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,10 +29,23 @@ demo: $(VENV)/.installed-demo
 quickstart: $(VENV)/.installed
 	$(BIN)/python examples/quickstart.py
 
-## The README's second command: install, lint, type-check and run the whole test suite.
+## pytest-xdist: one worker per core; --dist loadgroup runs each xdist_group (the docs' shell
+## blocks, which share one virtualenv) on one worker, in order. PYTEST_PARALLEL= runs serially.
+PYTEST_PARALLEL ?= -n auto --dist loadgroup
+
+## The README's second command: install, lint, type-check and run the whole test suite, the
+## benchmarks' smoke run (each benchmark once, untimed) included, in one pytest run.
+## Bytecode is written (as Python does by default) even where PYTHONDONTWRITEBYTECODE is set:
+## without it every worker and every subprocess of the suite compiles dsampler's sources again.
+test: export PYTHONDONTWRITEBYTECODE :=
 test: $(VENV)/.installed-dev lint
-	$(BIN)/python -m pytest -q
-	$(BIN)/python -m pytest -q benchmarks --benchmark-disable
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) tests benchmarks --benchmark-disable
+
+## A developer's quick loop: the same without the tests marked slow (statistical runs,
+## subprocesses, servers, the docs' commands); `make test` and CI run them all.
+test-fast: export PYTHONDONTWRITEBYTECODE :=
+test-fast: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not slow" tests benchmarks --benchmark-disable
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check dsampler tests benchmarks examples interop
