@@ -29,9 +29,12 @@ demo: $(VENV)/.installed-demo
 quickstart: $(VENV)/.installed
 	$(BIN)/python examples/quickstart.py
 
-## pytest-xdist: one worker per core; --dist loadgroup runs each xdist_group (the docs' shell
-## blocks, which share one virtualenv) on one worker, in order. PYTEST_PARALLEL= runs serially.
-PYTEST_PARALLEL ?= -n auto --dist loadgroup
+## pytest-xdist: one worker per core; --dist loadfile runs each test file on one worker, in
+## order (tests/integration/test_docs.py's shell blocks share one virtualenv, made once; a
+## module's fixtures are made once). Not loadgroup: pytest-xdist 3.8 marks a group by
+## rewriting Item._nodeid, which pytest 9.2 no longer reads, so groups were split across
+## workers. PYTEST_PARALLEL= runs everything in one process.
+PYTEST_PARALLEL ?= -n auto --dist loadfile
 
 ## The README's second command: install, lint, type-check and run the whole test suite, the
 ## benchmarks' smoke run (each benchmark once, untimed) included, in one pytest run.

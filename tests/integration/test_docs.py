@@ -229,7 +229,9 @@ def install_block() -> Block:
 @pytest.fixture(scope="session")
 def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A virtualenv with nothing in it but what the README's install commands put there,
-    run as written (about 20 s, once per session; every shell block then runs in it)."""
+    run as written (about 20 s, once per session; every shell block then runs in it, one
+    after another: under pytest-xdist, ``make test``'s ``--dist loadfile`` keeps this file
+    on one worker)."""
     if shutil.which("bash") is None:
         pytest.skip("bash is needed")
     venv = tmp_path_factory.mktemp("newcomer") / "venv"
@@ -238,16 +240,7 @@ def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return venv
 
 
-# The shell blocks run one after another in one virtualenv, as a newcomer would: under
-# pytest-xdist (make test) they form one group, run by one worker, which makes it once.
-NEWCOMER = pytest.mark.xdist_group("newcomer_venv")
-
-
-def _param(block: Block) -> object:
-    return pytest.param(block, id=block.id, marks=NEWCOMER if block.language in SHELLS else ())
-
-
-@pytest.mark.parametrize("block", [_param(b) for b in RUNNABLE])
+@pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.id)
 def test_code_block_runs_as_written(block: Block, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """The block runs (or validates) exactly as a reader would copy it."""
     cwd = workdir(tmp_path)
@@ -298,7 +291,6 @@ def test_transcripts_compare_every_line(tmp_path: Path) -> None:
         run_transcript(block)
 
 
-@NEWCOMER
 def test_the_shell_runner_fails_on_an_extra_that_does_not_exist(tmp_path: Path, fresh_venv: Path) -> None:
     """`pip install '.[yamll]'` is caught: pip only warns about unknown extras."""
     block = Block(REPO / "README.md", 1, "sh", "pip install -e '.[yaml,yamll]'\n", None, None)
@@ -306,7 +298,6 @@ def test_the_shell_runner_fails_on_an_extra_that_does_not_exist(tmp_path: Path, 
         run_shell(block, workdir(tmp_path), fresh_venv)
 
 
-@NEWCOMER
 def test_the_shell_runner_is_a_newcomers_shell(tmp_path: Path, fresh_venv: Path) -> None:
     """The fresh virtualenv's python and dsampler come first, the test's own packages are
     not reachable, no OTEL_ variable is set: a zero-code command that does not name its
