@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo quickstart test lint bench interop clean
+.PHONY: demo quickstart test test-fast lint bench interop clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,10 +29,26 @@ demo: $(VENV)/.installed-demo
 quickstart: $(VENV)/.installed
 	$(BIN)/python examples/quickstart.py
 
-## The README's second command: install, lint, type-check and run the whole test suite.
+## pytest-xdist: one worker per core; --dist loadfile runs each test file on one worker, in
+## order (tests/integration/test_docs.py's shell blocks share one virtualenv, made once; a
+## module's fixtures are made once). Not loadgroup: pytest-xdist 3.8 marks a group by
+## rewriting Item._nodeid, which pytest 9.2 no longer reads, so groups were split across
+## workers. PYTEST_PARALLEL= runs everything in one process.
+PYTEST_PARALLEL ?= -n auto --dist loadfile
+
+## The README's second command: install, lint, type-check and run the whole test suite, the
+## benchmarks' smoke run (each benchmark once, untimed) included, in one pytest run.
+## Bytecode is written (as Python does by default) even where PYTHONDONTWRITEBYTECODE is set:
+## without it every worker and every subprocess of the suite compiles dsampler's sources again.
+test: export PYTHONDONTWRITEBYTECODE :=
 test: $(VENV)/.installed-dev lint
-	$(BIN)/python -m pytest -q
-	$(BIN)/python -m pytest -q benchmarks --benchmark-disable
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) tests benchmarks --benchmark-disable
+
+## A developer's quick loop: the same without the tests marked slow (statistical runs,
+## subprocesses, servers, the docs' commands); `make test` and CI run them all.
+test-fast: export PYTHONDONTWRITEBYTECODE :=
+test-fast: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not slow" tests benchmarks --benchmark-disable
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check dsampler tests benchmarks examples interop

@@ -20,7 +20,7 @@ import subprocess
 import time
 
 import grpc
-from server_load import serve_urls
+from server_load import run_apart, serve_urls
 
 from dsampler.errors import ConfigError
 from dsampler.protocol._proto import decode_response, encode_params
@@ -55,7 +55,7 @@ async def _load(target: str, concurrency: int, seconds: float) -> dict[str, floa
 
 def run_grpc_load(target: str, concurrency: int = 50, seconds: float = 5.0) -> dict[str, float]:
     """Drive the gRPC server at ``target`` (``HOST:PORT``); the counts and the rate."""
-    return asyncio.run(_load(target, concurrency, seconds))
+    return run_apart(_load(target, concurrency, seconds))
 
 
 def serve_grpc(path: str | None) -> tuple[subprocess.Popen[str], str, str]:

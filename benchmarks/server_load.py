@@ -19,7 +19,11 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
+
+T = TypeVar("T")
 
 SERVICES = ("foo", "bar", "checkout", "unknown-service")
 
@@ -74,11 +78,25 @@ async def _load(url: str, concurrency: int, seconds: float, new_connections: boo
     return {"requests": requests, "errors": errors, "seconds": elapsed, "requests_per_s": requests / elapsed}
 
 
+def run_apart(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coro)`` on a loop of its own, leaving the thread's event loop as it
+    was: ``asyncio.run`` leaves none, and in the test process (``make test`` runs the
+    benchmarks beside the suite) jaeger-client's tornado then finds no loop in the main
+    thread and every later jaeger-client test fails."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
+
+
 def run_load(
     url: str, concurrency: int = 50, seconds: float = 5.0, new_connections: bool = False
 ) -> dict[str, float]:
     """Drive the server at ``url``; the counts and the rate."""
-    return asyncio.run(_load(url, concurrency, seconds, new_connections))
+    return run_apart(_load(url, concurrency, seconds, new_connections))
 
 
 def serve_urls(path: str | None, *flags: str) -> tuple[subprocess.Popen[str], list[str]]:

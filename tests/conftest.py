@@ -36,6 +36,14 @@ def data_json(relative: str) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``-n``), the controller loads the kernels once before its workers
+    start: on a cold cache it compiles them and writes numba's cache, which every worker
+    then reads, instead of each worker compiling the same kernels at once."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        dsampler.wait_for_jit(120)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _kernels_loaded_before_tests() -> None:
     """Let the background import of numpy and numba finish before any test runs.

@@ -111,6 +111,20 @@ class Answer:
         conn.sendall(response(self.status, self.body, self.headers))
 
 
+class Gated:
+    """Answers as ``answer`` does once :attr:`release` is set: until then a client sees the
+    state it had before any answer, however fast its poller runs."""
+
+    def __init__(self, answer: Behaviour) -> None:
+        self.answer, self.release = answer, threading.Event()
+
+    def __call__(self, server: RawServer, conn: socket.socket, head: bytes) -> None:
+        while not self.release.wait(0.05):
+            if server.stop.is_set():
+                return
+        self.answer(server, conn, head)
+
+
 def hang(server: RawServer, conn: socket.socket, head: bytes) -> None:
     """Accept, read the request, never answer."""
     server.stop.wait(30)

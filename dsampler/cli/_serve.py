@@ -89,13 +89,16 @@ def missing_grpc_message() -> str:
 
 class _Stop:
     """The handler of SIGINT and SIGTERM: the first one ends serving (a
-    :class:`KeyboardInterrupt` in the main thread) and has every later one ignored, so
+    :class:`KeyboardInterrupt` in the main thread) and every later one is absorbed, so
     that the close it started runs to its end (bounded: a second of grace for gRPC
     calls) instead of being cut by a traceback, or the process killed by the signal
-    (exit -2 or -15). Ignored by the system (``SIG_IGN``), not by a Python handler:
-    the interpreter puts the default action back for those as it exits, and a signal
-    then would still kill the process. A run that no signal stopped gives the handlers
-    back as they were (:meth:`restore`)."""
+    (exit -2 or -15). While the close runs this handler absorbs them: a signal that
+    arrived with the first, before its handler ran, is still pending then, and CPython
+    prints "Signal N ignored due to race condition" for a pending signal whose handler
+    has become ``SIG_IGN``. Once the command ends (:meth:`restore`) the system ignores
+    them (``SIG_IGN``): the interpreter puts the default action back for Python handlers
+    as it exits, and a signal then would still kill the process. A run that no signal
+    stopped gives the handlers back as they were."""
 
     _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -106,15 +109,14 @@ class _Stop:
     def __call__(self, signum: int, frame: FrameType | None) -> None:
         if self.signum is None:
             self.signum = signum
-            for s in self._SIGNALS:
-                signal.signal(s, signal.SIG_IGN)
             raise KeyboardInterrupt
 
     def restore(self) -> None:
-        """The handlers as they were, unless a signal came: the command is ending then."""
-        if self.signum is None:
-            for s, handler in self._previous.items():
-                signal.signal(s, handler)
+        """The handlers as they were, unless a signal came: then ``SIG_IGN`` (the command
+        is ending; ``signal.signal`` runs any handler still pending before it changes one)."""
+        after = dict.fromkeys(self._SIGNALS, signal.SIG_IGN) if self.signum is not None else self._previous
+        for s, handler in after.items():
+            signal.signal(s, handler)
 
 
 _RATE = "--default-sampling-probability"

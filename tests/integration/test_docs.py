@@ -229,7 +229,9 @@ def install_block() -> Block:
 @pytest.fixture(scope="session")
 def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A virtualenv with nothing in it but what the README's install commands put there,
-    run as written (about 20 s, once per session; every shell block then runs in it)."""
+    run as written (about 20 s, once per session; every shell block then runs in it, one
+    after another: under pytest-xdist, ``make test``'s ``--dist loadfile`` keeps this file
+    on one worker)."""
     if shutil.which("bash") is None:
         pytest.skip("bash is needed")
     venv = tmp_path_factory.mktemp("newcomer") / "venv"
