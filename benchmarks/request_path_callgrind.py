@@ -24,6 +24,7 @@ from callgrind import instructions
 WORKLOAD = """
 import random, sys
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
+from opentelemetry.trace.span import TraceState
 import dsampler
 case, n = sys.argv[1], int(sys.argv[2])
 rng = random.Random(7)
@@ -49,6 +50,17 @@ elif case == "ratio":
 elif case == "remote":
     sampler = dsampler.JaegerRemoteSampler("svc", initial_sampler=0.1, hash="xxh3", start=False,
                                            sampler_tags=False, resource={})
+elif case in ("sampled", "dropped", "sampled-consistent", "dropped-consistent", "sampled-otel-js"):
+    scheme = {"sampled-consistent": "consistent", "dropped-consistent": "consistent", "sampled-otel-js": "otel-js"}.get(case, "xxh3")
+    sampler = dsampler.DSampler(rate=0.1, hash=scheme, resource={})
+    keep = case.startswith("sampled")
+    pool = (rng.getrandbits(128) for _ in range(20_000))
+    ids = [t for t in pool if sampler.should_sample(None, t, name).decision.is_sampled() == keep][:1000]
+elif case == "child-th":
+    sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={})
+    ts = TraceState([("ot", "th:c")])
+    ids = [t | (0xF << 52) for t in ids]  # R >= th:c, so the parent's th is consistent
+    ctx = set_span_in_context(NonRecordingSpan(SpanContext(ids[0], 5, True, TraceFlags(1), ts)))
 elif case == "attrs":
     sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={})
     attrs = {"http.method": "GET", "http.route": "/x", "tenant": "acme"}
@@ -60,7 +72,23 @@ for _ in range(n // 1000):
         decide(ctx, tid, name, None, attrs)
 """
 
-CASES = ("root", "root-otel", "child", "rules3", "operation", "adaptive", "ratio", "remote", "attrs")
+CASES = (
+    "root",
+    "root-otel",
+    "sampled",
+    "dropped",
+    "sampled-consistent",
+    "dropped-consistent",
+    "sampled-otel-js",
+    "child",
+    "child-th",
+    "rules3",
+    "operation",
+    "adaptive",
+    "ratio",
+    "remote",
+    "attrs",
+)
 _ENV = {"DSAMPLER_JIT": "0", "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"}
 
 

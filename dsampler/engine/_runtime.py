@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from dsampler._validate import MAX_TEXT, typed
 from dsampler.clock import Clock
+from dsampler.consistent._follow import ThresholdChildren
 from dsampler.decision._bucket import TokenBucket
+from dsampler.decision._children import ChildResults
 from dsampler.engine._counts import CountHistory
 from dsampler.errors import ConfigError
 
@@ -121,7 +123,7 @@ class Runtime:
     starts with: jaeger-client-python started each at ``random()`` of it.
     """
 
-    __slots__ = ("clock", "new_bucket", "resource", "stats", "tracked")
+    __slots__ = ("children", "clock", "new_bucket", "resource", "stated_children", "stats", "tracked")
 
     def __init__(
         self, clock: Clock, resource: Mapping[str, Any], initial_fill: Callable[[], float] | None = None
@@ -130,6 +132,10 @@ class Runtime:
         self.resource = resource
         self.new_bucket = _bucket_maker(clock, initial_fill)  # a token bucket for a new limit
         self.tracked = TrackedOperations(self.new_bucket)
+        # children following their parent, from results kept across snapshots (as or not
+        # as the snapshot states thresholds)
+        self.children = ChildResults()
+        self.stated_children = ThresholdChildren()
         self.stats: CountHistory | None = None  # decisions are counted while set (telemetry)
 
     def to_monotonic(self, wall: float) -> float:

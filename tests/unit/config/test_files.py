@@ -112,7 +112,10 @@ def test_lines_are_found_on_the_error_path_only_and_once(
     assert (len(looked_up), len(composes)) == (lines, composed)
 
 
-HASH_PROBLEM = "expected one of fnv1a, fnv1a-mix, xxh3, otel, jaeger, jaeger-go, consistent, got 'md5'"
+HASH_PROBLEM = (
+    "expected one of fnv1a, fnv1a-mix, xxh3, otel, jaeger, jaeger-go, consistent, otel-java, otel-js, "
+    "got 'md5'"
+)
 
 
 @pytest.mark.parametrize(("suffix", "line"), [(".yaml", 2), (".json", 3)])
