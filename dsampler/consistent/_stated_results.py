@@ -13,7 +13,7 @@ TraceState object); every other entry, and every other ``ot`` member, is kept.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -25,10 +25,40 @@ from dsampler.consistent._ot import MAX_OT_LENGTH, OT_KEY, ot_with_threshold, ot
 from dsampler.consistent._stated import ALWAYS, BY_KEY, BY_TRACE, Statement
 from dsampler.consistent._tracestate import ot_entry, with_ot
 from dsampler.decision._results import DROP, DROPPED, EMPTY, RECORD_AND_SAMPLE, Results, make_result
+from dsampler.hashing._reference import MASK56, MASK64
 
-__all__ = ["StatedResults", "erase_th"]
+__all__ = ["StatedResults", "erase_th", "ot_state"]
 
 _UNSET: Final = TraceState()  # a tracestate no span has: the memo's initial key
+_new = object.__new__
+
+
+def _built(value: str) -> TraceState:
+    """A tracestate of one ``ot`` entry whose value is valid by construction, built
+    without the constructor's validation (a microsecond, most of a sampled root's cost)."""
+    ts: TraceState = _new(TraceState)
+    ts._dict = {OT_KEY: value}
+    return ts
+
+
+def _constructed(value: str) -> TraceState:
+    return TraceState(((OT_KEY, value),))
+
+
+def _choose() -> Callable[[str], TraceState]:
+    """:func:`_built` when it builds what the constructor does (checked here, against
+    the SDK in use), else the constructor."""
+    probe = "th:c;rv:0123456789abcd"
+    try:
+        built = _built(probe)
+        same = built == _constructed(probe) and built.to_header() == _constructed(probe).to_header()
+    except Exception:  # a TraceState without _dict: a future SDK
+        same = False
+    return _built if same else _constructed
+
+
+#: A tracestate holding ``ot=value`` alone (``value`` valid: dsampler's th and rv).
+ot_state: Final = _choose()
 
 
 def _with(ts: TraceState, value: str | None) -> TraceState:
@@ -48,12 +78,13 @@ class StatedResults(Results):
     every other decision. ``keyed`` (BY_KEY): call :meth:`sample_key` with the
     decision's key; :meth:`sample` states nothing (``th`` erased)."""
 
-    __slots__ = ("_memo", "keyed", "statement")
+    __slots__ = ("_memo", "_prefix", "keyed", "statement")
 
     def __init__(self, tags: Mapping[str, Any], statement: Statement) -> None:
         super().__init__(tags)
         self.statement = statement
         self.keyed = statement.how == BY_KEY
+        self._prefix = f"th:{statement.th};rv:"
         if statement.how in (ALWAYS, BY_TRACE):
             constant = TraceState(((OT_KEY, "th:" + statement.th),))
             self.sampled = make_result(RECORD_AND_SAMPLE, MappingProxyType(self.tags), constant)
@@ -69,14 +100,18 @@ class StatedResults(Results):
 
     def sample_key(self, key: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         """A span sampled by ``key < bound`` (BY_KEY): ``th`` and the key's ``rv``
-        written, where the parent has no ``rv`` and the key is not in the sliver."""
+        written, where the parent has no ``rv`` and the key is not in the sliver
+        (:meth:`Statement.randomness <dsampler.consistent._stated.Statement.randomness>`,
+        inlined: this runs for every sampled root of a hashed rule)."""
         statement = self.statement
-        rv = statement.randomness(key)
-        if rv is None:
+        u = (key - statement.offset) & MASK64
+        if u >= statement.limit:
             return self.sample(attributes, trace_state)
-        stated = f"th:{statement.th};rv:{rv:014x}"
+        stated = f"{self._prefix}{MASK56 - (u >> statement.shift):014x}"
         if trace_state is None:
-            return SamplingResult(RECORD_AND_SAMPLE, attributes or self.tags, TraceState(((OT_KEY, stated),)))
+            if not attributes:
+                return make_result(RECORD_AND_SAMPLE, self.sampled.attributes, ot_state(stated))
+            return Results.sample(self, attributes, ot_state(stated))
         return Results.sample(self, attributes, self._keyed(trace_state, stated))
 
     def dropped(self, trace_state: TraceState | None) -> SamplingResult:
