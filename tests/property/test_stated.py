@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
 from opentelemetry.trace.span import TraceState
 
-from dsampler import DSampler, ManualClock
+from dsampler import DSampler, JaegerRemoteSampler, ManualClock
 from dsampler.consistent import (
     AlwaysMatchPredicate,
     composable_always_off,
@@ -22,7 +22,9 @@ from dsampler.consistent import (
     composable_rule_based,
     composable_traceid_ratio_based,
     composite_sampler,
+    encode_th,
     randomness,
+    ratio_to_threshold,
     threshold_of,
 )
 from dsampler.consistent._stated import statement
@@ -136,3 +138,47 @@ def test_rules_compile_to_the_composables_intents(rate: float, rules: list[dict[
                 child = [s.should_sample(context, trace_id, name) for s in (ours, theirs)]
                 assert child[0].decision is child[1].decision
                 assert dict(child[0].trace_state or {}) == dict(child[1].trace_state or {})
+
+
+def _sampled_ot(sampler: Any, ids: list[int], name: str = "GET /x") -> list[str | None]:
+    out = []
+    for trace_id in ids:
+        result = sampler.should_sample(None, trace_id, name)
+        if result.decision.is_sampled():
+            out.append(None if result.trace_state is None else result.trace_state.get("ot"))
+    return out
+
+
+_RNG = random.Random(9)
+IDS = [_RNG.getrandbits(128) for _ in range(4000)]
+
+
+def test_owners_rates_and_caps_state_what_they_are() -> None:
+    """The adaptive controller's rate and a remote sampler's initial rate write their th;
+    a Jaeger rate-limiting strategy (rate 1 under the cap) writes none; a span a global
+    cap admits keeps its rate's th, one it refuses is dropped."""
+    clock = ManualClock()
+    adaptive = DSampler(
+        rate=0.5, hash="consistent", clock=clock, resource={}, adaptive={"target_traces_per_second": 100}
+    )
+    assert adaptive.controller is not None
+    for _ in range(20):
+        _sampled_ot(adaptive, IDS[:2000])
+        clock.advance(0.1)
+        adaptive.controller.tick()
+    rate = adaptive.controller.rate
+    assert rate < 0.5
+    th = "th:" + encode_th(ratio_to_threshold(rate))
+    clock.advance(1.0)  # the hard cap's credits back
+    stated = _sampled_ot(adaptive, IDS)
+    assert stated
+    assert set(stated) == {th}
+    adaptive.close()
+    remote = JaegerRemoteSampler("svc", initial_sampler=0.1, hash="fnv1a", start=False, resource={})
+    stated = _sampled_ot(remote, IDS)
+    assert stated
+    assert all(ot is not None and ot.startswith("th:e6666666666666;rv:") for ot in stated)
+    limited = DSampler(rate=1.0, traces_per_second=50, clock=ManualClock(), resource={})
+    assert set(_sampled_ot(limited, IDS)) == {None}
+    capped = DSampler(rate=0.5, hash="consistent", traces_per_second=50, clock=ManualClock(), resource={})
+    assert _sampled_ot(capped, IDS) == ["th:8"] * 50

@@ -61,3 +61,19 @@ def test_a_hashed_key_writes_th_and_its_rv() -> None:
     assert BY_KEY.sample_key(key, None, long).trace_state is long  # no room: nothing stated
     unsampled_key = XXH3.bound(0.25)
     assert BY_KEY.sample_key(unsampled_key, None, None).trace_state is None
+
+
+def test_the_tracestate_built_without_validation_is_the_constructors() -> None:
+    """On this SDK a hashed root's tracestate skips the constructor's validation, and is
+    the same object in every way the SDK and a propagator use (equality, the header,
+    update, delete); a TraceState without ``_dict`` would get the constructor."""
+    from dsampler.consistent._stated_results import _built, _constructed, ot_state
+
+    assert ot_state is _built
+    value = "th:e6666666666666;rv:0123456789abcd"
+    fast, slow = _built(value), _constructed(value)
+    assert fast == slow
+    assert fast.to_header() == slow.to_header() == f"ot={value}"
+    assert fast.add("v", "1").to_header() == slow.add("v", "1").to_header()
+    assert fast.update("ot", "th:0").to_header() == "ot=th:0"
+    assert len(fast.delete("ot")) == 0
