@@ -8,7 +8,11 @@ costs the request path anything (wall time on a shared machine cannot resolve 2%
 Each case runs twice under callgrind, with 0 and with N decisions; the difference
 divided by N is the cost of one decision (start-up cancels out). Hashes are ``xxh3``
 (the xxhash C library) and ``otel`` (plain integer masks), so no JIT runs under
-valgrind. About a minute per case; needs ``valgrind``.
+valgrind. ``sampled``/``dropped``: roots at rate 0.1 whose IDs that rule samples (or
+drops), by ``xxh3`` (``th`` and the ``rv`` of the hash written), ``consistent`` (``th``
+alone) or ``otel-js`` (nothing stated); ``-off``: with ``write_th=False``. ``child-th``: a
+child of a sampled parent carrying ``ot=th:c``. About a minute per case; needs
+``valgrind``.
 """
 
 from __future__ import annotations
@@ -50,9 +54,10 @@ elif case == "ratio":
 elif case == "remote":
     sampler = dsampler.JaegerRemoteSampler("svc", initial_sampler=0.1, hash="xxh3", start=False,
                                            sampler_tags=False, resource={})
-elif case in ("sampled", "dropped", "sampled-consistent", "dropped-consistent", "sampled-otel-js"):
-    scheme = {"sampled-consistent": "consistent", "dropped-consistent": "consistent", "sampled-otel-js": "otel-js"}.get(case, "xxh3")
-    sampler = dsampler.DSampler(rate=0.1, hash=scheme, resource={})
+elif case.startswith(("sampled", "dropped")):
+    scheme = "consistent" if "consistent" in case else "otel-js" if "otel-js" in case else "xxh3"
+    extra = {"write_th": False} if case.endswith("-off") else {}
+    sampler = dsampler.DSampler(rate=0.1, hash=scheme, resource={}, **extra)
     keep = case.startswith("sampled")
     pool = (rng.getrandbits(128) for _ in range(20_000))
     ids = [t for t in pool if sampler.should_sample(None, t, name).decision.is_sampled() == keep][:1000]
@@ -80,6 +85,8 @@ CASES = (
     "sampled-consistent",
     "dropped-consistent",
     "sampled-otel-js",
+    "sampled-off",
+    "sampled-consistent-off",
     "child",
     "child-th",
     "rules3",

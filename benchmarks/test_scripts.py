@@ -153,3 +153,27 @@ def test_batch_fnv_benchmark_checks_and_prints_its_table() -> None:
     assert rows, out
     assert rows[0][0] == "this CPU"
     assert all(r[-1].endswith("identical") and r[1] in ("wide", "split") for r in rows), out
+
+
+def test_request_path_workload_runs_every_case(tmp_path: Path) -> None:
+    """benchmarks/request_path_callgrind.py's workload, without valgrind: every case
+    builds its sampler and decides 1,000 times (the sampled/dropped cases found 1,000
+    IDs of their outcome)."""
+    sys.path.insert(0, str(HERE))
+    try:
+        import request_path_callgrind
+    finally:
+        sys.path.remove(str(HERE))
+    script = tmp_path / "workload.py"
+    script.write_text(request_path_callgrind.WORKLOAD + "\nassert len(ids) == 1000, len(ids)\n")
+    env = {**request_path_callgrind._ENV, "PYTHONPATH": str(HERE.parent)}
+    for case in request_path_callgrind.CASES:
+        done = subprocess.run(
+            [sys.executable, str(script), case, "1000"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, (case, done.stderr)
