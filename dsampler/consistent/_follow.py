@@ -29,8 +29,10 @@ from dsampler.hashing._reference import MASK56
 __all__ = ["ThresholdChildren"]
 
 _UNSET: Final = TraceState()
-#: (parent tracestate, its valid th or -1, its rv or -1, its result kept, th erased)
-_Memo = tuple[TraceState, int, int, SamplingResult, SamplingResult]
+#: (parent tracestate, its valid th or -1, its rv or -1, its result kept, th erased:
+#: None until a child needs it, since every root of a hashed rule has a tracestate of its
+#: own and its children mostly keep its th)
+_Memo = tuple[TraceState, int, int, SamplingResult, "SamplingResult | None"]
 
 
 class ThresholdChildren:
@@ -57,10 +59,19 @@ class ThresholdChildren:
             and threshold >= 0
             and (trace_id & MASK56 if memo[2] < 0 else memo[2]) >= threshold
         )
-        result = memo[3] if keep else memo[4]
+        result = memo[3] if keep else (memo[4] or self._erased(case, memo))
         if not attributes:
             return result
         return SamplingResult(decision, EMPTY if decision is DROP else attributes, result.trace_state)
+
+    def _erased(self, case: int, memo: _Memo) -> SamplingResult:
+        """The result with the parent's ``th`` erased, built on first need."""
+        ts, kept = memo[0], memo[3]
+        erased_ts = erase_th(ts)
+        erased = kept if erased_ts is ts else make_result(kept.decision, EMPTY, erased_ts)
+        if self._memo[case] is memo:
+            self._memo[case] = (*memo[:4], erased)
+        return erased
 
 
 def _read(decision: Decision, ts: TraceState) -> _Memo:
@@ -72,6 +83,4 @@ def _read(decision: Decision, ts: TraceState) -> _Memo:
     threshold = -1 if parsed is None or parsed.threshold is None else parsed.threshold
     rv = -1 if parsed is None or parsed.randomness is None else parsed.randomness
     kept = make_result(decision, EMPTY, ts)
-    erased_ts = erase_th(ts)
-    erased = kept if erased_ts is ts else make_result(decision, EMPTY, erased_ts)
-    return ts, threshold, rv, kept, erased
+    return ts, threshold, rv, kept, kept if threshold < 0 and "th:" not in (ot or "") else None
