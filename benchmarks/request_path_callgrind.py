@@ -13,7 +13,11 @@ valgrind; the garbage collector is off while deciding (a collection's cost depen
 the heap, not the decision). ``--metrics`` runs each case without a MeterProvider (the
 API's own: nothing counted) and with the SDK's ``MeterProvider`` set globally before the
 sampler is made (decisions counted from the first), in the same run, and prints the
-cost of counting. About a minute per case and mode; needs ``valgrind``.
+cost of counting. ``sampled``/``dropped``: roots at rate 0.1 whose IDs that rule samples
+(or drops), by ``xxh3`` (``th`` and the ``rv`` of the hash written), ``consistent``
+(``th`` alone) or ``otel-js`` (nothing stated); ``-off``: with ``write_th=False``.
+``child-th``: a child of a sampled parent carrying ``ot=th:c``. About a minute per case
+and mode; needs ``valgrind``.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from callgrind import instructions
 WORKLOAD = """
 import random, sys
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
+from opentelemetry.trace.span import TraceState
 import dsampler
 case, n, with_metrics = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "on"
 if with_metrics:  # a MeterProvider that reports, set before the sampler: counted from the first decision
@@ -59,6 +64,18 @@ elif case == "ratio":
 elif case == "remote":
     sampler = dsampler.JaegerRemoteSampler("svc", initial_sampler=0.1, hash="xxh3", start=False,
                                            sampler_tags=False, resource={})
+elif case.startswith(("sampled", "dropped")):
+    scheme = "consistent" if "consistent" in case else "otel-js" if "otel-js" in case else "xxh3"
+    extra = {"write_th": False} if case.endswith("-off") else {}
+    sampler = dsampler.DSampler(rate=0.1, hash=scheme, resource={}, **extra)
+    keep = case.startswith("sampled")
+    pool = (rng.getrandbits(128) for _ in range(20_000))
+    ids = [t for t in pool if sampler.should_sample(None, t, name).decision.is_sampled() == keep][:1000]
+elif case == "child-th":
+    sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={})
+    ts = TraceState([("ot", "th:c")])
+    ids = [t | (0xF << 52) for t in ids]  # R >= th:c, so the parent's th is consistent
+    ctx = set_span_in_context(NonRecordingSpan(SpanContext(ids[0], 5, True, TraceFlags(1), ts)))
 elif case == "attrs":
     sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={})
     attrs = {"http.method": "GET", "http.route": "/x", "tenant": "acme"}
@@ -75,7 +92,25 @@ for _ in range(n // 1000):
         decide(ctx, tid, name, None, attrs)
 """
 
-CASES = ("root", "root-otel", "child", "rules3", "operation", "adaptive", "ratio", "remote", "attrs")
+CASES = (
+    "root",
+    "root-otel",
+    "sampled",
+    "dropped",
+    "sampled-consistent",
+    "dropped-consistent",
+    "sampled-otel-js",
+    "sampled-off",
+    "sampled-consistent-off",
+    "child",
+    "child-th",
+    "rules3",
+    "operation",
+    "adaptive",
+    "ratio",
+    "remote",
+    "attrs",
+)
 _ENV = {"DSAMPLER_JIT": "0", "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"}
 
 

@@ -158,19 +158,21 @@ def test_batch_fnv_benchmark_checks_and_prints_its_table() -> None:
 @pytest.mark.parametrize("metrics", ["off", "on"])
 def test_request_path_callgrind_workload_counts_as_its_mode_says(metrics: str, tmp_path: Path) -> None:
     """The workload benchmarks/request_path_callgrind.py counts (run here without
-    valgrind): every case runs, and its engine counts decisions exactly when an SDK
-    MeterProvider was set before it (the workload's own check)."""
+    valgrind): every case runs, its engine counts decisions exactly when an SDK
+    MeterProvider was set before it (the workload's own check), and the sampled/dropped
+    cases found 1,000 IDs of their outcome."""
     sys.path.insert(0, str(HERE))
     try:
         import request_path_callgrind
     finally:
         sys.path.remove(str(HERE))
     script = tmp_path / "workload.py"
-    script.write_text(request_path_callgrind.WORKLOAD)
+    script.write_text(request_path_callgrind.WORKLOAD + "\nassert len(ids) == 1000, len(ids)\n")
+    env = {**request_path_callgrind._ENV, "PYTHONPATH": str(HERE.parent)}
     for case in request_path_callgrind.CASES:
         done = subprocess.run(
             [sys.executable, str(script), case, "1000", metrics],
-            env=request_path_callgrind._ENV,
+            env=env,
             capture_output=True,
             text=True,
             timeout=120,

@@ -34,6 +34,7 @@ from dsampler.config._overlay import Overlay
 from dsampler.config._shape import no_unknown_keys
 from dsampler.decision._bucket import TokenBucket
 from dsampler.errors import ConfigError
+from dsampler.telemetry._adjusted import AdjustedCounts
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -128,6 +129,7 @@ class AdaptiveController:
         self._overlay: Overlay | None = None
         self._poller: Poller | None = None
         self.rejected = 0  # observations that were not a duration
+        self.adjusted = AdjustedCounts()  # sampled roots by their th (span_processor)
         _fork.register(self._reset_after_fork)
 
     # -- where the rate goes -------------------------------------------------------------
@@ -160,7 +162,7 @@ class AdaptiveController:
         """A SpanProcessor that observes every local root span the SDK records."""
         from dsampler.adaptive._processor import AdaptiveSpanProcessor
 
-        return AdaptiveSpanProcessor(self)
+        return AdaptiveSpanProcessor(self, self.adjusted)
 
     def _drain(self) -> tuple[list[float], int]:
         latencies: list[float] = []
@@ -285,6 +287,10 @@ class AdaptiveController:
             "changes": core.changes,
             "load_changes": core.regimes,
             "offered": self.tap.total,
+            # every strategy's sampled roots, by their th: sum of 1/p, and those without th
+            "offered_by_th": self.adjusted.weighted,
+            "offered_by_th_se": self.adjusted.standard_error,
+            "sampled_without_th": self.adjusted.unstated,
             "observed": core.observed,
             "errors": core.errors,
             "rejected_observations": self.rejected,

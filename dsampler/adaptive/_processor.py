@@ -16,6 +16,9 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import StatusCode
 
+from dsampler.consistent._tracestate import threshold_of
+from dsampler.telemetry._adjusted import AdjustedCounts
+
 __all__ = ["AdaptiveSpanProcessor", "Observer"]
 
 
@@ -26,10 +29,13 @@ class Observer(Protocol):
 
 
 class AdaptiveSpanProcessor(SpanProcessor):
-    """``provider.add_span_processor(controller.span_processor())``."""
+    """``provider.add_span_processor(controller.span_processor())``. With ``adjusted``,
+    each local root is also counted by its ``th`` (the controller's offered-load
+    estimate from what was sampled, every strategy's, beside the default rate's count)."""
 
-    def __init__(self, controller: Observer) -> None:
+    def __init__(self, controller: Observer, adjusted: AdjustedCounts | None = None) -> None:
         self._observe = controller.observe
+        self._adjusted = adjusted
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
         return None
@@ -38,6 +44,8 @@ class AdaptiveSpanProcessor(SpanProcessor):
         parent = span.parent
         if parent is not None and not parent.is_remote:
             return
+        if self._adjusted is not None and span.context is not None and span.context.trace_flags.sampled:
+            self._adjusted.add(threshold_of(span.context.trace_state))
         start, end = span.start_time, span.end_time
         if start is None or end is None:
             return

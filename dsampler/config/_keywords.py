@@ -32,6 +32,7 @@ class SettingsKeywords(TypedDict, total=False):
     parent_based: bool
     record_version: bool
     sampler_tags: bool
+    write_th: bool
     max_operations: int
     traces_per_second: float | None
     default_lower_bound_per_second: float

@@ -117,6 +117,7 @@ class ConfigFields(TypedDict, total=False):
     parent_based: bool
     record_version: bool
     sampler_tags: bool
+    write_th: bool
     max_operations: int
     traces_per_second: float | None
     default_lower_bound_per_second: float
@@ -141,6 +142,11 @@ class SamplingConfig:
         sampler_tags: sampled root spans carry ``sampler.type`` and ``sampler.param``,
             the tags Jaeger's adaptive sampling learns from (default False: like
             OpenTelemetry's own samplers, none; each attribute costs the SDK ~1 us).
+        write_th: every decision states its sampling threshold truthfully in the
+            ``ot`` tracestate entry (default True): ``th`` on spans sampled by a
+            probability (with an ``rv`` derived from the hash for the hashed rules),
+            none on the others (see docs/consistent-sampling.md). False: tracestates
+            are handed on as they came, as before.
         max_operations: at most this many operations are tracked (default 2000);
             others are decided at the default rate without a lower bound.
         traces_per_second: optional global cap on sampled root spans per second.
@@ -160,6 +166,7 @@ class SamplingConfig:
     parent_based: bool = True
     record_version: bool = False
     sampler_tags: bool = False
+    write_th: bool = True
     max_operations: int = DEFAULT_MAX_OPERATIONS
     traces_per_second: float | None = None
     default_lower_bound_per_second: float = 0.0
@@ -255,6 +262,7 @@ FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
     "parent_based": lambda v: check_bool(v, "parent_based"),
     "record_version": lambda v: check_bool(v, "record_version"),
     "sampler_tags": lambda v: check_bool(v, "sampler_tags"),
+    "write_th": lambda v: check_bool(v, "write_th"),
     "max_operations": check_max_operations,
     "traces_per_second": _cap,
     "default_lower_bound_per_second": lambda v: check_per_second(v, "default_lower_bound_per_second"),

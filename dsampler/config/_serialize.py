@@ -85,6 +85,7 @@ def serialize(config: SamplingConfig) -> dict[str, Any]:
         "parent_based": config.parent_based,
         "record_version": config.record_version,
         "sampler_tags": config.sampler_tags,
+        "write_th": config.write_th,
         "max_operations": config.max_operations,
         "traces_per_second": config.traces_per_second,
         "default_lower_bound_per_second": config.default_lower_bound_per_second,

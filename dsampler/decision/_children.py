@@ -10,10 +10,12 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.decision._results import DROP, DROPPED, EMPTY, RECORD_AND_SAMPLE, make_result
 
-__all__ = ["CHILD_RESULTS", "ChildResults"]
+__all__ = ["CHILD_DECISIONS", "CHILD_RESULTS", "ChildResults"]
 
 #: A parent-following result, by ``2 * is_remote + sampled flag`` (ParentBased's four cases).
 CHILD_RESULTS: Final = (DROPPED, make_result(RECORD_AND_SAMPLE, EMPTY, None)) * 2
+#: Their decisions, by the same case.
+CHILD_DECISIONS: Final = tuple(result.decision for result in CHILD_RESULTS)
 
 
 class ChildResults:
@@ -31,8 +33,11 @@ class ChildResults:
     def __init__(self) -> None:
         self._memo: list[tuple[TraceState | None, SamplingResult]] = [(None, DROPPED)] * 4
 
-    def of(self, case: int, decision: Decision, attributes: Attributes, ts: TraceState) -> SamplingResult:
-        """The parent's ``decision`` for a child whose parent tracestate is ``ts``."""
+    def of(
+        self, case: int, decision: Decision, attributes: Attributes, ts: TraceState, trace_id: int = 0
+    ) -> SamplingResult:
+        """The parent's ``decision`` for a child whose parent tracestate is ``ts`` (the
+        trace ID is not read: the tracestate is handed on as it is)."""
         if attributes:
             carried = None if ts is DEFAULT_TRACE_STATE else ts
             if decision is DROP:

@@ -93,6 +93,16 @@ class Results:
             merged = {**self.tags, **attributes}
         return SamplingResult(RECORD_AND_SAMPLE, merged, trace_state)
 
+    def sample_key(self, key: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
+        """A span sampled by its hash key: :meth:`sample` here; results that state a
+        threshold write the ``rv`` the key gives."""
+        return self.sample(attributes, trace_state)
+
     @staticmethod
     def drop(trace_state: TraceState | None) -> SamplingResult:
+        return DROPPED if trace_state is None else SamplingResult(DROP, EMPTY, trace_state)
+
+    def dropped(self, trace_state: TraceState | None) -> SamplingResult:
+        """This strategy's dropped result: :meth:`drop` here; results that state a
+        threshold erase it from the tracestate they hand on."""
         return DROPPED if trace_state is None else SamplingResult(DROP, EMPTY, trace_state)

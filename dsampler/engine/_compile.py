@@ -99,6 +99,7 @@ def _at_rate(config: SamplingConfig, previous: Snapshot, runtime: Runtime) -> Sn
         runtime.tracked,
         previous.load,
         counts,
+        previous.follow,
     )
     if counts is not None and runtime.stats is not None:
         runtime.stats.started(counts)
@@ -142,7 +143,7 @@ class _Build:
         self.runtime = runtime
         self.scheme = get_scheme(config.hash)
         extra = {"dsampler.config_version": config.version} if config.record_version else {}
-        self.tagger = Tagger(config.sampler_tags, extra)
+        self.tagger = Tagger(config.sampler_tags, extra, config.write_th)
         self.rates: list[tuple[TokenBucket, float]] = []  # applied once the build succeeds
         self.rule_buckets: dict[Hashable, TokenBucket] = {}
         self.anchors: dict[Rollout, float] = {}
@@ -172,6 +173,7 @@ class _Build:
             self.runtime.tracked,
             self.load,
             counts_for(config, previous, self.runtime),
+            self.runtime.stated_children if config.write_th else self.runtime.children,
         )
 
     def _kept_rules(self) -> RuleIndex[Decider]:
@@ -224,7 +226,7 @@ class _Build:
         action: Action = rule.action
         match action:
             case Drop():
-                return DropDecider(source)
+                return DropDecider(source, self.tagger)
             case Sample(rate=rate):
                 return RatioDecider(source, rate, self.scheme, self.tagger)
             case RateLimit(per_second=per_second):

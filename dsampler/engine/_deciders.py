@@ -17,6 +17,8 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.clock import Clock
+from dsampler.consistent._stated import NOTHING_STATED, Statement, statement
+from dsampler.consistent._stated_results import StatedResults
 from dsampler.decision._bucket import TokenBucket
 from dsampler.decision._results import DROPPED, EMPTY, Results
 from dsampler.hashing._ratio import Ratio
@@ -49,34 +51,43 @@ class Tagger:
     None by default, as OpenTelemetry's own samplers (each attribute costs the SDK about
     a microsecond per span); with ``jaeger`` the ``sampler.type``/``sampler.param`` tags
     that Jaeger's adaptive sampling learns from; ``extra`` (the config version) always.
+    With ``write_th`` the results state their threshold in the ``ot`` tracestate entry
+    (:class:`~dsampler.consistent._stated_results.StatedResults`).
     """
 
-    __slots__ = ("_results", "extra", "jaeger")
+    __slots__ = ("_results", "extra", "jaeger", "write_th")
 
-    def __init__(self, jaeger: bool = False, extra: Mapping[str, Any] = EMPTY) -> None:
+    def __init__(
+        self, jaeger: bool = False, extra: Mapping[str, Any] = EMPTY, write_th: bool = False
+    ) -> None:
         self.jaeger = jaeger
         self.extra = dict(extra)
-        self._results: dict[tuple[str, type, float] | None, Results] = {}
+        self.write_th = write_th
+        self._results: dict[tuple[object, ...], Results] = {}
 
     def __call__(self, kind: str, param: float) -> dict[str, Any]:
         tags: dict[str, Any] = {"sampler.type": kind, "sampler.param": param} if self.jaeger else {}
         tags.update(self.extra)
         return tags
 
-    def results(self, kind: str, param: float) -> Results:
-        """The results of a strategy tagged ``kind`` and ``param``: one object for every
-        decider whose results carry the same tags (they are read-only), so a snapshot of
-        20,000 operations builds a few, not 40,000."""
-        key = (kind, type(param), param) if self.jaeger else None  # without tags: one for all
+    def results(self, kind: str, param: float, stated: Statement = NOTHING_STATED) -> Results:
+        """The results of a strategy tagged ``kind`` and ``param`` that states ``stated``
+        (when ``write_th``): one object for every decider whose results carry the same
+        tags and ``th`` (they are read-only), so a snapshot of 20,000 operations builds a
+        few, not 40,000."""
+        key = ((kind, type(param), param) if self.jaeger else None, stated if self.write_th else None)
         found = self._results.get(key)
         if found is None:
-            found = Results(self(kind, param))
+            found = StatedResults(self(kind, param), stated) if self.write_th else Results(self(kind, param))
             if len(self._results) < MAX_SHARED_RESULTS:  # an adaptive rate moves: bounded
                 self._results[key] = found
         return found
 
     def same_as(self, other: Tagger) -> bool:
-        return (self.jaeger, self.extra) == (other.jaeger, other.extra)
+        return (self.jaeger, self.extra, self.write_th) == (other.jaeger, other.extra, other.write_th)
+
+
+_PLAIN: Final = Tagger()
 
 
 def guaranteed(sampled_by_ratio: bool, lower: TokenBucket | None) -> int:
@@ -109,13 +120,14 @@ class Decider(Protocol):
 class DropDecider:
     """Never samples (``action: drop``)."""
 
-    __slots__ = ("source",)
+    __slots__ = ("results", "source")
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, tags: Tagger | None = None) -> None:
         self.source = source
+        self.results = (tags or _PLAIN).results("drop", 0.0)
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        return Results.drop(trace_state)
+        return self.results.dropped(trace_state)
 
     def explain(self, trace_id: int) -> dict[str, Any]:
         return {"strategy": "drop", "sampled": False}
@@ -124,9 +136,10 @@ class DropDecider:
 class RatioDecider(Ratio):
     """A trace-ID ratio (:class:`~dsampler.hashing.Ratio`) with its results: tagged
     ``probabilistic``, or as ``tagged_as`` says (rate 1 under a global cap is Jaeger's
-    ``ratelimiting``)."""
+    ``ratelimiting``, which states no threshold). ``keyed``: its sampled results are
+    built from the decision's key (:meth:`stated`)."""
 
-    __slots__ = ("results", "source")
+    __slots__ = ("keyed", "results", "source")
 
     def __init__(
         self,
@@ -139,19 +152,36 @@ class RatioDecider(Ratio):
     ) -> None:
         super().__init__(rate, scheme)
         self.source = source
-        self.results = tags.results(*(tagged_as or ("probabilistic", rate)))
+        stated = NOTHING_STATED if tagged_as else statement(scheme, rate, self.bound)
+        self.results = tags.results(*(tagged_as or ("probabilistic", rate)), stated)
+        self.keyed = isinstance(self.results, StatedResults) and self.results.keyed
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         # Ratio.admits, inlined: a rule or the default rate decides here (a call costs a
         # tenth of a decision); a property test holds every copy equal to admits.
         of_bytes = self.scheme.of_bytes  # xxh3's C entry over the 16 bytes, else None
         if of_bytes is not None:
-            sampled = of_bytes((trace_id & MASK128).to_bytes(16, "big")) < self.bound
+            key = of_bytes((trace_id & MASK128).to_bytes(16, "big"))
         else:
-            sampled = self.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < self.bound
-        if sampled:
+            key = self.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
+        if key < self.bound:
+            if self.keyed:
+                return self.results.sample_key(key, attributes, trace_state)
             return self.results.sample(attributes, trace_state)
-        return Results.drop(trace_state)
+        return self.results.dropped(trace_state)
+
+    def stated(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
+        """The sampled result of a trace this ratio samples: ``th`` and the ``rv`` of its
+        key when ``keyed`` (the key computed again: what the inline paths, which keep
+        only the comparison, call on a sampled decision)."""
+        if self.keyed:
+            of_bytes = self.scheme.of_bytes  # Ratio.key, inlined (a call is a tenth of a decision)
+            if of_bytes is not None:
+                key = of_bytes((trace_id & MASK128).to_bytes(16, "big"))
+            else:
+                key = self.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
+            return self.results.sample_key(key, attributes, trace_state)
+        return self.results.sample(attributes, trace_state)
 
     def on_trace_id(self, trace_id: object) -> SamplingResult:
         """The decision on the trace ID alone, by the pure-Python scheme: what a sampler
@@ -191,7 +221,7 @@ class RateLimitDecider:
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         if self.bucket.try_acquire():
             return self.results.sample(attributes, trace_state)
-        return Results.drop(trace_state)
+        return self.results.dropped(trace_state)
 
     def explain(self, trace_id: int) -> dict[str, Any]:
         return {"strategy": "ratelimiting", "per_second": self.per_second}
@@ -215,10 +245,10 @@ class OperationDecider:
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         outcome = guaranteed(self.ratio.admits(trace_id), self.lower)
         if outcome == BY_RATIO:
-            return self.ratio.results.sample(attributes, trace_state)
+            return self.ratio.stated(trace_id, attributes, trace_state)
         if outcome == BY_LOWER_BOUND:
             return self.lower_results.sample(attributes, trace_state)
-        return Results.drop(trace_state)
+        return self.lower_results.dropped(trace_state)
 
     def explain(self, trace_id: int) -> dict[str, Any]:
         out = self.ratio.explain(trace_id)
@@ -255,7 +285,7 @@ class RolloutDecider:
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         step = self.current()
         if step is None:
-            return Results.drop(trace_state)
+            return self.steps[0].results.dropped(trace_state)
         return step.decide(trace_id, attributes, trace_state)
 
     def explain(self, trace_id: int) -> dict[str, Any]:

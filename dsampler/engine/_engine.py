@@ -20,7 +20,6 @@ from dsampler.config._model import SamplingConfig
 from dsampler.config._overlay import Overlay
 from dsampler.config._parse import as_config, parse_fields
 from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
-from dsampler.decision._children import ChildResults
 from dsampler.decision._faults import FaultLog
 from dsampler.engine._compile import compile_snapshot
 from dsampler.engine._counts import CountHistory
@@ -85,7 +84,6 @@ class Engine(RequestPath):
         self._store: ConfigStore[Snapshot] = ConfigStore(
             self._compile, config, history=history, holders=holders or {}
         )
-        self._children = ChildResults()
         self._fault_log = FaultLog(name)
         self._name = name
         self._wanted: Callable[[], bool] | None = None  # see count_from_first_decision

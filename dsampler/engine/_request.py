@@ -22,10 +22,10 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.config._store import ConfigStore
-from dsampler.decision._children import CHILD_RESULTS, ChildResults
+from dsampler.decision._children import CHILD_DECISIONS, CHILD_RESULTS
 from dsampler.decision._context import DEFAULT_TRACE_STATE, SPAN_KEY, current_context
 from dsampler.decision._faults import FaultCountingSampler, integer_value
-from dsampler.decision._results import DROPPED, Results
+from dsampler.decision._results import DROPPED
 from dsampler.engine._counts import DEFAULT, KEPT, NOT_KEPT
 from dsampler.engine._snapshot import Snapshot
 from dsampler.hashing._reference import MASK64
@@ -39,7 +39,6 @@ class RequestPath(FaultCountingSampler):
     :class:`~dsampler.engine.Engine`, which owns the store)."""
 
     _store: ConfigStore[Snapshot]
-    _children: ChildResults
 
     def should_sample(  # noqa: PLR0911 -- the request path, inline on purpose (module docstring)
         self,
@@ -61,8 +60,8 @@ class RequestPath(FaultCountingSampler):
                         snap.parent_tally[case & 1] += 1
                     if not attributes and sc.trace_state is DEFAULT_TRACE_STATE:
                         return CHILD_RESULTS[case]
-                    return self._children.of(case, CHILD_RESULTS[case].decision, attributes, sc.trace_state)
-                ts = None if sc.trace_state is DEFAULT_TRACE_STATE else sc.trace_state
+                    return snap.follow.of(case, CHILD_DECISIONS[case], attributes, sc.trace_state, trace_id)
+                ts, trace_id = snap.parent_state(sc.trace_state, trace_id)  # decided as a root
             if not snap.simple and (decided := snap.decide_root(trace_id, name, kind, attributes, ts)):
                 return decided
             d = snap.default  # Ratio.admits, inlined: a snapshot of one rate costs what a RatioSampler does
@@ -75,10 +74,10 @@ class RequestPath(FaultCountingSampler):
             if snap.default_tally is not None:  # telemetry on (engine/_counts.py); not named: "off" pays
                 snap.default_tally[KEPT if sampled else NOT_KEPT] += 1  # an int index (a bool: unspecialised)
             if not sampled:
-                return DROPPED if ts is None else Results.drop(ts)
+                return DROPPED if ts is None else d.results.dropped(ts)
             if offered is not None and ((len(offered) > snap.fold_at and snap.fold()) or not snap.admit()):
                 return snap.capped(DEFAULT, ts)
-            return d.results.sampled if not attributes and ts is None else d.results.sample(attributes, ts)
+            return d.stated(trace_id, attributes, ts) if d.keyed or attributes or ts else d.results.sampled
         except Exception:
             return self._fallback(snap, parent_context, trace_id, name, kind, attributes, links)
 

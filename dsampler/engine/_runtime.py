@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from dsampler._validate import MAX_TEXT, typed
 from dsampler.clock import Clock
+from dsampler.consistent._follow import ThresholdChildren
 from dsampler.decision._bucket import TokenBucket
+from dsampler.decision._children import ChildResults
 from dsampler.engine._counts import CountHistory
 from dsampler.errors import ConfigError
 
@@ -122,7 +124,16 @@ class Runtime:
     starts with: jaeger-client-python started each at ``random()`` of it.
     """
 
-    __slots__ = ("clock", "first", "new_bucket", "resource", "stats", "tracked")
+    __slots__ = (
+        "children",
+        "clock",
+        "first",
+        "new_bucket",
+        "resource",
+        "stated_children",
+        "stats",
+        "tracked",
+    )
 
     def __init__(
         self, clock: Clock, resource: Mapping[str, Any], initial_fill: Callable[[], float] | None = None
@@ -131,6 +142,10 @@ class Runtime:
         self.resource = resource
         self.new_bucket = _bucket_maker(clock, initial_fill)  # a token bucket for a new limit
         self.tracked = TrackedOperations(self.new_bucket)
+        # children following their parent, from results kept across snapshots (as or not
+        # as the snapshot states thresholds)
+        self.children = ChildResults()
+        self.stated_children = ThresholdChildren()
         self.stats: CountHistory | None = None  # decisions are counted while set (telemetry)
         #: while set (and nothing counts yet), what the first decision calls to ask
         #: whether to count from it on (:meth:`~dsampler.engine.Engine.count_from_first_decision`)

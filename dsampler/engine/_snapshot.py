@@ -13,14 +13,17 @@ import itertools
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Final, Protocol
 
-from opentelemetry.sdk.trace.sampling import SamplingResult
+from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
 from opentelemetry.trace import SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.config._model import SamplingConfig
 from dsampler.config._rule import Rollout
+from dsampler.consistent._tracestate import explicit_randomness
 from dsampler.decision._bucket import TokenBucket
+from dsampler.decision._children import ChildResults
+from dsampler.decision._context import DEFAULT_TRACE_STATE
 from dsampler.decision._results import RECORD_AND_SAMPLE, Results
 from dsampler.engine._counts import CAPPED, DEFAULT, KEPT, NOT_KEPT, OPERATION, PARENT, RULE, DecisionCounts
 from dsampler.engine._deciders import (
@@ -41,6 +44,16 @@ __all__ = ["OfferedLoad", "Snapshot"]
 
 _YES: Final = itertools.repeat(True).__next__  # a C callable that answers True
 _UNUSED: Final = Results({})  # the lower-bound results of a snapshot without a lower bound
+_PLAIN_CHILDREN: Final = ChildResults()
+
+
+class Follow(Protocol):
+    """Children following their parent (:class:`~dsampler.decision.ChildResults`, or
+    :class:`~dsampler.consistent._follow.ThresholdChildren` when stating thresholds)."""
+
+    def of(
+        self, case: int, decision: Decision, attributes: Attributes, ts: TraceState, trace_id: int = 0
+    ) -> SamplingResult: ...
 
 
 class OfferedLoad(Protocol):
@@ -74,6 +87,7 @@ class Snapshot:
         "default",
         "default_tally",
         "fold_at",
+        "follow",
         "has_rules",
         "load",
         "lower_bound",
@@ -82,6 +96,7 @@ class Snapshot:
         "operations",
         "parent_based",
         "parent_tally",
+        "reads_rv",
         "rule_buckets",
         "rules",
         "simple",
@@ -103,6 +118,7 @@ class Snapshot:
         tracked: TrackedOperations,
         load: OfferedLoad | None = None,
         counts: DecisionCounts | None = None,
+        follow: Follow = _PLAIN_CHILDREN,
     ) -> None:
         self.config = config
         self.tagger = tagger
@@ -115,9 +131,15 @@ class Snapshot:
         self.cap = cap
         self.tracked = tracked
         self.parent_based = config.parent_based
+        # stating thresholds, the consistent scheme's R is a parent's rv when it has one
+        self.reads_rv = config.write_th and default.scheme.name == "consistent"
+        self.follow = follow  # children following their parent (Runtime's, by write_th)
         self.lower_bound = config.default_lower_bound_per_second
         self.lower_results = tagger.results("lowerbound", config.rate) if self.lower_bound > 0 else _UNUSED
         self.simple = not self.has_rules and not operations and cap is None and self.lower_bound == 0
+        self._tap(load, counts)
+
+    def _tap(self, load: OfferedLoad | None, counts: DecisionCounts | None) -> None:
         # An owner's tap (the adaptive controller's): its count of the root decisions
         # the default rate makes (one append, no lock) and its hard cap on what they sample.
         self.load = load
@@ -130,6 +152,16 @@ class Snapshot:
         self.tally = None if counts is None else counts.tally
         self.parent_tally = None if counts is None else counts.tally[PARENT]
         self.default_tally = None if counts is None else counts.tally[DEFAULT]
+
+    def parent_state(self, trace_state: TraceState, trace_id: int) -> tuple[TraceState | None, int]:
+        """A parent's tracestate to hand on (None: nothing), and the trace ID to decide
+        a root by: under the consistent scheme stating thresholds, the parent's ``rv``
+        stands in for the trace ID's low 56 bits (the scheme's ``R``)."""
+        if trace_state is DEFAULT_TRACE_STATE:
+            return None, trace_id
+        if self.reads_rv and (rv := explicit_randomness(trace_state)) is not None:
+            return trace_state, trace_id >> 56 << 56 | rv
+        return trace_state, trace_id
 
     def route(self, name: str, kind: SpanKind | None, attributes: Attributes) -> Decider:
         """The decider for a root span, without creating any state (for ``explain``)."""
@@ -203,7 +235,7 @@ class Snapshot:
         controller's hard cap): counted, and dropped."""
         if self.tally is not None:
             self.tally[strategy][CAPPED] += 1
-        return Results.drop(trace_state)
+        return self.default.results.dropped(trace_state)
 
     def _decide_tracked(
         self, trace_id: int, name: str, attributes: Attributes, trace_state: TraceState | None
@@ -213,10 +245,10 @@ class Snapshot:
         d = self.default
         outcome = guaranteed(d.admits(trace_id), self.tracked.bucket(name))
         if outcome == BY_RATIO:
-            return d.results.sample(attributes, trace_state)
+            return d.stated(trace_id, attributes, trace_state)
         if outcome == BY_LOWER_BOUND:
             return self.lower_results.sample(attributes, trace_state)
-        return Results.drop(trace_state)
+        return d.results.dropped(trace_state)
 
     def limits(self) -> Iterator[tuple[TokenBucket, float]]:
         """Every bucket this snapshot spends from, with the rate its configuration gives

@@ -42,6 +42,13 @@ class Ratio:
         self.scheme = scheme
         self.bound = scheme.bound(rate)
 
+    def key(self, trace_id: int) -> int:
+        """The key by the scheme's fastest entry (what :meth:`admits` compares)."""
+        of_bytes = self.scheme.of_bytes
+        if of_bytes is not None:
+            return of_bytes((trace_id & MASK128).to_bytes(16, "big"))
+        return self.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
+
     def admits(self, trace_id: int) -> bool:
         """Sampled at this rate: the scheme's fastest entry (xxh3's C function over the 16
         bytes, a numba kernel once loaded, else the pure-Python reference)."""

@@ -1,5 +1,6 @@
 """Telemetry: what the samplers are doing, through the OpenTelemetry metrics API, and
-the drift audit that warns when the effective rate leaves the configured one.
+the drift audit that warns when the effective rate leaves the configured one, and the
+adjusted counts of sampled root spans (the sum of ``1/p`` their ``th`` states).
 
 Decisions are counted from a sampler's first one where a MeterProvider that reports is
 there to read them (the SDK's, set globally before that decision, or handed to
@@ -14,15 +15,17 @@ import typing
 
 from dsampler._lazy import attach as _attach
 
-__all__ = ["Drift", "audit", "enable"]
+__all__ = ["AdjustedCounts", "Drift", "audit", "enable"]
 
 if typing.TYPE_CHECKING:
+    from dsampler.telemetry._adjusted import AdjustedCounts
     from dsampler.telemetry._drift import Drift, audit
     from dsampler.telemetry._enable import enable
 
 __getattr__, __dir__ = _attach(
     __name__,
     {
+        "AdjustedCounts": "dsampler.telemetry._adjusted",
         "Drift": "dsampler.telemetry._drift",
         "audit": "dsampler.telemetry._drift",
         "enable": "dsampler.telemetry._enable",

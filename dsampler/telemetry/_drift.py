@@ -4,8 +4,11 @@ against the rate configured, with a binomial bound.
 A hash scheme is only as good as the trace IDs it sees: raw FNV-1a keeps 0% of
 sequential IDs at rate 0.1, the low-bits schemes keep all or nothing of them. The audit
 notices: for each recent version with enough decisions, ``z = (kept - n r) /
-sqrt(n r (1 - r))``; beyond ``sigmas`` (4 by default: one false alarm in ~16,000
-audits of an honest sampler) it is a drift, warned about once per version and at most
+sqrt(n r (1 - r))``, ``r`` the probability the sampled spans' ``th`` states (the
+threshold's: the same as the rate within ``2**-56``; the rate where no ``th`` is
+written), so that ``kept / r``, the sum of the adjusted counts, is held to ``n``;
+beyond ``sigmas`` (4 by default: one false alarm in ~16,000 audits of an honest
+sampler) it is a drift, warned about once per version and at most
 once a minute per sampler, naming the likely cause. It runs off the request path: at
 every metrics collection, every ``audit_interval_s`` once telemetry is enabled, or when
 called.
@@ -21,7 +24,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from dsampler import _fork
+from dsampler.consistent._stated import NOTHING, statement
+from dsampler.consistent._threshold import threshold_to_probability
 from dsampler.engine._counts import DEFAULT, KEPT, DecisionCounts
+from dsampler.hashing._schemes import SCHEMES
 
 if TYPE_CHECKING:
     from dsampler.telemetry._observed import Observed
@@ -111,9 +117,22 @@ def audit(sampler: Observed, *, sigmas: float = SIGMAS, min_decisions: int = MIN
     return found
 
 
+def stated_probability(scheme: str, rate: float) -> float:
+    """The probability the default rate's sampled spans state in their ``th`` (the
+    threshold's, which a backend counts them by), else ``rate`` itself (no ``th``: a
+    scheme that cannot state one, or ``write_th`` off, which the counts do not record;
+    the two differ by less than ``2**-56``)."""
+    found = SCHEMES.get(scheme)
+    if found is None:
+        return rate
+    stated = statement(found, rate, found.bound(rate))
+    return rate if stated.how == NOTHING else threshold_to_probability(stated.threshold)
+
+
 def _drift(
     version: int, scheme: str, rate: float, counts: DecisionCounts, sigmas: float, least: int
 ) -> Drift | None:
+    rate = stated_probability(scheme, rate)  # the probability th states: what kept/n estimates
     kept = counts.of(DEFAULT, KEPT)
     n = counts.default_decided
     spread = n * rate * (1.0 - rate)

@@ -1,5 +1,7 @@
 """A trace crossing a dsampler service, an OpenTelemetry Python service and back, through
-real W3C traceparent/tracestate headers: one decision and one th all the way."""
+real W3C traceparent/tracestate headers: one decision and one th all the way (dsampler's
+composite sampler, and DSampler services deciding by the consistent rule or by xxh3 with
+the rv of its hash)."""
 
 from __future__ import annotations
 
@@ -11,16 +13,19 @@ from opentelemetry.sdk.trace._sampling_experimental import composite_sampler as 
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
-from opentelemetry.sdk.trace.sampling import Sampler
+from opentelemetry.sdk.trace.sampling import ParentBased, Sampler
 from opentelemetry.trace import SpanKind
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
+from dsampler import DSampler
 from dsampler.consistent import (
     composable_parent_threshold,
     composable_traceid_ratio_based,
     composite_sampler,
     ot_of,
+    randomness,
     ratio_to_threshold,
+    threshold_of,
 )
 
 PROPAGATOR = TraceContextTextMapPropagator()
@@ -79,4 +84,50 @@ def test_a_trace_keeps_one_decision_and_one_th_across_dsampler_and_opentelemetry
         assert {s.context.trace_id for s in spans} == expected
         assert all(s.context.trace_flags.sampled for s in spans)
         assert {ot_of(s.context.trace_state) for s in spans} == {"th:c"}
+        service.provider.shutdown()
+
+
+def test_dsampler_services_around_opentelemetry_keep_one_decision_and_one_th() -> None:
+    """A DSampler service (rate 1/4, the consistent rule), OpenTelemetry Python's own
+    composite sampler (ratio 1/4, deciding by itself), and a DSampler service following
+    its parent: every span of a sampled trace carries th:c, the same trace IDs are
+    sampled in all three, none of a dropped trace is recorded."""
+    rng = random.Random(37)
+    ids = [rng.getrandbits(128) for _ in range(300)]
+    front = Service(DSampler(rate=RATIO, hash="consistent", resource={}), ids)
+    middle = Service(otel_composite(otel_ratio(RATIO)))
+    back = Service(DSampler(rate=0.001, hash="consistent", resource={}))  # follows its parent
+    for _ in ids:
+        back.handle(middle.handle(front.handle(None, "front"), "middle"), "back")
+    expected = {t for t in ids if (t & (2**56 - 1)) >= ratio_to_threshold(RATIO)}
+    assert 0 < len(expected) < len(ids)
+    for service in (front, middle, back):
+        spans = service.exporter.get_finished_spans()
+        assert {s.context.trace_id for s in spans} == expected
+        assert {ot_of(s.context.trace_state) for s in spans} == {"th:c"}
+        service.provider.shutdown()
+
+
+def test_a_hashed_rule_s_rv_keeps_the_trace_consistent_across_opentelemetry() -> None:
+    """A DSampler service deciding by xxh3 (rate 0.1) writes th and the rv of its hash;
+    an OpenTelemetry Python service (ParentBased over its composite sampler) and a
+    DSampler service after it keep the decision and hand on the same ot value; every
+    sampled trace's rv meets its th, as a downstream consistent sampler checks."""
+    rng = random.Random(41)
+    ids = [rng.getrandbits(128) for _ in range(400)]
+    front = Service(DSampler(rate=0.1, hash="xxh3", resource={}), ids)
+    middle = Service(ParentBased(otel_composite(otel_ratio(0.1))))
+    back = Service(DSampler(rate=0.1, hash="xxh3", resource={}))
+    for _ in ids:
+        back.handle(middle.handle(front.handle(None, "front"), "middle"), "back")
+    sampled = {s.context.trace_id: ot_of(s.context.trace_state) for s in front.exporter.get_finished_spans()}
+    assert 10 < len(sampled) < 100
+    assert all(ot is not None and ot.startswith("th:e6666666666666;rv:") for ot in sampled.values())
+    for service in (front, middle, back):
+        spans = service.exporter.get_finished_spans()
+        assert {s.context.trace_id: ot_of(s.context.trace_state) for s in spans} == sampled
+        for span in spans:
+            th = threshold_of(span.context.trace_state)
+            assert th == ratio_to_threshold(0.1)  # 0.1's bound is a multiple of 256: th exact
+            assert randomness(span.context.trace_id, span.context.trace_state) >= th
         service.provider.shutdown()

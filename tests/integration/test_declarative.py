@@ -114,7 +114,10 @@ def test_the_example_roots_are_decided_by_dsampler_under_opentelemetry_instrumen
     )
     assert kept["GET /healthz"] == 0
     assert 75 - 4 * 7.5 <= kept["GET /checkout"] <= 75 + 4 * 7.5  # Binomial(300, 0.25)
-    assert ot == "-"  # DSampler writes no th
+    # DSampler states its fnv1a decisions: th of 0.25 and the rv of each trace's hash
+    values = ot.split(",")
+    assert len(values) == kept["GET /checkout"]
+    assert all(re.fullmatch(r"th:c;rv:[0-9a-f]{14}", v) and int(v[-14:], 16) >= 0xC << 52 for v in values)
     names = [span["name"] for span in spans]
     assert names.count("SELECT orders") == names.count("GET /checkout") == kept["GET /checkout"]
     assert "Traceback" not in proc.stderr

@@ -248,6 +248,7 @@ def configs(draw: st.DrawFn, *, rich: bool = False) -> SamplingConfig:
         operations=operations,
         rules=tuple(rules),
         sampler_tags=draw(st.booleans()),
+        write_th=draw(st.booleans()),
         **_owner(draw, rich),
     )
 
@@ -295,6 +296,7 @@ KNOWN_KEYS = [
     "hash",
     "parent_based",
     "record_version",
+    "write_th",
     "max_operations",
     "traces_per_second",
     "default_lower_bound_per_second",
@@ -421,6 +423,7 @@ def hostile_documents(long_keys: list[str]) -> st.SearchStrategy[Any]:
         hash=maybe(st.sampled_from(RULE_NAMES)),
         parent_based=maybe(st.booleans()),
         record_version=maybe(st.booleans()),
+        write_th=maybe(st.booleans()),
         max_operations=maybe(st.integers(0, 10)),
         traces_per_second=maybe(st.none() | per_second),
         default_lower_bound_per_second=maybe(per_second),
@@ -480,6 +483,7 @@ _TOP = {
     "hash": "hash",
     "parent_based": "bool",
     "record_version": "bool",
+    "write_th": "bool",
     "max_operations": "max_operations",
     "traces_per_second": "per_second",
     "default_lower_bound_per_second": "per_second",

@@ -23,6 +23,7 @@ from dsampler import (
     RateLimitingSampler,
     RatioSampler,
 )
+from dsampler.consistent import explicit_randomness, ot_without_threshold, randomness, threshold_of
 from tests.conftest import Traced
 
 TID = 0x4BF92F3577B34DA6A3CE929D0E0E4736
@@ -120,12 +121,25 @@ def test_never_raises_on_hostile_input(name: str) -> None:
 
 @IDS
 def test_carries_the_parent_tracestate(name: str) -> None:
-    """Whatever it decides, the parent's tracestate comes back unchanged."""
+    """Whatever it decides, the parent's tracestate comes back: unchanged, or (samplers
+    stating thresholds) with only its ``th`` changed, and truthfully: none on a drop, and
+    on a sampled span one that the trace's randomness meets."""
     sampler = SAMPLERS[name][0]()
     for sampled in (True, False):
         for remote in (True, False):
             result = sampler.should_sample(parent(sampled, remote), TID, "op")
-            assert result.trace_state is TS
+            ts = result.trace_state
+            if ts is TS:
+                continue
+            assert list(ts.keys()) in (["ot", "vendor"], ["vendor"])
+            assert ts["vendor"] == "v1"
+            assert ot_without_threshold(ts.get("ot")) is None  # th alone changes in ot
+            assert explicit_randomness(ts) is None
+            th = threshold_of(ts)
+            if not result.decision.is_sampled():
+                assert th is None
+            elif th is not None:
+                assert randomness(TID, ts) >= th
 
 
 @IDS

@@ -55,6 +55,13 @@ def _child_context(trace_state: TraceState | None) -> object:
             ParentBasedSampler(RatioSampler(0.5)),
             _child_context(TraceState([("a", "1")])),
         ),
+        # stating thresholds: a root's one constant ot=th:8, a child keeping or erasing th
+        ("root stating th", dsampler.DSampler(rate=0.5, hash="consistent", resource={}), None),
+        (
+            "child of a parent with th",
+            dsampler.DSampler(rate=0.5, hash="consistent", resource={}),
+            _child_context(TraceState([("a", "1"), ("ot", "th:8")])),
+        ),
     ],
 )
 def test_no_memory_retained_per_decision(label: str, sampler: object, context: object) -> None:

@@ -91,3 +91,17 @@ def test_sequential_ids_under_otel_js_drift_naming_the_xor(caplog: pytest.LogCap
         (found,) = audit(sampler)
     assert found.effective == 0.0
     assert "XORs the trace ID's four 32-bit words" in caplog.records[0].getMessage()
+
+
+def test_the_audit_holds_kept_to_the_probability_th_states() -> None:
+    """r is the threshold's probability where the default rate states one (the same as
+    the rate within 2**-56), the rate itself where it cannot (otel-js)."""
+    from dsampler.consistent import ratio_to_threshold, threshold_to_probability
+    from dsampler.telemetry._drift import stated_probability
+
+    assert stated_probability("consistent", 0.1) == threshold_to_probability(ratio_to_threshold(0.1))
+    assert stated_probability("otel-js", 0.1) == 0.1
+    assert stated_probability("xxh3", 1.0) == 1.0
+    for scheme in ("xxh3", "fnv1a", "jaeger-go", "otel-java"):
+        assert abs(stated_probability(scheme, 0.01) - 0.01) < 2.0**-55
+    assert stated_probability("xxh3", 2.0**-60) == 2.0**-60  # below what th can state

@@ -1,0 +1,86 @@
+"""Children following their parent's sampled flag, handing the parent's ``th`` on only
+where the specification allows it, as ``composable_parent_threshold`` does: a child of
+a sampled parent whose ``th`` is consistent with the trace (``R >= th``, ``R`` the
+parent's ``rv`` or the trace ID's low 56 bits) keeps it; a child of a sampled parent
+with an inconsistent (or invalid) ``th`` is sampled without one; a child of a parent
+that was not sampled is dropped, its ``th`` erased.
+
+What an engine's parent-based children use when ``write_th`` is on. A parent without
+a tracestate never gets here (its children share four prebuilt results). The
+parent's tracestate is read once per TraceState object and case (siblings share it,
+and so do the children of every root sampled with one constant ``ot=th:T``); what
+depends on the trace, ``R >= th``, is one comparison a child.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
+from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
+from opentelemetry.util.types import Attributes
+
+from dsampler.consistent._ot import parse_ot
+from dsampler.consistent._stated_results import erase_th
+from dsampler.consistent._tracestate import ot_entry
+from dsampler.decision._results import DROP, EMPTY, make_result
+from dsampler.hashing._reference import MASK56
+
+__all__ = ["ThresholdChildren"]
+
+_UNSET: Final = TraceState()
+#: (parent tracestate, its valid th or -1, its rv or -1, its result kept, th erased:
+#: None until a child needs it, since every root of a hashed rule has a tracestate of its
+#: own and its children mostly keep its th)
+_Memo = tuple[TraceState, int, int, SamplingResult, "SamplingResult | None"]
+
+
+class ThresholdChildren:
+    """The parent-following results of an engine that states thresholds: the same
+    interface as :class:`~dsampler.decision.ChildResults`, with the trace ID."""
+
+    __slots__ = ("_memo",)
+
+    def __init__(self) -> None:
+        unset = make_result(DROP, EMPTY, None)
+        self._memo: list[_Memo] = [(_UNSET, -1, -1, unset, unset)] * 4
+
+    def of(
+        self, case: int, decision: Decision, attributes: Attributes, ts: TraceState, trace_id: int = 0
+    ) -> SamplingResult:
+        """The child's result: the parent's ``decision``, ``ts`` with ``th`` kept or
+        erased."""
+        memo = self._memo[case]
+        if memo[0] is not ts:
+            memo = self._memo[case] = _read(decision, ts)
+        threshold = memo[1]
+        keep = (
+            decision is not DROP
+            and threshold >= 0
+            and (trace_id & MASK56 if memo[2] < 0 else memo[2]) >= threshold
+        )
+        result = memo[3] if keep else (memo[4] or self._erased(case, memo))
+        if not attributes:
+            return result
+        return SamplingResult(decision, EMPTY if decision is DROP else attributes, result.trace_state)
+
+    def _erased(self, case: int, memo: _Memo) -> SamplingResult:
+        """The result with the parent's ``th`` erased, built on first need."""
+        ts, kept = memo[0], memo[3]
+        erased_ts = erase_th(ts)
+        erased = kept if erased_ts is ts else make_result(kept.decision, EMPTY, erased_ts)
+        if self._memo[case] is memo:
+            self._memo[case] = (*memo[:4], erased)
+        return erased
+
+
+def _read(decision: Decision, ts: TraceState) -> _Memo:
+    if ts is DEFAULT_TRACE_STATE:
+        same = make_result(decision, EMPTY, None)
+        return ts, -1, -1, same, same
+    ot = ot_entry(ts)
+    parsed = None if ot is None else parse_ot(ot)
+    threshold = -1 if parsed is None or parsed.threshold is None else parsed.threshold
+    rv = -1 if parsed is None or parsed.randomness is None else parsed.randomness
+    kept = make_result(decision, EMPTY, ts)
+    return ts, threshold, rv, kept, kept if threshold < 0 and "th:" not in (ot or "") else None

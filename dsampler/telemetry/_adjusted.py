@@ -1,0 +1,87 @@
+"""Adjusted counts: how many local root spans the sampled ones stand for, read from
+their ``th``.
+
+A local root sampled with threshold ``T`` (a probability ``p``) stands for ``1/p`` root
+spans offered, whatever decided it: a rule at 1.0 (``th:0``) counts once, the default
+rate at 0.01 a hundred times. The sum of ``1/p`` over the sampled roots that carry a
+``th`` is an unbiased estimate of the roots their strategies were offered (the
+Horvitz-Thompson estimator: each offered root is counted ``1/p`` times with probability
+``p``), with variance ``sum (1 - p) / p**2`` over what was sampled. Roots sampled without
+a ``th`` (a rate limit, a lower bound, a parent's flag) stand for an unknown number: they
+are counted apart, once each, a floor of what they were offered.
+
+:class:`AdjustedCounts` is a span processor that keeps these sums: give one to a
+``TracerProvider``, or read the adaptive controller's (``controller.stats()``).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import Final
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
+
+from dsampler import _fork
+from dsampler.consistent._threshold import MAX_THRESHOLD
+from dsampler.consistent._tracestate import threshold_of
+
+__all__ = ["AdjustedCounts"]
+
+_SCALE: Final = float(MAX_THRESHOLD)
+
+
+class AdjustedCounts(SpanProcessor):
+    """Sums over the local root spans that end sampled (a span without a parent, or
+    whose parent is remote).
+
+    Attributes:
+        weighted: the sum of ``1/p`` over those carrying a valid ``th``: the estimate
+            of the roots their strategies were offered.
+        variance: the estimate's variance, ``sum (1 - p) / p**2`` over them.
+        stated: how many carried a ``th``.
+        unstated: how many carried none (each counted once, apart).
+    """
+
+    def __init__(self) -> None:
+        self.weighted = 0.0
+        self.variance = 0.0
+        self.stated = 0
+        self.unstated = 0
+        self._lock = threading.Lock()
+        _fork.register(self._reset_after_fork)
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        return None
+
+    def on_end(self, span: ReadableSpan) -> None:
+        parent, context = span.parent, span.context
+        local_root = parent is None or parent.is_remote
+        if local_root and context is not None and context.trace_flags.sampled:
+            self.add(threshold_of(context.trace_state))
+
+    def add(self, threshold: int | None) -> None:
+        """Count one sampled root with ``threshold`` (None: no ``th``)."""
+        with self._lock:
+            if threshold is None or not 0 <= threshold < MAX_THRESHOLD:
+                self.unstated += 1
+                return
+            weight = _SCALE / (MAX_THRESHOLD - threshold)
+            self.weighted += weight
+            self.variance += weight * (weight - 1.0)
+            self.stated += 1
+
+    @property
+    def standard_error(self) -> float:
+        """The estimate's standard error."""
+        return math.sqrt(self.variance)
+
+    def shutdown(self) -> None:
+        return None
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
