@@ -20,8 +20,11 @@ import math
 import os
 import random
 import shutil
+import signal
 import tempfile
-from contextlib import ExitStack
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -140,6 +143,25 @@ class Instrumented:
                 observe(duration)
 
 
+@contextmanager
+def _signals_absorbed() -> Iterator[None]:
+    """SIGINT and SIGTERM do nothing while the demo stops (in the main thread; the
+    handlers as they were afterwards, a signal still pending absorbed on the way)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _absorb) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _absorb(signum: int, frame: object) -> None:
+    """A signal that came while the demo stops: the stop goes on to its end."""
+
+
 class Demo:
     """The server and both services, started on entry and stopped on exit (the pollers,
     the controller's ticker and the server's threads joined, the temporary folder
@@ -162,7 +184,8 @@ class Demo:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stack.close()
+        with _signals_absorbed():  # a Ctrl-C now would cut a close half-way (a thread left)
+            self._stack.close()
 
     def _start(self) -> None:
         from dsampler._demo._metrics import DemoMetrics
