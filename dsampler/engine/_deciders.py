@@ -165,21 +165,14 @@ class RatioDecider(Ratio):
         else:
             key = self.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
         if key < self.bound:
-            if self.keyed:
-                return self.results.sample_key(key, attributes, trace_state)
-            return self.results.sample(attributes, trace_state)
+            return self.stated(key, attributes, trace_state)
         return self.results.dropped(trace_state)
 
-    def stated(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        """The sampled result of a trace this ratio samples: ``th`` and the ``rv`` of its
-        key when ``keyed`` (the key computed again: what the inline paths, which keep
-        only the comparison, call on a sampled decision)."""
+    def stated(self, key: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
+        """The sampled result of the trace whose ``key`` this ratio admitted: ``th`` and
+        the ``rv`` of the key when ``keyed`` (the key is the one the decision compared,
+        never hashed twice)."""
         if self.keyed:
-            of_bytes = self.scheme.of_bytes  # Ratio.key, inlined (a call is a tenth of a decision)
-            if of_bytes is not None:
-                key = of_bytes((trace_id & MASK128).to_bytes(16, "big"))
-            else:
-                key = self.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
             return self.results.sample_key(key, attributes, trace_state)
         return self.results.sample(attributes, trace_state)
 
@@ -243,9 +236,10 @@ class OperationDecider:
         self.lower_results = tags.results("lowerbound", ratio.rate)
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        outcome = guaranteed(self.ratio.admits(trace_id), self.lower)
+        key = self.ratio.key(trace_id)
+        outcome = guaranteed(key < self.ratio.bound, self.lower)
         if outcome == BY_RATIO:
-            return self.ratio.stated(trace_id, attributes, trace_state)
+            return self.ratio.stated(key, attributes, trace_state)
         if outcome == BY_LOWER_BOUND:
             return self.lower_results.sample(attributes, trace_state)
         return self.lower_results.dropped(trace_state)

@@ -66,18 +66,18 @@ class RequestPath(FaultCountingSampler):
                 return decided
             d = snap.default  # Ratio.admits, inlined: a snapshot of one rate costs what a RatioSampler does
             if (of_bytes := d.scheme.of_bytes) is not None:  # xxh3's C entry over the 16 bytes
-                sampled = of_bytes((trace_id & MASK128).to_bytes(16, "big")) < d.bound
+                key = of_bytes((trace_id & MASK128).to_bytes(16, "big"))
             else:
-                sampled = d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64) < d.bound
+                key = d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
             if (offered := snap.offered) is not None:  # the adaptive controller's count: one append
                 offered.append(None)
             if snap.default_tally is not None:  # telemetry on (engine/_counts.py); not named: "off" pays
-                snap.default_tally[KEPT if sampled else NOT_KEPT] += 1  # an int index (a bool: unspecialised)
-            if not sampled:
+                snap.default_tally[KEPT if key < d.bound else NOT_KEPT] += 1  # an int index: a bool is slower
+            if key >= d.bound:  # dropped; the key is kept for a sampled result's rv
                 return DROPPED if ts is None else d.results.dropped(ts)
             if offered is not None and ((len(offered) > snap.fold_at and snap.fold()) or not snap.admit()):
                 return snap.capped(DEFAULT, ts)
-            return d.stated(trace_id, attributes, ts) if d.keyed or attributes or ts else d.results.sampled
+            return d.stated(key, attributes, ts) if d.keyed or attributes or ts else d.results.sampled
         except Exception:
             return self._fallback(snap, parent_context, trace_id, name, kind, attributes, links)
 

@@ -243,9 +243,10 @@ class Snapshot:
         """An operation not configured, under a default lower bound: the default rate,
         plus the lower-bound bucket tracked for its name (none past max_operations)."""
         d = self.default
-        outcome = guaranteed(d.admits(trace_id), self.tracked.bucket(name))
+        key = d.key(trace_id)
+        outcome = guaranteed(key < d.bound, self.tracked.bucket(name))
         if outcome == BY_RATIO:
-            return d.stated(trace_id, attributes, trace_state)
+            return d.stated(key, attributes, trace_state)
         if outcome == BY_LOWER_BOUND:
             return self.lower_results.sample(attributes, trace_state)
         return d.results.dropped(trace_state)
