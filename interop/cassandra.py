@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from interop.engines import free_port, lifeline
+from interop.engines import free_port, lifeline, log_tail, stop_process
 
 START_TIMEOUT_S: Final = 90.0
 MAIN: Final = "org.apache.cassandra.service.CassandraDaemon"
@@ -129,14 +129,7 @@ class Cassandra:
     def stop(self) -> None:
         """Stop it (SIGTERM, then SIGKILL after 20 s); idempotent."""
         proc, self.proc = self.proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop_process(proc, grace_s=20)
 
     def tail(self, lines: int = 30) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        return log_tail(self.log, lines)

@@ -96,17 +96,27 @@ class Engine:
     def stop(self) -> None:
         """Stop it (SIGTERM, then SIGKILL after 10 s); idempotent."""
         proc, self.proc = self.proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop_process(proc, grace_s=10)
 
     def tail(self, lines: int = 30) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        return log_tail(self.log, lines)
+
+
+def stop_process(proc: subprocess.Popen[bytes] | None, grace_s: float) -> None:
+    """SIGTERM, then SIGKILL after ``grace_s``; nothing for a process gone or never started."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def log_tail(log: Path, lines: int = 30) -> str:
+    """The last ``lines`` of a process's log, for an error message."""
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
 
 def _collector_env(strategies: Path | None, reload_s: float) -> tuple[dict[str, str], int, int]:
