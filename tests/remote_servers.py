@@ -195,6 +195,7 @@ def start_serve(*args: str, timeout_s: float = 60.0) -> tuple[Any, str]:
 
 def start_serve_urls(*args: str, count: int = 1, timeout_s: float = 60.0) -> tuple[Any, list[str]]:
     """:func:`start_serve` waiting for ``count`` ``listening on`` lines (HTTP, then gRPC)."""
+    import os
     import selectors
     import subprocess
     import sys
@@ -206,20 +207,27 @@ def start_serve_urls(*args: str, count: int = 1, timeout_s: float = 60.0) -> tup
         [sys.executable, "-m", "dsampler", "serve", *args], stdout=subprocess.PIPE, stderr=log, text=True
     )
     assert proc.stdout is not None
-    selector = selectors.DefaultSelector()
-    selector.register(proc.stdout, selectors.EVENT_READ)
+    fd = proc.stdout.fileno()  # read raw: a buffered readline() may take both lines at once,
+    selector = selectors.DefaultSelector()  # and the second would then never wake select()
+    selector.register(fd, selectors.EVENT_READ)
     deadline = time.monotonic() + timeout_s
-    urls: list[str] = []
+    seen = b""
     while time.monotonic() < deadline and proc.poll() is None:
         if selector.select(timeout=0.1):
-            line = proc.stdout.readline()
-            if "listening on " in line:
-                urls.append(line.split("listening on ", 1)[1].split()[0])
-                if len(urls) == count:
-                    return proc, urls
+            seen += os.read(fd, 4096)
+            urls = [
+                line.split(b"listening on ", 1)[1].split()[0].decode()
+                for line in seen.split(b"\n")[:-1]
+                if b"listening on " in line
+            ]
+            if len(urls) >= count:
+                return proc, urls[:count]
     proc.kill()
+    proc.wait()
     log.seek(0)
-    raise AssertionError(f"dsampler serve did not start: {log.read().decode(errors='replace')}")
+    raise AssertionError(
+        f"dsampler serve did not start (exit {proc.returncode}): {log.read().decode(errors='replace')}"
+    )
 
 
 def grpc_call(
