@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from dsampler import _fork
+from dsampler._held import start_holding
 
 __all__ = [
     "MAX_RESOLVING",
@@ -105,13 +106,11 @@ def resolve(
         except BaseException as exc:  # handed to the waiting request
             answer.append(exc)
         finally:
-            slots.release()
             wake.set()
 
     try:
-        threading.Thread(target=run, name="dsampler-resolve", daemon=True).start()
+        start_holding(slots, run, name="dsampler-resolve")
     except RuntimeError:  # no thread to be had (interpreter shutting down)
-        slots.release()
         raise OSError(f"no thread to resolve {host}") from None
     wake.wait(remaining(deadline))
     return _answered(host, answer, wake)

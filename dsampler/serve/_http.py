@@ -19,6 +19,7 @@ timeout.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import logging
 import socket
@@ -30,7 +31,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["MAX_HEAD", "MAX_URL", "HttpListener", "Slot"]
+from dsampler._held import start_holding
+
+__all__ = ["MAX_HEAD", "MAX_URL", "HttpListener"]
 
 _log = logging.getLogger("dsampler.serve")
 MAX_URL: Final = 8192
@@ -158,30 +161,10 @@ class _Handler(BaseHTTPRequestHandler):
             _log.debug("dsampler serve: %s " + format, self.address_string(), *args)
 
 
-class Slot:
-    """One connection's hold on a ``max_connections`` slot, given back once however
-    many times :meth:`release` is called. Both the connection's thread and the listener
-    may give it back: a signal's :class:`KeyboardInterrupt` can land in
-    ``Thread.start()`` after the thread has run, and a second release of the
-    semaphore would raise ``ValueError`` in place of the interrupt (which the accept
-    loop logs and swallows: the server then ignored its SIGTERM)."""
-
-    __slots__ = ("_given", "_slots")
-
-    def __init__(self, slots: threading.BoundedSemaphore) -> None:
-        self._slots = slots
-        self._given = threading.Lock()
-
-    def release(self) -> None:
-        if self._given.acquire(blocking=False):
-            self._slots.release()
-
-
 class HttpListener(ThreadingHTTPServer):
     """Accepts connections on ``address``, a thread each, at most ``max_connections``
     at once (503 beyond); every request's body comes from ``body_for(service)``."""
 
-    block_on_close = False
     request_queue_size = 1024
     allow_reuse_address = True
 
@@ -206,20 +189,8 @@ class HttpListener(ThreadingHTTPServer):
                 )
             self.shutdown_request(request)
             return
-        slot = Slot(self._slots)
-        thread = threading.Thread(target=self._connection, args=(request, client_address, slot), daemon=True)
-        try:
-            thread.start()
-        except BaseException:  # no thread (it will not give the slot back), or a Ctrl-C in start()
-            slot.release()
-            raise
-
-    def _connection(self, request: Any, client_address: Any, slot: Slot) -> None:
-        """One connection's thread: its requests, then its slot given back."""
-        try:
-            self.process_request_thread(request, client_address)
-        finally:
-            slot.release()
+        connection = functools.partial(self.process_request_thread, request, client_address)
+        start_holding(self._slots, connection, name="dsampler-serve-connection")
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         _log.debug("dsampler serve: connection from %s ended with an error", client_address, exc_info=True)

@@ -18,7 +18,18 @@ PACKAGE = Path(__file__).resolve().parents[2] / "dsampler"
 LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(layer)
     for layer in (
-        ("errors", "clock", "_validate", "_fork", "_lazy", "_poller", "_plotting", "_output", "_version"),
+        (
+            "errors",
+            "clock",
+            "_validate",
+            "_fork",
+            "_held",
+            "_lazy",
+            "_poller",
+            "_plotting",
+            "_output",
+            "_version",
+        ),
         ("hashing",),
         ("config",),
         ("decision", "protocol"),
