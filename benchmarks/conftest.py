@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import dsampler
-from dsampler._bench._rows import Ids, pick_ids
+from dsampler.cli.bench._rows import Ids, pick_ids
 
 SEED = 20_240_601
 RATE = 0.1

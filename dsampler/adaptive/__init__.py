@@ -4,7 +4,7 @@
 the configuration file) gives a DSampler whose default rate this controller owns;
 ``sampler.controller`` is the :class:`AdaptiveController`. The core
 (:class:`ControllerCore`) is pure and steppable with batches of counts, which is how
-:mod:`dsampler.simulation` runs hours of synthetic traffic in seconds. See docs/adaptive.md.
+:mod:`dsampler.cli.simulate` runs hours of synthetic traffic in seconds. See docs/adaptive.md.
 """
 
 import typing

@@ -18,7 +18,7 @@ import stat
 import sys
 from typing import Any, Final
 
-from dsampler._output import error, say
+from dsampler.cli._output import error, say
 from dsampler.config._files import MAX_FILE_BYTES, locate, parse_config_bytes, read_config_file
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import SpanKind
 
-from dsampler._output import refuse, say
 from dsampler._validate import show
+from dsampler.cli._output import refuse, say
 from dsampler.cli._traceparent import Traceparent, parse_traceparent
 from dsampler.config._rule import KINDS
 from dsampler.errors import ConfigError

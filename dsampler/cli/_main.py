@@ -2,7 +2,7 @@
 
 Exit codes: 0 success, 2 invalid input (a configuration problem or a bad argument),
 1 an unexpected failure. A reader that closes the output early (``| head -1``) changes
-none of them: commands write through :func:`dsampler._output.say`.
+none of them: commands write through :func:`dsampler.cli._output.say`.
 
 A value that looks negative (``--reload-interval -1s``, ``--target -1e3``, ``--seed
 -inf``) is a value, not an unknown option: argparse's own test knows only ``-1`` and
@@ -18,14 +18,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Final
 
-from dsampler._output import discard, error
 from dsampler._version import __version__
-from dsampler.cli import _bench as bench
 from dsampler.cli import _check as check
-from dsampler.cli import _demo as demo
 from dsampler.cli import _explain as explain
 from dsampler.cli import _serve as serve
-from dsampler.cli import _simulate as simulate
+from dsampler.cli._output import discard, error
+from dsampler.cli.bench import _command as bench
+from dsampler.cli.demo import _command as demo
+from dsampler.cli.simulate import _command as simulate
 
 __all__ = ["main"]
 

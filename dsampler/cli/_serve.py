@@ -21,8 +21,8 @@ import sys
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from dsampler._output import error, refuse, say
 from dsampler._validate import check_rate, parse_float, parse_int
+from dsampler.cli._output import error, refuse, say
 from dsampler.config._shape import parse_duration
 from dsampler.errors import ConfigError
 

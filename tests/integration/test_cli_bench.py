@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from dsampler._bench import _rows as rows
-from dsampler._bench import _suite
-from dsampler._plotting import MISSING
 from dsampler.cli._main import main
+from dsampler.cli._plotting import MISSING
+from dsampler.cli.bench import _rows as rows
+from dsampler.cli.bench import _suite
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow

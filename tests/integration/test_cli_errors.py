@@ -100,7 +100,7 @@ def test_an_unwritable_plot_is_refused_before_the_work(
 def test_a_plot_path_tried_before_the_work_is_left_as_it_was(tmp_path: Path) -> None:
     """The try leaves no file behind where there was none, and an existing file's bytes
     as they were (until the run writes it)."""
-    from dsampler._plotting import plot_path
+    from dsampler.cli._plotting import plot_path
 
     fresh, existing = tmp_path / "new.png", tmp_path / "old.png"
     existing.write_bytes(b"before")

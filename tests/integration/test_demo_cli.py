@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from dsampler._demo._table import HEADER
-from dsampler._plotting import MISSING
 from dsampler.cli._main import main
+from dsampler.cli._plotting import MISSING
+from dsampler.cli.demo._table import HEADER
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow

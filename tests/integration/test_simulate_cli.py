@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from dsampler._plotting import MISSING
 from dsampler.cli import main
+from dsampler.cli._plotting import MISSING
 
 REPO = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -153,7 +153,7 @@ def test_the_installed_command_runs_a_scenario() -> None:
 def test_docs_show_every_built_in_scenarios_plot_and_valid_config(tmp_path: Path) -> None:
     """docs/adaptive.md shows the committed PNG of each built-in scenario, and its YAML
     configuration passes dsampler check."""
-    from dsampler.simulation import BUILTIN_SCENARIOS
+    from dsampler.cli.simulate import BUILTIN_SCENARIOS
 
     doc = (REPO / "docs" / "adaptive.md").read_text(encoding="utf-8")
     for name in BUILTIN_SCENARIOS:

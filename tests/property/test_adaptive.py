@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from dsampler import ConfigError
 from dsampler.adaptive import ControllerCore, LatencySketch
 from dsampler.adaptive._tap import Tap
+from dsampler.cli.simulate._scenario import parse_scenario
 from dsampler.config._adaptive import AdaptiveSettings, dump_adaptive, parse_adaptive
-from dsampler.simulation._scenario import parse_scenario
 from tests.property.config_strategies import adaptive_settings, hostile_documents
 
 HOSTILE = settings(

@@ -26,8 +26,6 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
             "_held",
             "_lazy",
             "_poller",
-            "_plotting",
-            "_output",
             "_version",
         ),
         ("hashing",),
@@ -38,12 +36,11 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         ("telemetry",),
         ("samplers",),
         ("adaptive", "remote"),
-        ("serve", "simulation", "jaeger"),
+        ("serve", "jaeger"),
         ("_owners",),
         ("_dsampler",),
         ("_entry_points", "_instrument", "_declarative"),
-        ("_demo", "_bench"),
-        ("cli",),
+        ("cli",),  # the command line and its tools (bench, demo, simulate), beside the library
         ("__main__", ""),  # "" is the package's own face, dsampler/__init__.py
     )
 )
@@ -176,6 +173,19 @@ def test_imports_point_down_the_layers() -> None:
         if _layer(_unit(target)) > _layer(_unit(module))
     ]
     assert upward == []
+
+
+def test_the_library_never_imports_the_command_line() -> None:
+    """The tools (``dsampler.cli`` with bench, demo and simulate) sit beside the library:
+    they import it, it never imports them."""
+    found = [
+        f"{module}:{line} imports {target}"
+        for module in MODULES
+        if _unit(module) not in ("cli", "__main__")
+        for target, line in _imports(module)
+        if _unit(target) == "cli"
+    ]
+    assert found == []
 
 
 def _defined_private_names(package: str) -> set[str]:

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from dsampler.cli.simulate._scenario import parse_scenario
 from dsampler.config import parse_config
 from dsampler.errors import ConfigError
 from dsampler.remote._entry import parse_remote_arg
 from dsampler.serve import jaeger_strategies
-from dsampler.simulation._scenario import parse_scenario
 
 ADAPTIVE = {"target_traces_per_second": 50}
 

@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsampler import ConfigError, ManualClock
+from dsampler.cli.simulate._simulation import CapModel
 from dsampler.decision._bucket import TokenBucket
-from dsampler.simulation._simulation import CapModel
 
 
 def admitted(bucket: TokenBucket, tries: int = 1000) -> int:
