@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo quickstart test test-fast lint bench interop clean
+.PHONY: demo quickstart test test-fast lint docs bench interop clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,15 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check dsampler tests benchmarks examples interop
 	$(BIN)/mypy
 
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[docs]'
+	touch $@
+
+## The documentation site with the API reference from the docstrings, into .site/; any
+## warning (a docstring that names a parameter the signature lacks, a broken link) fails.
+docs: $(VENV)/.installed-docs
+	$(BIN)/mkdocs build --strict --quiet
+
 ## Against the real engines and clients (Jaeger v2, the OpenTelemetry Collector, OpenTelemetry
 ## Go/Java/JS, jaeger-client-go): builds them into ~/.cache/dsampler-interop (minutes the first
 ## time, seconds after), runs every scenario on 127.0.0.1, one line each; see interop/README.md.
@@ -67,4 +76,4 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-columns=median,iqr,ops --benchmark-sort=name
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .benchmarks demo.png
+	rm -rf $(VENV) .site .pytest_cache .mypy_cache .ruff_cache .hypothesis .benchmarks demo.png

@@ -71,15 +71,20 @@ class RemoteControlledSampler(Sampler):
             ``ProbabilisticSampler(0.001)``); asked ``is_sampled(0)`` once, as jaeger-client.
         sampling_refresh_interval: seconds between polls, in [1, 86400]; None or 0 mean 60.
         max_operations: operations tracked per-operation; None or 0 mean 2000.
-        sampling_host, sampling_port: the agent (default localhost, 5778).
+        sampling_host: the agent's host (default localhost).
+        sampling_port: the agent's sampling port (default 5778).
         endpoint: a full sampling URL instead (a collector's ``.../api/sampling``).
         request_timeout_s: the whole request (default 15 s, jaeger-client's).
         strategy_source: in process, instead of HTTP: returns the strategy response (a
             decoded mapping, read with jaeger-client's defaults, or a typed strategy).
-        logger, metrics_factory, metrics, error_reporter: as jaeger-client's.
+        logger: as jaeger-client's.
+        metrics_factory: as jaeger-client's.
+        metrics: as jaeger-client's.
+        error_reporter: as jaeger-client's.
         hash: decision rule (default ``jaeger``: jaeger-client-python's decisions).
-        clock, rng: time source of the limiters; randomness of the first delay, of
-            jitter and of new limiters' balances (``random() * max_balance``).
+        clock: time source of the limiters.
+        rng: randomness of the first delay, of jitter and of new limiters' balances
+            (``random() * max_balance``).
 
     Raises:
         ConfigError: an invalid argument, naming it.

@@ -1,7 +1,7 @@
 """The adaptive controller's figures (issue 10, "Must show") on simulated workloads.
 
 Each test runs the real :class:`ControllerCore` stepped with per-tick counts of seeded
-Poisson arrivals (see dsampler/adaptive/_simulation.py) and must pass on every one of
+Poisson arrivals (see dsampler/cli/simulate/_simulation.py) and must pass on every one of
 :data:`SEEDS`. Target T = 50 traces/s unless said. Control quality is judged on the
 expected rate E = offered load x rate (free of the sampling draw), realized counts on
 what the hard cap let through. Thresholds are the issue's; docs/adaptive.md reports the
