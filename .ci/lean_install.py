@@ -89,6 +89,7 @@ def check(python: str, root: Path, wheel: Path, vectors: Path) -> list[str]:
 if __name__ == "__main__":
     if len(sys.argv) != 5:
         raise SystemExit("usage: lean_install.py PYTHON ROOT WHEEL VECTORS_DIR")
-    found = check(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))
+    root, wheel, vectors = (Path(a).resolve() for a in sys.argv[2:])
+    found = check(sys.argv[1], root, wheel, vectors)
     print(*found, sep="\n", file=sys.stderr)
     sys.exit(1 if found else 0)
