@@ -78,7 +78,7 @@ dist: $(VENV)/.installed-dist
 ## extra, the whole suite once each way and the fast one elsewhere (.ci/installed.py).
 test-installed: export PYTHONDONTWRITEBYTECODE :=
 test-installed: dist
-	$(BIN)/python .ci/installed.py dist
+	$(BIN)/python -u .ci/installed.py dist
 
 ## Against the real engines and clients (Jaeger v2, the OpenTelemetry Collector, OpenTelemetry
 ## Go/Java/JS, jaeger-client-go): builds them into ~/.cache/dsampler-interop (minutes the first

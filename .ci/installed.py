@@ -117,9 +117,12 @@ def environment(venv: Path, source: Path) -> dict[str, str]:
     return env
 
 
-def has_numba(python: str) -> bool:
-    code = "import importlib.util as u, sys; sys.exit(not (u.find_spec('numba') or u.find_spec('llvmlite')))"
-    return subprocess.run([python, "-c", code], check=False).returncode == 0
+def importable(python: str, *names: str) -> list[str]:
+    """Which of the named top-level modules the virtualenv's python can import."""
+    code = "import importlib.util as u, sys; print(*[n for n in sys.argv[1:] if u.find_spec(n)])"
+    return subprocess.run(
+        [python, "-c", code, *names], capture_output=True, text=True, check=True
+    ).stdout.split()
 
 
 def run_tests(run: Run, python: str, tests: Path, env: dict[str, str]) -> None:
@@ -160,14 +163,15 @@ def test_one_python(
     )
     env = environment(venv, source)
     bare, jit = (r for r in runs if r.python == version)
-    if has_numba(inside):
-        bare.result = "numba or llvmlite installed by the wheel or the dev extra: no run without numba"
+    heavy = importable(inside, "numba", "llvmlite")
+    if heavy:
+        bare.result = f"{' and '.join(heavy)} installed by the wheel or the dev extra: no run without numba"
     else:
         run_tests(bare, inside, tests, env)
     started = time.monotonic()
     subprocess.run([inside, *PIP, *constraints, f"{wheel}[dev,jit]"], check=True)
     print(f"Python {version}: the jit extra added in {minutes(time.monotonic() - started)}", flush=True)
-    if has_numba(inside):
+    if importable(inside, "numba"):
         run_tests(jit, inside, tests, env)
     else:
         jit.result = "the jit extra installed no numba"
