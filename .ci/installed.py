@@ -156,7 +156,7 @@ def test_one_python(
     venv, constraints = root / f"py{version}", ["-c", str(source / "constraints.txt")]
     inside = str(venv / "bin" / "python")
     started = time.monotonic()
-    subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    subprocess.run([python, "-m", "venv", "--upgrade-deps", str(venv)], check=True)
     subprocess.run([inside, *PIP, *constraints, f"{wheel}[dev]"], check=True)
     print(
         f"Python {version}: {wheel.name}[dev] installed in {minutes(time.monotonic() - started)}", flush=True

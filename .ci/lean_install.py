@@ -36,7 +36,7 @@ def disk_bytes(folder: Path) -> int:
 def installs_lean(python: str, root: Path, wheel: Path) -> list[str]:
     """Install the bare wheel into a fresh virtualenv under root; the problems found."""
     venv = root / "lean"
-    subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    subprocess.run([python, "-m", "venv", "--upgrade-deps", str(venv)], check=True)
     inside = str(venv / "bin" / "python")
     site = Path(output([inside, "-c", PURELIB]))
     before, pip_names = disk_bytes(site), set(output([inside, "-c", NAMES]).split())
