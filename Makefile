@@ -76,9 +76,11 @@ dist: $(VENV)/.installed-dist
 ## size and dependencies, then a fresh virtualenv per CPython the wheel claims (3.10-3.13,
 ## from PATH or pyenv; one not found is skipped, saying so), without numba and with the jit
 ## extra, the whole suite once each way and the fast one elsewhere (.ci/installed.py).
+## INSTALLED_FLAGS='--only 3.12' tests one of them; --keep keeps the virtualenvs.
+INSTALLED_FLAGS ?=
 test-installed: export PYTHONDONTWRITEBYTECODE :=
 test-installed: dist
-	$(BIN)/python -u .ci/installed.py dist
+	$(BIN)/python -u .ci/installed.py dist $(INSTALLED_FLAGS)
 
 ## Against the real engines and clients (Jaeger v2, the OpenTelemetry Collector, OpenTelemetry
 ## Go/Java/JS, jaeger-client-go): builds them into ~/.cache/dsampler-interop (minutes the first

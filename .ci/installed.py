@@ -1,7 +1,7 @@
 """The installed-wheel stage (make test-installed, in .ci/run): dsampler tested as users
 install it.
 
-usage: installed.py DIST_DIR [--full-bare X.Y] [--full-jit X.Y] [--keep]
+usage: installed.py DIST_DIR [--full-bare X.Y] [--full-jit X.Y] [--only X.Y,...] [--keep]
 
 DIST_DIR holds the sdist and the wheel make dist built. In a temporary directory outside
 the clone:
@@ -199,6 +199,9 @@ def main() -> int:
     parser.add_argument("dist", type=Path)
     parser.add_argument("--full-bare", default="3.13")
     parser.add_argument("--full-jit", default="3.10")
+    parser.add_argument(
+        "--only", help="X.Y,...: of the claimed Pythons, test these alone (a developer's loop)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args()
     started = time.monotonic()
@@ -206,6 +209,8 @@ def main() -> int:
     pythons, skipped = {}, []
     for version in claimed_pythons(wheel):
         pythons[version], why = find_python(version)
+        if args.only and version not in args.only.split(","):
+            pythons[version], why = None, "not among --only's"
         if why:
             skipped.append(f"SKIPPED: Python {version}, which the wheel claims, is not tested here: {why}")
             print(skipped[-1], file=sys.stderr, flush=True)
