@@ -27,14 +27,17 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from subprocess import PIPE, STDOUT
 
 import lean_install
 
@@ -132,22 +135,23 @@ def run_tests(run: Run, python: str, tests: Path, env: dict[str, str]) -> None:
     print(f"\n=== {run}: {' '.join(argv[1:])}", flush=True)
     started, last = time.monotonic(), ""
     with subprocess.Popen(
-        argv, cwd=tests, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        argv, cwd=tests, env=env, stdout=PIPE, stderr=STDOUT, text=True, start_new_session=True
     ) as proc:
+        watchdog = threading.Timer(RUN_TIMEOUT_S, os.killpg, (proc.pid, signal.SIGKILL))
+        watchdog.start()
         assert proc.stdout is not None
         for line in proc.stdout:
             print(line, end="", flush=True)
             last = line.strip() or last
-        try:
-            code = proc.wait(timeout=RUN_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            code, last = -1, f"killed after {RUN_TIMEOUT_S} s"
+        code = proc.wait()
+        if not watchdog.is_alive():
+            last = f"killed after {minutes(RUN_TIMEOUT_S)}, with its workers"
+        watchdog.cancel()
     run.seconds, run.result, run.ok = time.monotonic() - started, last.strip("= "), code == 0
     print(f"=== {run}", flush=True)
 
 
-def test_one_python(
+def run_one_python(
     version: str, python: str, root: Path, dist: tuple[Path, Path, Path], runs: list[Run]
 ) -> None:
     """A fresh virtualenv: the wheel and the test requirements without numba, the tests;
@@ -226,7 +230,7 @@ def main() -> int:
         lean = lean_install.check(str(lean_python), root, wheel, source / "tests" / "data" / "vectors")
         runs = plan(found, args.full_bare, args.full_jit)
         for version in found:
-            test_one_python(version, str(pythons[version]), root, (wheel, source, tests), runs)
+            run_one_python(version, str(pythons[version]), root, (wheel, source, tests), runs)
     finally:
         if args.keep:
             print(f"kept {root}")
