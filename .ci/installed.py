@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -54,13 +55,15 @@ class Run:
     jit: bool
     full: bool
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     result: str = "not run"
     ok: bool = False
 
     def __str__(self) -> str:
         way = "with the jit extra" if self.jit else "without numba     "
         suite = "whole suite" if self.full else "fast suite "
-        return f"Python {self.python} {way} {suite} {minutes(self.seconds):>9}  {self.result}"
+        took = f"{minutes(self.seconds):>9} (CPU {minutes(self.cpu_seconds)})"
+        return f"Python {self.python} {way} {suite} {took}  {self.result}"
 
 
 def one(folder: Path, pattern: str) -> Path:
@@ -70,6 +73,12 @@ def one(folder: Path, pattern: str) -> Path:
 
 def minutes(seconds: float) -> str:
     return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
+
+
+def cpu_seconds() -> float:
+    """The CPU time of this process's children so far (each waited for, with theirs)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def claimed_pythons(wheel: Path) -> list[str]:
@@ -133,7 +142,7 @@ def run_tests(run: Run, python: str, tests: Path, env: dict[str, str]) -> None:
     argv = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", "--dist", "loadfile"]
     argv += ([] if run.full else ["-m", "not slow"]) + ["tests", "benchmarks", "--benchmark-disable"]
     print(f"\n=== {run}: {' '.join(argv[1:])}", flush=True)
-    started, last = time.monotonic(), ""
+    started, cpu, last = time.monotonic(), cpu_seconds(), ""
     with subprocess.Popen(
         argv, cwd=tests, env=env, stdout=PIPE, stderr=STDOUT, text=True, start_new_session=True
     ) as proc:
@@ -147,7 +156,8 @@ def run_tests(run: Run, python: str, tests: Path, env: dict[str, str]) -> None:
         if not watchdog.is_alive():
             last = f"killed after {minutes(RUN_TIMEOUT_S)}, with its workers"
         watchdog.cancel()
-    run.seconds, run.result, run.ok = time.monotonic() - started, last.strip("= "), code == 0
+    run.seconds, run.cpu_seconds = time.monotonic() - started, cpu_seconds() - cpu
+    run.result, run.ok = last.strip("= "), code == 0
     print(f"=== {run}", flush=True)
 
 
@@ -194,7 +204,8 @@ def report(runs: list[Run], lean: list[str], skipped: list[str], seconds: float)
     for line in [*map(str, runs), *skipped, *lean]:
         print(line)
     ok = all(r.ok for r in runs) and not lean
-    print(f"installed-wheel stage {'passed' if ok else 'FAILED'} in {minutes(seconds)}")
+    verdict = "passed" if ok else "FAILED"
+    print(f"installed-wheel stage {verdict} in {minutes(seconds)} (CPU {minutes(cpu_seconds())})")
     return 0 if ok else 1
 
 
