@@ -3,13 +3,19 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo quickstart test test-fast lint docs bench interop clean
+.PHONY: demo quickstart test test-fast test-installed lint docs bench interop dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+## The toolchain's pins (constraints.txt) apply to the dev install only: no extra pins them.
+## The version is in the editable install's metadata: a new one reinstalls.
+$(VENV)/.installed-dev: pyproject.toml constraints.txt dsampler/_version.py | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	touch $@
+
+$(VENV)/.installed-dist: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check 'build>=1.2' 'twine>=6'
 	touch $@
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
@@ -51,18 +57,35 @@ test-fast: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not slow" tests benchmarks --benchmark-disable
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check dsampler tests benchmarks examples interop
-	$(BIN)/ruff format --check dsampler tests benchmarks examples interop
+	$(BIN)/ruff check dsampler tests benchmarks examples interop .ci
+	$(BIN)/ruff format --check dsampler tests benchmarks examples interop .ci
 	$(BIN)/mypy
-
-$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[docs]'
-	touch $@
 
 ## The documentation site with the API reference from the docstrings, into .site/; any
 ## warning (a docstring that names a parameter the signature lacks, a broken link) fails.
-docs: $(VENV)/.installed-docs
+docs: $(VENV)/.installed-dev
 	$(BIN)/mkdocs build --strict --quiet
+
+## The release files in dist/: the sdist, and the wheel built from it, which must hold the
+## same files with the same bytes as a wheel built from the tree (build/wheel-from-tree);
+## the sdist must hold what git tracks, the wheel's dsampler/ what git tracks there
+## (.ci/check_dist.py); then twine check, what a package index would refuse.
+dist: $(VENV)/.installed-dist
+	rm -rf dist build/wheel-from-tree
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/python -m build --wheel --outdir build/wheel-from-tree .
+	$(BIN)/python .ci/check_dist.py dist build/wheel-from-tree
+	$(BIN)/twine check --strict dist/*
+
+## The tests against the wheel as users install it, outside the clone: the bare wheel's
+## size and dependencies, then a fresh virtualenv per CPython the wheel claims (3.10-3.13,
+## from PATH or pyenv; one not found is skipped, saying so), without numba and with the jit
+## extra, the whole suite once each way and the fast one elsewhere (.ci/installed.py).
+## INSTALLED_FLAGS='--only 3.12' tests one of them; --keep keeps the virtualenvs.
+INSTALLED_FLAGS ?=
+test-installed: export PYTHONDONTWRITEBYTECODE :=
+test-installed: dist
+	$(BIN)/python -u .ci/installed.py dist $(INSTALLED_FLAGS)
 
 ## Against the real engines and clients (Jaeger v2, the OpenTelemetry Collector, OpenTelemetry
 ## Go/Java/JS, jaeger-client-go): builds them into ~/.cache/dsampler-interop (minutes the first
@@ -76,4 +99,4 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-columns=median,iqr,ops --benchmark-sort=name
 
 clean:
-	rm -rf $(VENV) .site .pytest_cache .mypy_cache .ruff_cache .hypothesis .benchmarks demo.png
+	rm -rf $(VENV) .site .pytest_cache .mypy_cache .ruff_cache .hypothesis .benchmarks demo.png dist build

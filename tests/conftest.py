@@ -23,6 +23,10 @@ settings.register_profile("ci", derandomize=True, database=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO = Path(__file__).resolve().parents[1]
+#: The dsampler under test: the clone's dsampler/ under make test (an editable install),
+#: the one installed in a fresh virtualenv in the installed-wheel stage (.ci/installed.py),
+#: which runs a copy of tests/ and benchmarks/ beside no dsampler/ of its own.
+PACKAGE = Path(dsampler.__file__).resolve().parent
 # Everything the suite reads lives in the repository, so a clone passes on its own;
 # tests/data/README.md says where each file comes from.
 DATA = REPO / "tests" / "data"
@@ -37,9 +41,15 @@ def data_json(relative: str) -> Any:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Under pytest-xdist (``-n``), the controller loads the kernels once before its workers
+    """The package under test is the one the installed-wheel stage installed, where it
+    says which (``DSAMPLER_TESTED_PACKAGE``), never a source tree on the path.
+
+    Under pytest-xdist (``-n``), the controller loads the kernels once before its workers
     start: on a cold cache it compiles them and writes numba's cache, which every worker
     then reads, instead of each worker compiling the same kernels at once."""
+    installed = os.environ.get("DSAMPLER_TESTED_PACKAGE")
+    if installed and Path(installed).resolve() != PACKAGE:
+        raise pytest.UsageError(f"the tests imported dsampler from {PACKAGE}, not from {installed}")
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         dsampler.wait_for_jit(120)
 

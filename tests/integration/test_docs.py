@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from dsampler.cli._main import main
-from tests.conftest import REPO
+from tests.conftest import PACKAGE, REPO
 
 pytestmark = pytest.mark.slow
 
@@ -47,6 +47,9 @@ SHOWS_FILE = re.compile(r"^<!-- file: (\S+) -->$")
 ENGINE_CONFIGS = ("examples/collectors/", "examples/declarative/otel-")
 SHELLS = {"sh", "bash", "shell", "console"}
 BIN = Path(sys.executable).parent
+# What the docs' `pip install .` installs from: the clone, or in the installed-wheel stage
+# (.ci/installed.py), where REPO is a copy of the tests with no dsampler/, the unpacked sdist.
+SOURCE = Path(os.environ.get("DSAMPLER_SOURCE", REPO))
 
 APP = '''"""A minimal application for the docs' commands: one span, then what sampled it."""
 from opentelemetry import trace
@@ -65,7 +68,7 @@ def shell_prelude(venv: Path) -> str:
 export PATH={venv / "bin"}:{system}
 pip() {{
     if [ "$1" != install ]; then echo "docs test: only pip install is supported" >&2; return 2; fi
-    (cd {REPO} && command pip "$@" --quiet --disable-pip-version-check)
+    (cd {SOURCE} && command pip "$@" --quiet --disable-pip-version-check)
 }}
 """
 
@@ -245,7 +248,9 @@ def test_code_block_runs_as_written(block: Block, tmp_path: Path, request: pytes
     """The block runs (or validates) exactly as a reader would copy it."""
     cwd = workdir(tmp_path)
     if block.shows is not None:
-        shown = (REPO / block.shows).read_text(encoding="utf-8")
+        # a file of the package is read from the package under test, which may be installed
+        root = PACKAGE.parent if block.shows.startswith("dsampler/") else REPO
+        shown = (root / block.shows).read_text(encoding="utf-8")
         assert block.code == shown, f"{block.id} differs from {block.shows}"
     if block.language == "python":
         run_python(block, cwd)
@@ -324,7 +329,7 @@ def test_the_shell_runner_is_a_newcomers_shell(tmp_path: Path, fresh_venv: Path)
 def test_the_logger_table_lists_the_loggers_the_code_uses() -> None:
     """docs/user-guide.md's logger table names exactly the loggers dsampler creates."""
     used = set()
-    for path in (REPO / "dsampler").rglob("*.py"):
+    for path in PACKAGE.rglob("*.py"):
         used |= set(re.findall(r'getLogger\("(dsampler[\w.]*)"\)', path.read_text(encoding="utf-8")))
     guide = (REPO / "docs" / "user-guide.md").read_text(encoding="utf-8")
     section = guide[guide.index("## Logging") :]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "dsampler"
+from tests.conftest import PACKAGE
 
 #: Bottom to top; a unit may import its own layer's units (without a circle) and those below.
 LAYERS: tuple[frozenset[str], ...] = tuple(

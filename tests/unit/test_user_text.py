@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.conftest import REPO
+from tests.conftest import PACKAGE, REPO
 
 INTERNAL = re.compile(
     r"DESIGN\.md|\bthe seed\b|\bseed's\b|seed §|research notes?\b|shared/(research|vectors|fixtures)|"
@@ -20,9 +20,9 @@ TEXT_SUFFIXES = {".py", ".md", ".txt", ".yaml", ".yml", ".json", ".ini", ".toml"
 
 
 def _user_facing() -> list[Path]:
-    files = [REPO / "README.md"]
-    for folder in ("dsampler", "docs", "examples"):
-        files += [p for p in sorted((REPO / folder).rglob("*")) if p.is_file() and p.suffix in TEXT_SUFFIXES]
+    files = [REPO / "README.md", REPO / "CHANGELOG.md"]
+    for folder in (PACKAGE, REPO / "docs", REPO / "examples"):
+        files += [p for p in sorted(folder.rglob("*")) if p.is_file() and p.suffix in TEXT_SUFFIXES]
     return [p for p in files if "__pycache__" not in p.parts]
 
 
@@ -30,7 +30,7 @@ def test_no_user_facing_text_cites_an_unshipped_document() -> None:
     files = _user_facing()
     assert len(files) > 100  # the walk found the package, the docs and the examples
     found = [
-        f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+        f"{path}:{number}: {line.strip()}"
         for path in files
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if INTERNAL.search(line)

@@ -19,8 +19,8 @@ from dsampler.config import AdaptiveSettings, SamplingConfig
 from dsampler.config._keywords import AdaptiveChanges, AdaptiveKeywords, SettingsKeywords
 from dsampler.config._model import ConfigFields
 from dsampler.config._parse import FIELDS
+from tests.conftest import PACKAGE, REPO
 
-REPO = Path(__file__).resolve().parents[3]
 CHECKING = ("TYPE_CHECKING", "typing.TYPE_CHECKING")
 
 # Each line marked `# wrong: TEXT` must draw a mypy error containing TEXT; no other
@@ -118,8 +118,7 @@ def test_at_run_time_the_messages_are_as_before() -> None:
 
 def test_typing_extensions_is_imported_for_type_checkers_only() -> None:
     """It is no dependency of dsampler: every import of it sits under TYPE_CHECKING."""
-    package = REPO / "dsampler"
-    for path in sorted(package.rglob("*.py")):
+    for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text())
         guarded = {
             id(node)
@@ -131,4 +130,4 @@ def test_typing_extensions_is_imported_for_type_checkers_only() -> None:
             names = [node.module] if isinstance(node, ast.ImportFrom) else []
             names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
             if any((name or "").split(".")[0] == "typing_extensions" for name in names):
-                assert id(node) in guarded, f"{path.relative_to(REPO)}:{node.lineno}"
+                assert id(node) in guarded, f"{path.relative_to(PACKAGE)}:{node.lineno}"
