@@ -212,13 +212,13 @@ def _written_properties(name: str) -> object:
         node = nodes.pop()
         if isinstance(node, Mapping):
             if name in node:
-                found.append(node[name])
+                found.append({} if node[name] is None else node[name])  # `dsampler:` is `dsampler: {}`
             nodes.extend(_at(node.get("parent_based"), delegate) for delegate in _DELEGATES)
     distinct = [value for i, value in enumerate(found) if value not in found[:i]]
     if len(distinct) > 1:
         problem = (
             f"written {len(found)} times with different properties, and the SDK does not say "
-            f"which one it builds: write them once, or in {CONFIG_VARIABLE}'s file"
+            "which one it builds: write them once, or the same under each"
         )
         raise ConfigError(name, problem)
     return distinct[0] if distinct else None

@@ -376,7 +376,8 @@ def otel_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sampler: str) -
     ("sampler", "expected"),
     [
         ("{dsampler: {rate: 0.25}}", {"rate": 0.25}),
-        ("{dsampler: }", None),
+        ("{dsampler: }", {}),
+        ("{parent_based: {root: {dsampler: }, local_parent_sampled: {dsampler: {}}}}", {}),
         ("{always_on: {}}", None),
         (
             "{parent_based: {root: {dsampler: {rate: 0.5}}, local_parent_sampled: {dsampler: {rate: 0.5}}}}",
