@@ -7,7 +7,10 @@ in the module that owns it (see the package tree).
 import typing
 
 from dsampler._lazy import attach as _attach
+from dsampler._log import apply_level as _apply_level
 from dsampler._version import __version__
+
+_apply_level()  # DSAMPLER_LOG_LEVEL: the level of the dsampler logger, and only of it
 
 __all__ = [
     "AdaptiveController",

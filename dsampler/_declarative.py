@@ -4,8 +4,9 @@ With ``opentelemetry-configuration`` installed and ``OTEL_CONFIG_FILE`` set, the
 configurator builds the tracer provider from that file, and looks a sampler name it does
 not know up in the entry-point group ``opentelemetry_sampler``. dsampler registers:
 
-- ``dsampler``: a :class:`DSampler` deciding every span it is asked about (``parent_based:
-  false``: under the file's ``parent_based: {root: ...}`` it decides the roots);
+- ``dsampler``: a :class:`DSampler`: with a rate alone it decides every span it is asked
+  about (as ``trace_id_ratio_based`` does); with a dsampler configuration file it does
+  what the file says, ``parent_based`` included (default true);
 - ``dsampler_consistent``: consistent probability sampling, every sampled span carrying
   ``ot=th:...``: ``composite_sampler(composable_parent_threshold(
   composable_traceid_ratio_based(ratio)))``;
@@ -13,14 +14,18 @@ not know up in the entry-point group ``opentelemetry_sampler``. dsampler registe
 
 opentelemetry-configuration (0.66b1, 0.66b2) calls these factories with no argument: the
 properties written under the name (``dsampler: {rate: 0.25}``) are parsed, then dropped.
-So, where no property is given, the environment configures them: ``DSAMPLER_CONFIG``, the
-path of a dsampler configuration file (watched), for ``dsampler``;
-``DSAMPLER_CONSISTENT_RATIO``, a probability, for ``dsampler_consistent``; for
-``jaeger_remote`` the specification's defaults, the service name from
+So a factory called with nothing reads them from the file ``OTEL_CONFIG_FILE`` names, as
+the SDK read it (its ``${VAR}`` substitution included), wherever ``parent_based:`` puts
+the name; a name written more than once with different properties cannot be told apart,
+and is named at WARNING. Where no property is written, the environment configures them:
+``DSAMPLER_CONFIG``, the path of a dsampler configuration file (watched), for
+``dsampler``; ``DSAMPLER_CONSISTENT_RATIO``, a probability, for ``dsampler_consistent``;
+for ``jaeger_remote`` the specification's defaults, the service name from
 ``OTEL_SERVICE_NAME`` or ``OTEL_RESOURCE_ATTRIBUTES``. ``OTEL_TRACES_SAMPLER_ARG`` is not
 read: it belongs to ``OTEL_TRACES_SAMPLER``, which this path ignores. Unset: the default
-rate, 0.001. For a version that passes them, properties are taken as keyword arguments
-or as one mapping, and then the environment is not read.
+rate, 0.001. Properties decide over the variable, which is then named at WARNING. For a
+version that passes them, properties are taken as keyword arguments or as one mapping,
+and the file is not read again.
 
 The factories never raise: an exception from one leaves the process with no tracer
 provider at all (under ``opentelemetry-instrument``, no instrumentation either). An
@@ -35,6 +40,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Final
 
 from opentelemetry.sdk.trace.sampling import Sampler
@@ -55,6 +61,14 @@ __all__ = [
 ]
 
 CONFIG_VARIABLE: Final = "DSAMPLER_CONFIG"
+OTEL_CONFIG_FILE: Final = "OTEL_CONFIG_FILE"
+_DELEGATES: Final = (
+    "root",
+    "remote_parent_sampled",
+    "remote_parent_not_sampled",
+    "local_parent_sampled",
+    "local_parent_not_sampled",
+)
 RATIO_VARIABLE: Final = "DSAMPLER_CONSISTENT_RATIO"
 _MAX_PROPERTIES: Final = 64
 _MAX_TEXT: Final = 4096
@@ -91,17 +105,18 @@ def properties_of(args: tuple[object, ...], keywords: Mapping[str, object]) -> d
 def dsampler_plugin(*args: object, **properties: object) -> Sampler:
     """Sampler ``dsampler``: a :class:`DSampler` from its properties (``rate``, ``hash``,
     ``sampler_tags``, or ``config`` alone), else from ``DSAMPLER_CONFIG``, else at the
-    default rate; children are decided as roots are (``parent_based: false``)."""
-    source, given = _SOURCE.format("dsampler"), None
+    default rate; a file decides ``parent_based`` (default true), a rate alone decides
+    children as roots are."""
+    source, given, what = _SOURCE.format("dsampler"), None, _what("dsampler", args, properties)
     try:
-        given = properties_of(args, properties)
+        given = _given("dsampler", args, properties, CONFIG_VARIABLE)
         settings = parse_sampler_properties(given) if given else _config_from_environment()
     except Exception as exc:  # a ConfigError names the field; anything else, a hostile argument
         instead = f"the default rate {DEFAULT_RATE} with hash {DEFAULT_SCHEME}"
-        _ignored(source, CONFIG_VARIABLE if given == {} else "properties", exc, instead)
+        _ignored(source, CONFIG_VARIABLE if given == {} else what, exc, instead)
         settings = SamplerArg()
     return _built(
-        source, lambda: sampler_from_settings(settings, source, parent_based=False, by_hand=_BY_HAND)
+        source, lambda: sampler_from_settings(settings, source, parent_based=None, by_hand=_BY_HAND)
     )
 
 
@@ -116,11 +131,12 @@ def dsampler_consistent_plugin(*args: object, **properties: object) -> Sampler:
     from dsampler.consistent._composite import composite_sampler
 
     source, given = _SOURCE.format("dsampler_consistent"), None
+    what = _what("dsampler_consistent", args, properties)
     try:
-        given = properties_of(args, properties)
+        given = _given("dsampler_consistent", args, properties, RATIO_VARIABLE)
         ratio, precision = _consistent_properties(given) if given else (_ratio_from_environment(), None)
     except Exception as exc:
-        _ignored(source, RATIO_VARIABLE if given == {} else "properties", exc, f"the ratio {DEFAULT_RATE}")
+        _ignored(source, RATIO_VARIABLE if given == {} else what, exc, f"the ratio {DEFAULT_RATE}")
         ratio, precision = DEFAULT_RATE, None
 
     def build() -> Sampler:
@@ -136,15 +152,80 @@ def jaeger_remote_plugin(*args: object, **properties: object) -> Sampler:
     else the specification's defaults."""
     from dsampler.remote._entry import parse_remote_properties, remote_sampler, warn_ignored
 
-    entry = _SOURCE.format("jaeger_remote")
+    entry, what = _SOURCE.format("jaeger_remote"), _what("jaeger_remote", args, properties)
     try:
-        settings, problems = parse_remote_properties(properties_of(args, properties))
+        settings, problems = parse_remote_properties(_given("jaeger_remote", args, properties))
     except Exception as exc:
         settings, problems = parse_remote_properties({})
         problems.append(_as_config_error(exc))
     if problems:
-        warn_ignored(entry, settings, problems, "properties")
+        warn_ignored(entry, settings, problems, what)
     return remote_sampler(settings, entry, parent_based=False)
+
+
+def _given(
+    name: str, args: tuple[object, ...], keywords: Mapping[str, object], variable: str | None = None
+) -> dict[str, object]:
+    """The properties of sampler ``name``: those the SDK passed; when it passed nothing
+    (opentelemetry-configuration 0.66), those written under ``name`` in the file
+    ``OTEL_CONFIG_FILE`` names. Where there are some, ``variable`` is not read, and a
+    value of it is named at WARNING.
+
+    Raises:
+        ConfigError: they are invalid, or cannot be read from the file.
+    """
+    if args or keywords:
+        return properties_of(args, keywords)
+    written = properties_of((_written_properties(name),), {})
+    if written and variable is not None and os.environ.get(variable, "").strip():
+        _log.warning("dsampler: %s ignored: %s decide", variable, _what(name, args, keywords))
+    return written
+
+
+def _what(name: str, args: tuple[object, ...], keywords: Mapping[str, object]) -> str:
+    """What :func:`_given` calls the properties of sampler ``name`` in what it logs."""
+    return "properties" if args or keywords else f"the properties written under {name} in {OTEL_CONFIG_FILE}"
+
+
+def _written_properties(name: str) -> object:
+    """What is written under sampler ``name`` in the tracer provider's sampler of the
+    file ``OTEL_CONFIG_FILE`` names, as the SDK read it (its ``${VAR}`` substitution
+    included), wherever ``parent_based:`` puts it: None when nothing is.
+
+    Raises:
+        ConfigError: the file cannot be read again, or ``name`` is written more than once
+            with different properties (the SDK's calls do not say which one is made).
+    """
+    path = os.environ.get(OTEL_CONFIG_FILE, "").strip()
+    if not path:
+        return None
+    try:
+        from opentelemetry.configuration.file._loader import _parse_config_content
+
+        text = Path(path).read_text(encoding="utf-8")
+        data = _parse_config_content(text, Path(path).suffix.lower(), path)
+    except Exception as exc:  # any version, any file: the SDK read it, so this is rare
+        raise ConfigError(OTEL_CONFIG_FILE, f"cannot read {path} again ({type(exc).__name__})") from None
+    found: list[object] = []
+    nodes = [_at(_at(data, "tracer_provider"), "sampler")]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, Mapping):
+            if name in node:
+                found.append({} if node[name] is None else node[name])  # `dsampler:` is `dsampler: {}`
+            nodes.extend(_at(node.get("parent_based"), delegate) for delegate in _DELEGATES)
+    distinct = [value for i, value in enumerate(found) if value not in found[:i]]
+    if len(distinct) > 1:
+        problem = (
+            f"written {len(found)} times with different properties, and the SDK does not say "
+            "which one it builds: write them once, or the same under each"
+        )
+        raise ConfigError(name, problem)
+    return distinct[0] if distinct else None
+
+
+def _at(node: object, key: str) -> object:
+    return node.get(key) if isinstance(node, Mapping) else None
 
 
 def _config_from_environment() -> SamplerArg:

@@ -11,16 +11,19 @@ remote samplers start from).
 Accepted argument forms: ``0.25`` (a rate), comma-separated ``key=value`` pairs with
 keys ``rate``, ``hash`` and ``sampler_tags`` (``rate=0.25,hash=xxh3,sampler_tags=true``:
 ``true`` tags sampled roots with ``sampler.type``/``sampler.param`` for Jaeger
-backends; default ``false``), or ``config=PATH``: a
-configuration file, reloaded when it changes, which then decides everything (its own
-``parent_based`` excepted: the name chosen decides it, and a file that says otherwise is
-reported). A file that is missing or invalid at start is logged, the default rate serves,
-and the file is applied as soon as it is valid. Under ``opentelemetry-instrument`` the
+backends; default ``false``), or ``config=PATH``: a configuration file, reloaded when
+it changes, which then decides everything (under ``parentbased_dsampler`` children
+follow their parent whatever the file says, and a file that says otherwise is
+reported). A file that is missing or invalid at start is logged, the default rate
+serves, and the file is applied as soon as it is valid. Under ``opentelemetry-instrument`` the
 file's adaptive controller sees root-span latency and errors: :mod:`dsampler._instrument`
 puts its span processor on the provider the configurator built (elsewhere it says once
 that it cannot). Both names build a :class:`DSampler`;
-``dsampler`` decides every span itself (``parent_based: false``),
-``parentbased_dsampler`` lets children follow.
+``parentbased_dsampler`` lets children follow their parent; ``dsampler`` with a rate
+decides every span itself, as OpenTelemetry's ``traceidratio`` does (one uniform rule
+decides every span of a trace alike), and with a file does what the file says
+(``parent_based`` is true unless it says false: its rules and per-operation rates
+decide roots, and children follow, so traces stay whole).
 Note that ``TracerProvider()`` on its own never consults entry points; only the
 configurator does. The same keys, typed, are the properties of the ``dsampler`` sampler
 of a declarative configuration file (:func:`parse_sampler_properties`, used by
@@ -175,7 +178,7 @@ def _parse_rate(text: str, field: str) -> float:
     return check_rate(value, field, written=text)
 
 
-def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:
+def _sampler_from_arg(arg: object, entry: str, parent_based: bool | None) -> DSampler:
     source = f"OTEL_TRACES_SAMPLER={entry}"
     try:
         settings = parse_sampler_arg(arg)
@@ -196,47 +199,54 @@ def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:
 
 
 def sampler_from_settings(
-    settings: SamplerArg, source: str, parent_based: bool, *, by_hand: str | None = None
+    settings: SamplerArg, source: str, parent_based: bool | None, *, by_hand: str | None = None
 ) -> DSampler:
     """The DSampler ``settings`` ask for: from its ``config`` file (watched), else from
     its rate, hash and tags. ``source`` names what asked for it in what is logged
-    (``OTEL_TRACES_SAMPLER=dsampler``), and ``parent_based`` is its choice, not the file's;
-    ``by_hand`` tells how to attach the adaptive span processor where dsampler cannot."""
+    (``OTEL_TRACES_SAMPLER=dsampler``). ``parent_based`` True or False decides it
+    whatever the file says; None leaves it to the configuration: the file's own
+    (default true), false for a rate alone (one uniform rule decides every span of a
+    trace alike, as OpenTelemetry's ``traceidratio``). ``by_hand`` tells how to attach
+    the adaptive span processor where dsampler cannot."""
     if settings.config is not None:
         return _from_file(settings.config, source, parent_based, by_hand)
     return DSampler(
         SamplingConfig(
             rate=settings.rate,
             hash=settings.hash,
-            parent_based=parent_based,
+            parent_based=bool(parent_based),
             sampler_tags=settings.sampler_tags,
         )
     )
 
 
-def _from_file(path: str, source: str, parent_based: bool, by_hand: str | None) -> DSampler:
-    """The file decides everything but ``parent_based``, which ``source`` chose; a file
-    that is missing or invalid at start is watched until it is valid."""
-    try:
-        written = load_document(path).get("parent_based", parent_based)
-    except ConfigError:
-        written = parent_based  # reported by from_file below
-    if written != parent_based:
-        _log.warning(
-            "dsampler: %s says parent_based: %s, but %s decides: parent_based is %s",
-            path,
-            written,
-            source,
-            parent_based,
-        )
-    sampler = DSampler.from_file(path, strict=False, parent_based=parent_based)
+def _from_file(path: str, source: str, parent_based: bool | None, by_hand: str | None) -> DSampler:
+    """The file decides everything (``parent_based`` too, unless ``source`` chose it); a
+    file that is missing or invalid at start is watched until it is valid."""
+    if parent_based is None:
+        sampler = DSampler.from_file(path, strict=False)
+    else:
+        try:
+            written = load_document(path).get("parent_based", parent_based)
+        except ConfigError:
+            written = parent_based  # reported by from_file below
+        if written != parent_based:
+            _log.warning(
+                "dsampler: %s says parent_based: %s, but %s decides: parent_based is %s",
+                path,
+                written,
+                source,
+                parent_based,
+            )
+        sampler = DSampler.from_file(path, strict=False, parent_based=parent_based)
     expect(sampler, source, by_hand)  # its adaptive controller's span processor, on the provider
     return sampler
 
 
 def dsampler_sampler(arg: str | float | None = None) -> Sampler:
-    """Entry point ``dsampler``: a :class:`DSampler` that decides every span itself."""
-    return _sampler_from_arg(arg, "dsampler", parent_based=False)
+    """Entry point ``dsampler``: a :class:`DSampler` as configured: a rate alone decides
+    every span itself; a ``config=`` file decides ``parent_based`` (default true)."""
+    return _sampler_from_arg(arg, "dsampler", parent_based=None)
 
 
 def parentbased_dsampler_sampler(arg: str | float | None = None) -> Sampler:

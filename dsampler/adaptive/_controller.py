@@ -10,10 +10,9 @@ DSampler binds the controller of its ``adaptive:`` section), each rate change is
 that overlay (``rate`` and ``adaptive``), a new configuration version, so every
 decision is made under one whole configuration; a token bucket at ``hard_cap_factor *
 target`` (the hard cap) bounds what one tick of a burst can sample before the new rate
-is in force. The controller never calls its sampler: it writes its overlay.
-
-The budget is per process: under gunicorn each worker holds its own controller, so
-give each ``service budget / workers`` (docs/adaptive.md).
+is in force. The controller never calls its sampler: it writes its overlay. The health
+policy's cuts of the rate are told at WARNING (:class:`~dsampler.adaptive._health.Incidents`).
+The budget is per process: under gunicorn each worker holds its own controller.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 from dsampler import _fork
 from dsampler._poller import Poller
 from dsampler.adaptive._core import Change, ControllerCore
+from dsampler.adaptive._health import Incidents
 from dsampler.adaptive._tap import Tap
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._adaptive import AdaptiveSettings
@@ -120,10 +120,10 @@ class AdaptiveController:
 
     def _setup(self, settings: AdaptiveSettings, clock: Clock, ticker: bool) -> None:
         self.settings = settings
-        self._clock = clock
-        self._ticker = ticker
+        self._clock, self._ticker = clock, ticker
         self.tap = Tap(_backstop(settings, clock))
         self._core = ControllerCore(settings, clock.monotonic())
+        self._incidents = Incidents()  # the health policy's cuts, told
         self._observed: deque[tuple[float, bool]] = deque(maxlen=MAX_PENDING)
         self._lock = threading.Lock()
         self._overlay: Overlay | None = None
@@ -189,7 +189,9 @@ class AdaptiveController:
         calls this every ``tick_s``; call it yourself on an injected clock)."""
         with self._lock:
             latencies, errors = self._drain()
-            change = self._core.step(self._clock.monotonic(), self.tap.take(), latencies, errors)
+            now, core = self._clock.monotonic(), self._core
+            change = core.step(now, self.tap.take(), latencies, errors)
+        self._incidents.follow(now, core.health, core.episode, core.history, self.settings.p99_target_s)
         if change is not None:
             self._publish()
         return change

@@ -10,18 +10,23 @@ and the error ratio are therefore read over the newest windows that together hol
 Health policy (D-Sampler's): while the error ratio is above its threshold the rate is
 multiplied by ``error_multiplier``; during a latency episode by ``latency_multiplier``;
 never below ``floor`` (unless the load law alone asks for less). The error state has
-hysteresis: it ends once the ratio is back below 80% of the threshold.
+hysteresis: it ends once the ratio is back below 80% of the threshold. It keeps a
+struggling service from spending more on its traces; :class:`Incidents` tells when it
+starts cutting the rate and when it stops, at WARNING.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from typing import Final
 
 from dsampler.adaptive._sketch import LatencySketch
 from dsampler.config._adaptive import HealthPolicy
 
-__all__ = ["ERROR_OBSERVATIONS", "HORIZON_S", "P99_OBSERVATIONS", "Health", "History"]
+__all__ = ["ERROR_OBSERVATIONS", "HORIZON_S", "P99_OBSERVATIONS", "Health", "History", "Incidents"]
+
+_log = logging.getLogger("dsampler.adaptive")
 
 P99_OBSERVATIONS: Final = 2000
 ERROR_OBSERVATIONS: Final = 200
@@ -96,3 +101,54 @@ class Health:
         if m == 1.0 or self.policy is None:
             return rate
         return max(rate * m, min(rate, self.policy.floor))
+
+
+class Incidents:
+    """Tells, at WARNING on ``dsampler.adaptive``, when the health policy starts cutting
+    the rate (naming the cause and the multiplier) and when it stops: once each per
+    episode. An episode whose multiplier is 1 (or with no policy) cuts nothing: untold."""
+
+    __slots__ = ("_since",)
+
+    def __init__(self) -> None:
+        self._since: dict[str, tuple[float, float]] = {}  # cause -> when its cut started, by what
+
+    def follow(
+        self, now: float, health: Health, episode: bool, history: History, p99_target_s: float
+    ) -> None:
+        """Compare the state after a step with the cuts told so far."""
+        policy = health.policy
+        for cause, on, multiplier in (
+            ("latency", episode, 1.0 if policy is None else policy.latency_multiplier),
+            ("error", health.errors_high, 1.0 if policy is None else policy.error_multiplier),
+        ):
+            cut = on and multiplier < 1.0
+            started = self._since.get(cause)
+            if cut and started is None and policy is not None:
+                self._since[cause] = (now, multiplier)
+                _log.warning("dsampler: adaptive: %s", _started(cause, policy, history, p99_target_s))
+            elif not cut and started is not None:
+                del self._since[cause]
+                _log.warning(
+                    "dsampler: adaptive: the %s episode is over after %.0f s: the sampling rate is "
+                    "no longer multiplied by %g",
+                    cause,
+                    now - started[0],
+                    started[1],
+                )
+
+
+def _started(cause: str, policy: HealthPolicy, history: History, p99_target_s: float) -> str:
+    off = "health: false turns the policy off"
+    if cause == "latency":
+        return (
+            f"root-span P99 is above p99_target ({p99_target_s * 1000:g} ms): the health policy "
+            f"multiplies the sampling rate by {policy.latency_multiplier:g} until it is back under "
+            f"(latency_multiplier; {off})"
+        )
+    ratio = history.error_ratio() or 0.0
+    return (
+        f"{ratio:.1%} of root spans failed, above error_ratio ({policy.error_ratio:.1%}): the "
+        f"health policy multiplies the sampling rate by {policy.error_multiplier:g} until they are "
+        f"back under {_ERROR_RECOVERY * policy.error_ratio:.1%} (error_multiplier; {off})"
+    )

@@ -1,6 +1,7 @@
 """``dsampler check FILE...``: validate configuration files (``-`` reads standard input).
 
-Prints one summary line per valid file on stdout; one line per problem on stderr,
+Prints one summary line per valid file on stdout (and, for a file with an ``adaptive:``
+section, a second: what its health policy does to the rate); one line per problem on stderr,
 ``dsampler check: FILE: field.path: expected ..., got ...``. Exits 2 when any file has a problem, else
 0, whatever happens to the output: ``dsampler check bad.yaml | head -1`` still exits 2.
 
@@ -23,7 +24,7 @@ from dsampler.config._files import MAX_FILE_BYTES, locate, parse_config_bytes, r
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
 
-__all__ = ["STDIN_NAME", "add_parser", "run", "summary"]
+__all__ = ["STDIN_NAME", "add_parser", "health", "run", "summary"]
 
 STDIN_NAME: Final = "<stdin>"  # how `-` is named in messages
 MAX_TOTAL_BYTES: Final = 64 * MAX_FILE_BYTES  # 64 MiB: about a minute of parsing at worst
@@ -50,6 +51,29 @@ def summary(config: SamplingConfig) -> str:
     return (
         f"{rate} ({config.hash}), parent-based {'on' if config.parent_based else 'off'}, "
         f"{_count(len(config.rules), 'rule')}, {_count(len(config.operations), 'operation')}, cap {cap}"
+    )
+
+
+def health(config: SamplingConfig) -> str | None:
+    """What the ``adaptive:`` section's health policy does to the rate, in one line (None
+    without the section): it cuts sampling when the service is unwell, and says so."""
+    if config.adaptive is None:
+        return None
+    policy = config.adaptive.health
+    if policy is None:
+        return "health policy off: the adaptive rate is not cut when the service is unwell"
+    cuts = []
+    if policy.error_multiplier < 1.0:
+        share = policy.error_ratio * 100
+        cuts.append(f"x{policy.error_multiplier:g} while over {share:g}% of root spans fail")
+    if policy.latency_multiplier < 1.0:
+        target = config.adaptive.p99_target_s * 1000
+        cuts.append(f"x{policy.latency_multiplier:g} while root-span P99 is over {target:g} ms")
+    if not cuts:
+        return "health policy: the adaptive rate is not cut (both multipliers are 1)"
+    return (
+        f"health policy: the adaptive rate {' and '.join(cuts)} (never below {policy.floor:g} by it; "
+        "health: false turns it off)"
     )
 
 
@@ -119,4 +143,6 @@ def run(args: argparse.Namespace) -> int:
                 error("check", locate(label, problem))
         else:
             say(f"{label}: OK: {summary(outcome)}")
+            if (policy := health(outcome)) is not None:
+                say(f"{label}: {policy}")
     return 2 if failed else 0

@@ -41,9 +41,11 @@ def _multiplier(value: object, name: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class HealthPolicy:
-    """What the controller does when the service is unwell (D-Sampler's policy): the rate is
-    multiplied while the error ratio is above ``error_ratio`` and while root-span P99
-    is above the target, never below ``floor`` (unless the load law alone asks for less).
+    """What the controller does when the service is unwell (D-Sampler's policy, on by
+    default; ``health=None`` turns it off): the rate is multiplied while the error ratio
+    is above ``error_ratio`` and while root-span P99 is above the target, never below
+    ``floor`` (unless the load law alone asks for less). Each cut is logged at WARNING
+    when it starts and when it ends.
 
     Attributes:
         error_ratio: error ratio of root spans above which ``error_multiplier`` applies

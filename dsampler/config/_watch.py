@@ -22,7 +22,10 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, TypeVar
 
+from dsampler._log import QUIET_POLLS, ChangeReport
 from dsampler._poller import Poller
+from dsampler.clock import SYSTEM_CLOCK, Clock
+from dsampler.config._effects import differences, tell_cuts
 from dsampler.config._files import describe, parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
@@ -146,12 +149,17 @@ class FileWatcher(Watched):
     """Polls ``path`` every ``interval_s`` seconds and hands each new valid
     configuration to ``publish``.
 
+    Each reload that changes the configuration is told at WARNING on ``dsampler.config``
+    (``dsampler: reloaded PATH: version 4 in force; changed: rate 0.1 -> 0.05``), those
+    within :data:`~dsampler._log.QUIET_POLLS` polls of a line in one line.
+
     Args:
         path: the configuration file.
         publish: called with each new, validated configuration.
         interval_s: seconds between polls (default 1).
         applied: raw bytes of the configuration already in force, if any.
         rejected: raw bytes already refused (by the caller, at start), if any.
+        clock: times the quiet period between two lines.
     """
 
     def __init__(
@@ -162,6 +170,7 @@ class FileWatcher(Watched):
         interval_s: float = 1.0,
         applied: bytes | None = None,
         rejected: bytes | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         if not isinstance(interval_s, (int, float)) or not 0.01 <= interval_s <= 86400:
             raise ConfigError("poll_interval_s", f"expected seconds in [0.01, 86400], got {interval_s!r}")
@@ -169,6 +178,8 @@ class FileWatcher(Watched):
         self._publish = publish
         self._interval = float(interval_s)
         self._changes = Changes(applied, rejected)
+        self._told = ChangeReport(_log, QUIET_POLLS * self._interval, clock)
+        self._before: SamplingConfig | bytes | None = applied  # parsed at the first reload
         reported = _REPORTED_AT_START.pop(self.path, None)
         if reported is not None:
             self._changes.reported(reported)
@@ -177,28 +188,42 @@ class FileWatcher(Watched):
     def poll_once(self) -> bool:
         """Check the file once; True when a new configuration was published. A new
         content is published at the second poll that sees it unchanged."""
+        self._told.flush()
         try:
             data = read_bytes(self.path)
         except ConfigError as exc:
             self._report(exc)
             return False
-        config = self._changes.take(data, self._apply, self._report)
-        if config is None:
-            return False
-        if config.version:
-            _log.info("dsampler: reloaded %s: version %d", self.path, config.version)
-        else:
-            _log.info("dsampler: reloaded %s", self.path)
-        return True
+        return self._changes.take(data, self._apply, self._report) is not None
 
     def _apply(self, data: bytes) -> SamplingConfig:
-        """The new configuration, published (publishing validates too): as it was
-        published, with its version, when ``publish`` returns it or a snapshot of it."""
+        """The new configuration, published (publishing validates too) and told: as it
+        was published, with its version, when ``publish`` returns it or a snapshot of it."""
         config = parse_config_bytes(data, self.path)
         published = self._publish(config)
         if not isinstance(published, SamplingConfig):
             published = getattr(published, "config", None)
-        return published if isinstance(published, SamplingConfig) else config
+        in_force = published if isinstance(published, SamplingConfig) else config
+        self._tell(config, in_force)
+        return in_force
+
+    def _tell(self, config: SamplingConfig, in_force: SamplingConfig) -> None:
+        """Tell a reload that changed the file's configuration (only its form: DEBUG)."""
+        before, self._before = self._before, config
+        if isinstance(before, bytes):
+            try:
+                before = parse_config_bytes(before, self.path)
+            except ConfigError:
+                before = None
+        changed = differences(before, config) if before is not None else ""
+        version = f": version {in_force.version} in force" if in_force.version else ""
+        if before is not None and not changed:
+            _log.debug("dsampler: reloaded %s%s: the same configuration", self.path, version)
+            return
+        self._told.changed(
+            f"dsampler: reloaded {self.path}{version}" + (f"; changed: {changed}" if changed else "")
+        )
+        tell_cuts(self.path, in_force)
 
     def _report(self, exc: ConfigError) -> None:
         text = describe(self.path, exc)
@@ -237,7 +262,9 @@ def read_at_start(path: str | os.PathLike[str], overrides: Mapping[str, Any], *,
     data: bytes | None = None
     try:
         data = read_bytes(path)
-        return Start(parse_config_bytes(data, os.fspath(path)).evolve(**overrides), data, None)
+        config = parse_config_bytes(data, os.fspath(path)).evolve(**overrides)
+        tell_cuts(os.path.abspath(os.fspath(path)), config)
+        return Start(config, data, None)
     except ConfigError as exc:
         if strict:
             raise

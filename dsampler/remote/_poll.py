@@ -45,17 +45,38 @@ from collections.abc import Callable
 from typing import Final
 
 from dsampler import _fork
+from dsampler._log import QUIET_POLLS, ChangeReport
 from dsampler._poller import Poller
 from dsampler._validate import check_seconds, check_url_text
+from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.errors import ConfigError, FetchError
 from dsampler.protocol._parse import parse_response
-from dsampler.protocol._strategy import Strategy, StrategyResponse
+from dsampler.protocol._strategy import (
+    PerOperationStrategy,
+    ProbabilisticStrategy,
+    RateLimitingStrategy,
+    Strategy,
+    StrategyResponse,
+)
 from dsampler.remote._fetch import Fetcher
 
 __all__ = ["PollOutcome", "StrategyPoller", "weakly"]
 
 _log = logging.getLogger("dsampler.remote")
 _FIRST_RETRY_S: Final = 1.0
+
+
+def _described(strategy: Strategy) -> str:
+    """A strategy in a few words: ``probabilistic 0.1``, ``per-operation (default 0.1,
+    12 operations)``."""
+    match strategy:
+        case ProbabilisticStrategy(rate=rate):
+            return f"probabilistic {rate:g}"
+        case RateLimitingStrategy(traces_per_second=limit):
+            return f"rate limiting {limit:g}/s"
+        case PerOperationStrategy(default_rate=rate, operations=operations):
+            return f"per-operation (default {rate:g}, {len(operations)} operations)"
+    return type(strategy).__name__  # pragma: no cover - the union is closed
 
 
 def weakly(apply: Callable[[Strategy], bool]) -> Callable[[Strategy], bool]:
@@ -95,7 +116,10 @@ class StrategyPoller:
         rng: randomness for jitter and backoff (tests pass a seeded one).
         name: the thread's name.
         parse: body -> response (default :func:`~dsampler.protocol.parse_response`).
-        logger: where failures are logged (default ``dsampler.remote``).
+        logger: where failures and changes are logged (default ``dsampler.remote``): a
+            polled strategy that changed something at WARNING, at once, and those of
+            the next :data:`~dsampler._log.QUIET_POLLS` polls in one line.
+        clock: times that quiet period.
     """
 
     def __init__(
@@ -111,9 +135,11 @@ class StrategyPoller:
         name: str = "dsampler-remote-poll",
         parse: Callable[[bytes], StrategyResponse] = parse_response,
         logger: logging.Logger = _log,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.service = check_url_text(service, "service_name")
         self.interval_s = check_seconds(interval_s, "polling_interval_s", 0.01, 7 * 86400.0)
+        self._told = ChangeReport(logger, QUIET_POLLS * self.interval_s, clock)
         self.jitter = check_seconds(jitter, "jitter", 0.0, 1.0)
         first = check_seconds(first_delay_s, "first_delay_s", 0.0, 7 * 86400.0)
         self.fetcher = fetcher
@@ -143,6 +169,7 @@ class StrategyPoller:
     def _poll(self) -> PollOutcome:
         with self._lock:
             self.polls += 1
+            self._told.flush()
             try:
                 response = self._parsed(self.fetcher.fetch(self.service))
                 strategy = response.strategy
@@ -160,7 +187,10 @@ class StrategyPoller:
                     self.consecutive_failures,
                 )
             self.consecutive_failures, self.last_error = 0, None
-            return PollOutcome.APPLIED if changed else PollOutcome.UNCHANGED
+            if not changed:
+                return PollOutcome.UNCHANGED
+            self._told.changed(f"dsampler: {self.service}: sampling strategy now {_described(strategy)}")
+            return PollOutcome.APPLIED
 
     def _parsed(self, body: bytes) -> StrategyResponse:
         """``parse(body)``, or what it gave (or raised) for the previous body when the

@@ -146,3 +146,46 @@ def test_configured_outside_opentelemetry_instrument_says_once_it_cannot_attach(
     assert sampler_line(proc).startswith("DSampler{")
     assert proc.stderr.count("cannot attach the adaptive controller's span processor") == 1
     assert "provider.add_span_processor(provider.sampler.controller.span_processor())" in proc.stderr
+
+
+EPISODE_APP = """\
+import time
+from opentelemetry import trace
+sampler = trace.get_tracer_provider().sampler
+tracer = trace.get_tracer("app")
+
+def roots(seconds, until):
+    started = time.monotonic()
+    while time.monotonic() - started < 30 and not until():
+        with tracer.start_as_current_span("root"):
+            time.sleep(seconds)
+
+roots(0.03, lambda: sampler.controller.episode and sampler.config.rate < 1.0)
+print("DURING=%s" % sampler.config.rate)
+roots(0.0, lambda: not sampler.controller.episode and sampler.config.rate == 1.0)
+print("AFTER=%s" % sampler.config.rate)
+"""
+
+
+def test_opentelemetry_instrument_tells_a_latency_episode_that_cuts_the_rate(tmp_path: Path) -> None:
+    """Zero-code, roots of 30 ms against a 10 ms P99 target: the rate goes 1.0 -> 0.7
+    and one WARNING (shown with no logging configured) names the cause and x0.7; fast
+    roots again: the rate is back at 1.0 and one WARNING says the episode is over."""
+    instrument = shutil.which("opentelemetry-instrument", path=str(Path(sys.executable).parent))
+    assert instrument is not None
+    path = tmp_path / "sampling.yaml"
+    path.write_text(
+        "adaptive:\n  target_traces_per_second: 100000\n  p99_target: 10ms\n  health: {cooldown: 1s}\n"
+    )
+    app = tmp_path / "app.py"
+    app.write_text(EPISODE_APP)
+    proc = run([instrument, sys.executable, str(app)], "parentbased_dsampler", f"config={path}")
+    assert "DURING=0.7" in proc.stdout, proc.stdout + proc.stderr
+    assert "AFTER=1.0" in proc.stdout, proc.stdout + proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("dsampler: adaptive:")]
+    assert len(lines) == 2, proc.stderr
+    assert lines[0].startswith(
+        "dsampler: adaptive: root-span P99 is above p99_target (10 ms): the health policy multiplies "
+        "the sampling rate by 0.7 until it is back under"
+    )
+    assert lines[1].startswith("dsampler: adaptive: the latency episode is over after ")

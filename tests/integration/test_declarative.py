@@ -110,7 +110,7 @@ def test_the_example_roots_are_decided_by_dsampler_under_opentelemetry_instrumen
     )
     sampler, kept, ot, spans = app_summary(proc)
     assert sampler.startswith(
-        "ParentBased{root:DSampler{version=1,rate=0.25,hash=fnv1a,parent_based=False,rules=1,"
+        "ParentBased{root:DSampler{version=1,rate=0.25,hash=fnv1a,parent_based=True,rules=1,"
     )
     assert kept["GET /healthz"] == 0
     assert 75 - 4 * 7.5 <= kept["GET /checkout"] <= 75 + 4 * 7.5  # Binomial(300, 0.25)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from dsampler._entry_points import DEFAULT_RATE
 from tests.integration.test_declarative import CONFIGURE, configured, declarative, run
 
 pytestmark = pytest.mark.slow
@@ -40,11 +39,33 @@ def plugins_under_the_files_names(tmp_path: Path) -> str:
 
 
 def test_properties_are_not_passed_to_the_factory(tmp_path: Path) -> None:
-    """``dsampler: {rate: 0.5}``: the factory is called with no argument, so the rate is
-    the environment's (here none: the default), not 0.5."""
-    path = declarative(tmp_path, "{dsampler: {rate: 0.5, hash: xxh3}}")
-    sampler = configured(path)
-    assert sampler.startswith(f"DSampler{{version=1,rate={DEFAULT_RATE},hash=fnv1a,"), f"{LIFTED}: {sampler}"
+    """``args_probe: {rate: 0.5}``: the factory is called with no argument (so dsampler's
+    plugins read what is written under their name from the file themselves)."""
+    site = tmp_path / "site"
+    info = site / "args_probe-0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: args-probe\nVersion: 0\n")
+    (info / "entry_points.txt").write_text("[opentelemetry_sampler]\nargs_probe = args_probe:probe\n")
+    (site / "args_probe.py").write_text(
+        "from opentelemetry.sdk.trace.sampling import ALWAYS_ON\n"
+        "def probe(*args, **kwargs):\n"
+        "    print('CALLED=%r %r' % (args, kwargs))\n"
+        "    return ALWAYS_ON\n"
+    )
+    path = declarative(tmp_path, "{args_probe: {rate: 0.5, hash: xxh3}}")
+    proc = run([sys.executable, "-c", CONFIGURE], OTEL_CONFIG_FILE=str(path), PYTHONPATH=str(site))
+    assert "CALLED=() {}" in proc.stdout, f"{LIFTED}: {proc.stdout}"
+
+
+def test_the_sdks_parse_that_dsampler_reads_properties_with_is_there(tmp_path: Path) -> None:
+    """dsampler reads a plugin's properties with the package's own parse (its ``${VAR}``
+    substitution and typing included), ``file._loader._parse_config_content``: still there,
+    still giving the file's data."""
+    from opentelemetry.configuration.file._loader import _parse_config_content
+
+    path = declarative(tmp_path, "{dsampler: {rate: 0.5}}")
+    data = _parse_config_content(path.read_text(), ".yaml", str(path))
+    assert data["tracer_provider"]["sampler"] == {"dsampler": {"rate": 0.5}}
 
 
 @pytest.mark.parametrize(

@@ -140,7 +140,8 @@ def test_a_file_unusable_at_start_is_warned_about_once(
 
 
 def test_the_reload_line_names_the_new_version(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """INFO 'dsampler: reloaded FILE: version N', N the version now in force."""
+    """WARNING 'dsampler: reloaded FILE: version N in force; changed: ...', N the version
+    now in force, the change in the file's words."""
     path = tmp_path / "s.yaml"
     write(path, "rate: 0.1\n")
     sampler = DSampler.from_file(path, poll_interval_s=3600)
@@ -153,7 +154,8 @@ def test_the_reload_line_names_the_new_version(tmp_path: Path, caplog: pytest.Lo
     version = sampler.config.version
     assert version > 1
     lines = [r.getMessage() for r in caplog.records if "reloaded" in r.getMessage()]
-    assert lines == [f"dsampler: reloaded {path}: version {version}"]
+    assert lines == [f"dsampler: reloaded {path}: version {version} in force; changed: rate 0.1 -> 0.2"]
+    assert {r.levelname for r in caplog.records} == {"WARNING"}
     sampler.close()
 
 
@@ -218,22 +220,36 @@ def _refusal(path: Path) -> str:
     return "read"
 
 
-def test_the_entry_point_name_decides_parent_based(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """OTEL_TRACES_SAMPLER=dsampler with a file that says parent_based: true decides
-    every span itself, and says so; parentbased_dsampler follows parents (defect 12)."""
+def test_the_file_decides_parent_based_under_dsampler_and_parentbased_dsampler_overrules_false(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """OTEL_TRACES_SAMPLER=dsampler does what the file says, parent_based included, at
+    start and after a reload (which names what changed and, once, that the file now cuts
+    traces); parentbased_dsampler follows parents whatever the file says, naming a file
+    that says false."""
     path = tmp_path / "s.yaml"
-    write(path, "rate: 0.5\nparent_based: true\n")
+    write(path, "rate: 0.5\nparent_based: true\nrules: [{match: {span_name: x}, action: drop}]\n")
     with caplog.at_level(logging.WARNING, logger="dsampler"):
         plain = dsampler_sampler(f"config={path}")
-    assert plain.config.parent_based is False  # type: ignore[attr-defined]
-    assert "OTEL_TRACES_SAMPLER=dsampler decides" in caplog.text
-    based = parentbased_dsampler_sampler(f"config={path}")
-    assert based.config.parent_based is True  # type: ignore[attr-defined]
-    write(path, "rate: 0.25\nparent_based: true\n")
-    watcher = plain.watcher  # type: ignore[attr-defined]
-    watcher.poll_once()
-    assert watcher.poll_once() is True
+        based = parentbased_dsampler_sampler(f"config={path}")
+        assert (plain.config.parent_based, based.config.parent_based) == (True, True)  # type: ignore[attr-defined]
+        assert caplog.records == []
+        write(path, "rate: 0.25\nparent_based: false\nrules: [{match: {span_name: x}, action: drop}]\n")
+        for sampler in (plain, based):
+            watcher = sampler.watcher  # type: ignore[attr-defined]
+            watcher.poll_once()
+            assert watcher.poll_once() is True
     assert (plain.config.rate, plain.config.parent_based) == (0.25, False)  # type: ignore[attr-defined]
+    assert (based.config.rate, based.config.parent_based) == (0.25, True)  # type: ignore[attr-defined]
+    told = [r.getMessage() for r in caplog.records]
+    changed = (
+        f"dsampler: reloaded {path}: version 2 in force; "
+        "changed: rate 0.5 -> 0.25, parent_based true -> false"
+    )
+    assert told[0] == changed
+    assert told[1].startswith(f"dsampler: {path}: parent_based is false and it has rules: ")
+    assert told[2] == changed  # the other sampler's reload: parent_based stays true there, and nothing is cut
+    assert len(told) == 3, told
     for s in (plain, based):
         s.close()  # type: ignore[attr-defined]
 

@@ -25,6 +25,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
             "_fork",
             "_held",
             "_lazy",
+            "_log",
             "_poller",
             "_version",
         ),

@@ -21,6 +21,7 @@ from dsampler._declarative import (
     RATIO_VARIABLE,
     _built,
     _consistent_properties,
+    _written_properties,
     dsampler_consistent_plugin,
     dsampler_plugin,
     jaeger_remote_plugin,
@@ -38,7 +39,7 @@ QUIET_ENDPOINT = "http://127.0.0.1:9/sampling"  # the discard port: refused at o
 def no_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     """What a test does not set is unset: the variables these factories read, and the
     one they must not."""
-    for name in (CONFIG_VARIABLE, RATIO_VARIABLE, "OTEL_TRACES_SAMPLER_ARG"):
+    for name in (CONFIG_VARIABLE, RATIO_VARIABLE, "OTEL_TRACES_SAMPLER_ARG", "OTEL_CONFIG_FILE"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -103,7 +104,8 @@ def test_dsampler_with_nothing_set_is_the_default_rate_deciding_every_span(closi
 def test_dsampler_reads_the_file_dsampler_config_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, closing: list[Sampler]
 ) -> None:
-    """DSAMPLER_CONFIG: the file decides everything but parent_based, and is watched."""
+    """DSAMPLER_CONFIG: the file decides everything (parent_based too, default true),
+    and is watched."""
     path = tmp_path / "sampling.yaml"
     path.write_text("rate: 0.25\nrules: [{match: {span_name: GET /healthz}, action: drop}]\n")
     monkeypatch.setenv(CONFIG_VARIABLE, f" {path} ")
@@ -111,7 +113,7 @@ def test_dsampler_reads_the_file_dsampler_config_names(
     sampler = dsampler_plugin()
     closing.append(sampler)
     assert isinstance(sampler, DSampler)
-    assert (sampler.config.rate, len(sampler.config.rules), sampler.config.parent_based) == (0.25, 1, False)
+    assert (sampler.config.rate, len(sampler.config.rules), sampler.config.parent_based) == (0.25, 1, True)
     assert sampler.watcher is not None
 
 
@@ -167,20 +169,34 @@ def test_dsampler_bad_properties_are_ignored_as_a_whole(
     assert named in record.getMessage()
 
 
-def test_dsampler_file_saying_parent_based_is_reported(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, closing: list[Sampler]
+@pytest.mark.parametrize("written", [True, False])
+def test_dsampler_file_saying_parent_based_is_honoured(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    closing: list[Sampler],
+    written: bool,
 ) -> None:
-    """The declarative file's parent_based: decides that, not dsampler's file."""
+    """The dsampler file's parent_based: decides, either way; false with a drop rule is
+    named once at WARNING (traces can lose spans), true says nothing."""
     path = tmp_path / "sampling.yaml"
-    path.write_text("rate: 0.5\nparent_based: true\n")
+    path.write_text(
+        f"rate: 0.5\nparent_based: {str(written).lower()}\n"
+        "rules: [{match: {span_name: x}, action: drop}]\n"
+    )
     monkeypatch.setenv(CONFIG_VARIABLE, str(path))
-    with caplog.at_level(logging.WARNING, logger="dsampler.otel"):
+    with caplog.at_level(logging.WARNING, logger="dsampler"):
         sampler = dsampler_plugin()
     closing.append(sampler)
     assert isinstance(sampler, DSampler)
-    assert sampler.config.parent_based is False
-    (record,) = caplog.records
-    assert "but OTEL_CONFIG_FILE's dsampler sampler decides: parent_based is False" in record.getMessage()
+    assert sampler.config.parent_based is written
+    messages = [record.getMessage() for record in caplog.records]
+    if written:
+        assert messages == []
+    else:
+        (message,) = messages
+        assert message.startswith(f"dsampler: {path}: parent_based is false and it has rules: ")
+        assert message.endswith(f"write parent_based: true in {path} to keep traces whole")
 
 
 def test_consistent_with_nothing_set_is_the_default_ratio() -> None:
@@ -342,3 +358,87 @@ def test_the_factories_never_raise_and_serve_the_default_unless_asked(
     assert isinstance(remote, JaegerRemoteSampler)
     assert remote.endpoint in (QUIET_ENDPOINT, "http://127.0.0.1:5778/sampling")
     remote.close()
+
+
+def otel_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sampler: str) -> Path:
+    """A declarative file whose tracer provider's sampler is ``sampler``, named by
+    OTEL_CONFIG_FILE."""
+    path = tmp_path / "otel-config.yaml"
+    path.write_text(
+        'file_format: "1.0"\ntracer_provider:\n  processors: [{simple: {exporter: {console: {}}}}]\n'
+        f"  sampler: {sampler}\n"
+    )
+    monkeypatch.setenv("OTEL_CONFIG_FILE", str(path))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("sampler", "expected"),
+    [
+        ("{dsampler: {rate: 0.25}}", {"rate": 0.25}),
+        ("{dsampler: }", {}),
+        ("{parent_based: {root: {dsampler: }, local_parent_sampled: {dsampler: {}}}}", {}),
+        ("{always_on: {}}", None),
+        (
+            "{parent_based: {root: {dsampler: {rate: 0.5}}, local_parent_sampled: {dsampler: {rate: 0.5}}}}",
+            {"rate": 0.5},
+        ),
+        ("{parent_based: {remote_parent_not_sampled: {dsampler_consistent: {ratio: 0.5}}}}", None),
+    ],
+)
+def test_the_properties_written_in_otel_config_file_are_found_where_parent_based_puts_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sampler: str, expected: object
+) -> None:
+    otel_config(tmp_path, monkeypatch, sampler)
+    assert _written_properties("dsampler") == expected
+
+
+def test_without_otel_config_file_nothing_is_read() -> None:
+    assert _written_properties("dsampler") is None
+
+
+@pytest.mark.parametrize(
+    ("sampler", "problem"),
+    [
+        (
+            "{parent_based: {root: {dsampler: {rate: 0.5}}, local_parent_sampled: {dsampler: {rate: 0.1}}}}",
+            "dsampler: written 2 times with different properties, and the SDK does not say which "
+            "one it builds",
+        ),
+        (None, "OTEL_CONFIG_FILE: cannot read"),
+    ],
+)
+def test_properties_that_cannot_be_told_apart_or_read_are_named_and_the_default_serves(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    closing: list[Sampler],
+    sampler: str | None,
+    problem: str,
+) -> None:
+    """One WARNING naming the problem and the properties; the default rate, not 100%."""
+    if sampler is None:
+        monkeypatch.setenv("OTEL_CONFIG_FILE", str(tmp_path / "gone.yaml"))
+    else:
+        otel_config(tmp_path, monkeypatch, sampler)
+    with caplog.at_level(logging.WARNING, logger="dsampler.otel"):
+        made = dsampler_plugin()
+    closing.append(made)
+    assert isinstance(made, DSampler)
+    assert made.config.rate == DEFAULT_RATE
+    (record,) = caplog.records
+    assert record.getMessage().startswith(
+        "dsampler: the properties written under dsampler in OTEL_CONFIG_FILE ignored for "
+        f"OTEL_CONFIG_FILE's dsampler sampler: {problem}"
+    ), record.getMessage()
+
+
+def test_properties_passed_by_the_sdk_are_taken_and_the_file_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, closing: list[Sampler]
+) -> None:
+    """A version that passes the properties: those decide, whatever the file says."""
+    otel_config(tmp_path, monkeypatch, "{dsampler: {rate: 0.25}}")
+    made = dsampler_plugin(rate=0.5)
+    closing.append(made)
+    assert isinstance(made, DSampler)
+    assert made.config.rate == 0.5

@@ -4,7 +4,9 @@ the hard cap, observations and the span processor (manual clock, ticks by hand).
 from __future__ import annotations
 
 import json
+import logging
 import random
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +17,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from dsampler import AdaptiveController, ConfigError, DSampler, ManualClock
 from dsampler.adaptive import AdaptiveSpanProcessor
-from dsampler.config import AdaptiveSettings
+from dsampler.config import AdaptiveSettings, HealthPolicy
 from tests.conftest import Traced
 from tests.parents import remote_parent
 
@@ -375,3 +377,82 @@ def test_a_replaced_controller_writes_nothing() -> None:
     clock.advance(1.0)
     old.tick()
     assert sampler.config.version == version
+
+
+def run_ticks(
+    controller: AdaptiveController, clock: ManualClock, seconds: float, latency: float, error_every: int = 0
+) -> None:
+    """``seconds`` of 100 ms ticks, 10 root spans observed per tick of ``latency`` seconds,
+    one in ``error_every`` of them an error (0: none)."""
+    for i in range(round(seconds * 10)):
+        for j in range(10):
+            controller.observe(latency, error=bool(error_every) and (i * 10 + j) % error_every == 0)
+        clock.advance(0.1)
+        controller.tick()
+
+
+def told(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "dsampler.adaptive"]
+
+
+def test_a_latency_episode_is_told_once_when_it_cuts_and_once_when_it_ends(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Roots at 1 s against a 200 ms target: one WARNING naming the cause and x0.7 while
+    the episode lasts, however many ticks it holds; back at 40 ms, one WARNING when it is
+    over (after the 10 s cooldown), and the rate is whole again."""
+    clock = ManualClock()
+    controller = AdaptiveController(50, clock=clock, ticker=False)
+    with caplog.at_level(logging.WARNING, logger="dsampler.adaptive"):
+        run_ticks(controller, clock, 5.0, latency=1.0)
+        assert controller.episode
+        assert controller.rate == pytest.approx(0.7)
+        run_ticks(controller, clock, 20.0, latency=0.04)
+    assert not controller.episode
+    assert controller.rate == 1.0
+    start, end = told(caplog)
+    assert start == (
+        "dsampler: adaptive: root-span P99 is above p99_target (200 ms): the health policy multiplies "
+        "the sampling rate by 0.7 until it is back under "
+        "(latency_multiplier; health: false turns the policy off)"
+    )
+    assert re.fullmatch(
+        r"dsampler: adaptive: the latency episode is over after 1\d s: "
+        r"the sampling rate is no longer multiplied by 0\.7",
+        end,
+    ), end
+    assert {r.levelname for r in caplog.records} == {"WARNING"}
+
+
+def test_an_error_episode_is_told_with_its_ratio(caplog: pytest.LogCaptureFixture) -> None:
+    """One root span in 10 fails (10% > 5%): one WARNING with the ratio and x0.5; no
+    failures: one WARNING when it is over."""
+    clock = ManualClock()
+    controller = AdaptiveController(50, clock=clock, ticker=False)
+    with caplog.at_level(logging.WARNING, logger="dsampler.adaptive"):
+        run_ticks(controller, clock, 30.0, latency=0.04, error_every=10)
+        assert controller.core.multiplier == 0.5
+        run_ticks(controller, clock, 60.0, latency=0.04)
+    assert controller.core.multiplier == 1.0
+    start, end = told(caplog)
+    assert start.startswith(
+        "dsampler: adaptive: 10.0% of root spans failed, above error_ratio (5.0%): the health "
+        "policy multiplies the sampling rate by 0.5 until they are back under 4.0%"
+    ), start
+    assert end.startswith("dsampler: adaptive: the error episode is over after "), end
+
+
+@pytest.mark.parametrize("settings", [{"health": None}, {"health": HealthPolicy(latency_multiplier=1.0)}])
+def test_an_episode_that_cuts_nothing_is_not_told(
+    settings: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    """No health policy, or a latency multiplier of 1: the episode still shortens the
+    window, but the rate is not cut, so nothing is said."""
+    clock = ManualClock()
+    controller = AdaptiveController(50, clock=clock, ticker=False, **settings)
+    with caplog.at_level(logging.WARNING, logger="dsampler.adaptive"):
+        run_ticks(controller, clock, 5.0, latency=1.0)
+        assert controller.episode
+        assert controller.rate == 1.0
+        run_ticks(controller, clock, 20.0, latency=0.04)
+    assert told(caplog) == []

@@ -157,6 +157,36 @@ def test_dsampler_check_accepts_the_section_and_names_its_errors(tmp_path: Path,
     )
 
 
+@pytest.mark.parametrize(
+    ("health", "line"),
+    [
+        (
+            None,
+            "health policy: the adaptive rate x0.5 while over 5% of root spans fail and x0.7 while "
+            "root-span P99 is over 250 ms (never below 0.001 by it; health: false turns it off)",
+        ),
+        (
+            {"error_ratio": 0.025, "latency_multiplier": 1.0},
+            "health policy: the adaptive rate x0.5 while over 2.5% of root spans fail (never below "
+            "0.001 by it; health: false turns it off)",
+        ),
+        (False, "health policy off: the adaptive rate is not cut when the service is unwell"),
+    ],
+)
+def test_dsampler_check_says_what_the_health_policy_does(
+    tmp_path: Path, capsys: Any, health: object, line: str
+) -> None:
+    """A file with ``adaptive:``: a second line says how the health policy cuts the rate
+    (by default, too) and how to turn it off."""
+    section: dict[str, Any] = {"target_traces_per_second": 50, "p99_target": "250ms"}
+    if health is not None:
+        section["health"] = health
+    path = tmp_path / "adaptive.json"
+    path.write_text(json.dumps({"adaptive": section}))
+    assert main(["check", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == f"{path}: {line}"
+
+
 def test_a_dsampler_from_the_section_has_a_controller_that_owns_the_rate() -> None:
     """DSampler(adaptive=...) builds the controller; the configured rate yields to its rate."""
     sampler = DSampler(rate=0.25, adaptive={"target_traces_per_second": 5}, clock=ManualClock(), resource={})

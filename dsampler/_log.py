@@ -1,0 +1,119 @@
+"""What dsampler tells through the standard ``logging`` module, beyond single messages:
+the ``DSAMPLER_LOG_LEVEL`` switch and the coalesced line of an applied change.
+
+``DSAMPLER_LOG_LEVEL`` (``DEBUG``, ``INFO``, ``WARNING``, ``ERROR`` or ``CRITICAL``)
+sets the level of the ``dsampler`` logger, and only of it, when ``dsampler`` is
+imported. If that logger has no handler then, one is attached to it: it writes to
+standard error, and steps aside for every record that a handler above it (the
+application's, on the root logger) receives anyway, so nothing is printed twice when
+the application configures logging later. The root logger and every other logger
+are left as they are.
+
+A change that sampling takes on without a call from the application (a file reload, a
+new remote strategy) is told at WARNING, the level Python shows without any logging
+configured: :class:`ChangeReport` tells the first change at once, and those that come
+within the quiet period after a line in one line when it is over.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from typing import Final
+
+from dsampler.clock import SYSTEM_CLOCK, Clock
+
+__all__ = ["LEVEL_VARIABLE", "QUIET_POLLS", "ChangeReport", "apply_level"]
+
+LEVEL_VARIABLE: Final = "DSAMPLER_LOG_LEVEL"
+#: A polled source (a file, a remote endpoint) tells a change at once, and the changes
+#: of the next this many polls after a line in one line.
+QUIET_POLLS: Final = 10
+_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class _Stderr(logging.Handler):
+    """Standard error, as it is when a record comes (tests and hosts replace it), for
+    the records no handler above the ``dsampler`` logger receives."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        logger = logging.getLogger("dsampler")
+        if any(h is not self for h in logger.handlers) or _handled_above(logger):
+            return
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+        except Exception:
+            self.handleError(record)
+
+
+def _handled_above(logger: logging.Logger) -> bool:
+    """Whether a record of ``logger`` reaches a handler of a logger above it."""
+    parent = logger.parent if logger.propagate else None
+    while parent is not None:
+        if parent.handlers:
+            return True
+        parent = parent.parent if parent.propagate else None
+    return False
+
+
+def apply_level(environ: Mapping[str, str] = os.environ) -> None:
+    """Set the ``dsampler`` logger's level from ``DSAMPLER_LOG_LEVEL`` (module
+    docstring); unset or blank leaves it alone; another value is named at WARNING."""
+    text = environ.get(LEVEL_VARIABLE, "").strip()
+    if not text:
+        return
+    logger = logging.getLogger("dsampler")
+    if text.upper() not in _LEVELS:
+        logger.warning(
+            "dsampler: %s=%.40r ignored: expected one of %s", LEVEL_VARIABLE, text, ", ".join(_LEVELS)
+        )
+        return
+    logger.setLevel(text.upper())
+    if not logger.handlers:
+        handler = _Stderr()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+        logger.addHandler(handler)
+
+
+class ChangeReport:
+    """One WARNING line per applied change, without flooding: a change is told at once
+    unless a line was told less than ``quiet_s`` ago; then it is held, and the changes
+    held are told in one line (the last one's text, with their number) by the first
+    :meth:`changed` or :meth:`flush` after the quiet period. Sources call
+    :meth:`flush` at each poll.
+
+    Args:
+        logger: where the lines go.
+        quiet_s: the least time between two lines.
+        clock: its ``monotonic()`` times the quiet period.
+    """
+
+    __slots__ = ("_clock", "_held", "_last", "_logger", "_quiet_s", "_text")
+
+    def __init__(self, logger: logging.Logger, quiet_s: float, clock: Clock = SYSTEM_CLOCK) -> None:
+        self._logger = logger
+        self._quiet_s = quiet_s
+        self._clock = clock
+        self._last: float | None = None  # when the last line was told
+        self._held = 0
+        self._text = ""
+
+    def changed(self, text: str) -> None:
+        """A change was applied; ``text`` says what is in force now."""
+        self._held, self._text = self._held + 1, text
+        self.flush()
+
+    def flush(self) -> None:
+        """Tell the changes held, if the quiet period since the last line is over."""
+        if not self._held:
+            return
+        now = self._clock.monotonic()
+        if self._last is not None and now - self._last < self._quiet_s:
+            return
+        held, self._held, self._last = self._held, 0, now
+        if held == 1:
+            self._logger.warning("%s", self._text)
+        else:
+            self._logger.warning("%s (the last of %d changes since the previous line)", self._text, held)
