@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 __all__ = ["add_parser", "run"]
 
 
+_RELOAD_FORMAT = "a duration such as 1s, 250ms or 5m; 0 never reloads (default 1s)"
+
+
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "serve",
@@ -46,7 +49,10 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", default="5778", help="TCP port (default 5778; 0 picks a free one)")
     parser.add_argument(
-        "--reload-interval", default="1s", help="check the file for changes this often (0: never)"
+        "--reload-interval",
+        default="1s",
+        metavar="DURATION",
+        help=f"check the file for changes this often: {_RELOAD_FORMAT}",
     )
     parser.add_argument(
         "--format", choices=("auto", "jaeger", "dsampler"), default="auto", help="file format"
@@ -146,14 +152,11 @@ def _server(args: argparse.Namespace) -> StrategiesServer:
     from dsampler.serve._server import StrategiesServer
     from dsampler.serve._strategies_file import MAX_RELOAD_S, StrategiesFile
 
-    never = args.reload_interval.strip() == "0"
     source = StrategiesFile(
         args.strategies,
         format=args.format,
         default_probability=args.default_sampling_probability,
-        reload_interval_s=0.0
-        if never
-        else parse_duration(args.reload_interval, "--reload-interval", (0.0, MAX_RELOAD_S)),
+        reload_interval_s=_reload_interval(args.reload_interval, MAX_RELOAD_S),
     )
     return StrategiesServer(
         source,
@@ -163,6 +166,16 @@ def _server(args: argparse.Namespace) -> StrategiesServer:
         max_connections=args.max_connections,
         grpc_port=args.grpc_port,
     )
+
+
+def _reload_interval(text: str, most: float) -> float:
+    """``--reload-interval`` in seconds; refused with its format and default."""
+    if text.strip() == "0":
+        return 0.0
+    try:
+        return parse_duration(text, "--reload-interval", (0.0, most))
+    except ConfigError as exc:
+        raise ConfigError("--reload-interval", f"{exc.problem} (default 1s; 0 never reloads)") from None
 
 
 def _report(args: argparse.Namespace, exc: ConfigError) -> int:

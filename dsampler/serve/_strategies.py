@@ -10,10 +10,12 @@ Jaeger does by :mod:`dsampler.serve._jaeger_file`) or dsampler's own configurati
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
 
+from dsampler import _fork
 from dsampler._validate import check_rate, show
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
@@ -57,22 +59,47 @@ class Strategies:
 
 class Answers:
     """Each service's answer in one encoding (proto3-JSON, legacy JSON, protobuf), made
-    once per :class:`Strategies` value: a reload brings a new value, so a request costs
-    an identity check and a dict lookup. Shared by the HTTP and the gRPC listener."""
+    once per :class:`Strategies` value and service, the first time it is asked for: a
+    file of thousands of services costs a first request the encoding of its own service
+    alone, and a reload (a new value) starts afresh. Encoding is under a lock, so
+    concurrent first requests never encode one service twice; an answer made already
+    costs an identity check and two dict lookups (:meth:`cached`, which never encodes:
+    what an event loop may call). Shared by the HTTP and the gRPC listener."""
 
-    __slots__ = ("_encode", "_encoded")
+    __slots__ = ("__weakref__", "_encode", "_encoded", "_lock")
 
     def __init__(self, encode: Callable[[StrategyResponse], bytes]) -> None:
         self._encode = encode
-        self._encoded: tuple[Strategies, bytes, dict[str, bytes]] | None = None
+        self._lock = threading.Lock()
+        # the strategies encoded, and their answers by service (None: every unlisted one)
+        self._encoded: tuple[Strategies | None, dict[str | None, bytes]] = (None, {})
+        _fork.register(self._reset_after_fork)
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()
+
+    def cached(self, strategies: Strategies, service: str) -> bytes | None:
+        """The answer for ``service`` if it is made already, else None."""
+        held, answers = self._encoded
+        if held is not strategies:
+            return None
+        return answers.get(service if service in strategies.services else None)
 
     def for_service(self, strategies: Strategies, service: str) -> bytes:
-        encoded = self._encoded
-        if encoded is None or encoded[0] is not strategies:  # two threads may both encode: same bytes
-            encode = self._encode
-            services = {name: encode(r) for name, r in strategies.services.items()}
-            encoded = self._encoded = (strategies, encode(strategies.default), services)
-        return encoded[2].get(service, encoded[1])
+        """The answer for ``service``, encoded now if it is the first time."""
+        found = self.cached(strategies, service)
+        if found is not None:
+            return found
+        with self._lock:
+            held, answers = self._encoded
+            if held is not strategies:
+                answers = {}
+                self._encoded = (strategies, answers)
+            key = service if service in strategies.services else None
+            found = answers.get(key)
+            if found is None:
+                found = answers[key] = self._encode(strategies.response_for(service))
+            return found
 
 
 def _default(probability: float) -> StrategyResponse:

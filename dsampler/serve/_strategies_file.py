@@ -38,12 +38,18 @@ from dsampler.serve._strategies import (
     load_strategies,
 )
 
-__all__ = ["DEFAULT_RELOAD_S", "MAX_RELOAD_S", "StrategiesFile"]
+__all__ = ["DEFAULT_RELOAD_S", "MAX_RELOAD_S", "StrategiesFile", "count_services"]
 
 _log = logging.getLogger("dsampler.serve")
 DEFAULT_RELOAD_S: Final = 1.0
 MAX_RELOAD_S: Final = 86400.0
 URL_TIMEOUT_S: Final = 5.0
+
+
+def count_services(strategies: Strategies) -> str:
+    """``1 service``, ``2 services``: the services a file lists (the others get its default)."""
+    count = len(strategies.services)
+    return f"{count} service" if count == 1 else f"{count} services"
 
 
 def _is_url(path: str) -> bool:
@@ -126,7 +132,7 @@ class StrategiesFile(Watched):
         if strategies is None:
             return False
         self.current = strategies
-        _log.info("dsampler serve: reloaded %s (%d services)", self.path, len(strategies.services))
+        _log.info("dsampler serve: reloaded %s (%s)", self.path, count_services(strategies))
         self._report_warnings(strategies)
         return True
 

@@ -4,6 +4,8 @@ errors, and dsampler's own configuration served as strategies."""
 from __future__ import annotations
 
 import json
+import logging
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +18,7 @@ from dsampler.protocol import (
     RateLimitingStrategy,
     StrategyResponse,
 )
-from dsampler.serve import config_strategies, jaeger_strategies, load_strategies
+from dsampler.serve import StrategiesFile, config_strategies, jaeger_strategies, load_strategies
 from tests.remote_servers import fixture_bytes
 
 P, R = ProbabilisticStrategy, RateLimitingStrategy
@@ -239,3 +241,22 @@ def test_auto_format_reports_a_broken_jaeger_file_as_json(text: bytes, problem: 
         load_strategies(text, "s.json")
     assert info.value.field == "strategies"
     assert problem in info.value.problem
+
+
+@pytest.mark.parametrize(("listed", "said"), [(0, "0 services"), (1, "1 service"), (2, "2 services")])
+def test_a_reload_counts_its_services_in_english(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, listed: int, said: str
+) -> None:
+    """The reload line says ``1 service``, not ``1 services``."""
+    path = tmp_path / "strategies.json"
+    path.write_text("{}", encoding="utf-8")
+    source = StrategiesFile(path, reload_interval_s=0)
+    services = [{"service": f"s{i}", "type": "probabilistic", "param": 0.5} for i in range(listed)]
+    path.write_text(
+        json.dumps(
+            {"default_strategy": {"type": "probabilistic", "param": 0.1}, "service_strategies": services}
+        )
+    )
+    with caplog.at_level(logging.INFO, logger="dsampler.serve"):
+        assert (source.poll_once(), source.poll_once()) == (False, True)
+    assert f"dsampler serve: reloaded {path} ({said})" in caplog.messages
