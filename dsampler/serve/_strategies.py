@@ -131,13 +131,17 @@ def config_strategies(config: SamplingConfig) -> Strategies:
     """What a dsampler configuration serves to every service: per-operation when it has
     operations or a default lower bound, rate limiting when it samples everything under
     a cap (``rate: 1`` and ``traces_per_second``), else probabilistic. What the protocol
-    cannot carry (rules, a cap beside a rate, per-operation lower bounds, the hash rule:
-    each client applies its own) is left out, with a warning."""
-    warnings = (
-        [f"rules: {len(config.rules)} rules are not served (the Jaeger protocol has none)"]
-        if config.rules
-        else []
-    )
+    cannot carry (an ``adaptive:`` or ``remote:`` section: its ``rate`` is served, fixed;
+    rules, a cap beside a rate, per-operation lower bounds, the hash rule: each client
+    applies its own) is left out, with a warning."""
+    warnings = [
+        f"{section}: {what} is not served (the Jaeger protocol cannot carry it); "
+        f"the rate {config.rate:g} is served as a fixed rate"
+        for section, what in (("adaptive", "the controller"), ("remote", "the endpoint"))
+        if getattr(config, section) is not None
+    ]
+    if config.rules:
+        warnings.append(f"rules: {len(config.rules)} rules are not served (the Jaeger protocol has none)")
     lower = config.default_lower_bound_per_second
     if config.operations or lower > 0:
         odd = [n for n, s in config.operations.items() if s.lower_bound_per_second not in (None, lower)]

@@ -260,3 +260,26 @@ def test_a_reload_counts_its_services_in_english(
     with caplog.at_level(logging.INFO, logger="dsampler.serve"):
         assert (source.poll_once(), source.poll_once()) == (False, True)
     assert f"dsampler serve: reloaded {path} ({said})" in caplog.messages
+
+
+@pytest.mark.parametrize(
+    ("section", "text"),
+    [
+        ("adaptive", "adaptive: {target_traces_per_second: 50}\n"),
+        ("remote", "remote: {endpoint: 'http://127.0.0.1:9/sampling'}\n"),
+    ],
+)
+def test_serving_an_owned_rate_warns_once_naming_the_section(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, section: str, text: str
+) -> None:
+    """A configuration whose rate an ``adaptive:`` or ``remote:`` section owns is served
+    as its fixed placeholder rate, with one WARNING naming the section and the rate."""
+    path = tmp_path / "sampling.yaml"
+    path.write_text(text, encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="dsampler.serve"):
+        source = StrategiesFile(path, reload_interval_s=0)
+    assert source.current.response_for("any") == prob(0.001)
+    named = [r for r in caplog.records if f": {section}: " in r.getMessage()]
+    assert len(named) == 1
+    assert named[0].levelno == logging.WARNING
+    assert "the rate 0.001 is served as a fixed rate" in named[0].getMessage()
