@@ -21,7 +21,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from dsampler._validate import check_number, check_per_second, check_rate, check_seconds, plain, show
+from dsampler._validate import (
+    MAX_PER_SECOND,
+    check_number,
+    check_per_second,
+    check_rate,
+    check_seconds,
+    plain,
+    show,
+)
 from dsampler.config._shape import Problems, join, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
@@ -187,6 +195,15 @@ def _check_together(s: AdaptiveSettings) -> None:
     if s.tick_s > s.min_window_s:
         problem = f"expected at most the minimum window ({plain(s.min_window_s)}s), got {plain(s.tick_s)}s"
         raise ConfigError("tick_s", problem)
+    cap = s.hard_cap_per_second
+    if cap is not None and cap > MAX_PER_SECOND:  # the backstop's bucket holds at most this
+        most = MAX_PER_SECOND / s.target_traces_per_second
+        raise ConfigError(
+            "hard_cap_factor",
+            f"expected at most {most:.6g} with a target of {plain(s.target_traces_per_second)} traces "
+            f"per second (the hard cap, factor x target, is at most {MAX_PER_SECOND:.0f} per second), "
+            f"got {plain(s.hard_cap_factor or 0.0)}; null turns the cap off",
+        )
 
 
 def check_adaptive(value: object) -> AdaptiveSettings | None:
