@@ -21,7 +21,7 @@ import sys
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from dsampler._validate import check_rate, parse_float, parse_int
+from dsampler._validate import check_rate, parse_float, parse_int, redact_url
 from dsampler.cli._output import error, refuse, say
 from dsampler.config._shape import parse_duration
 from dsampler.errors import ConfigError
@@ -178,8 +178,13 @@ def _reload_interval(text: str, most: float) -> float:
         raise ConfigError("--reload-interval", f"{exc.problem} (default 1s; 0 never reloads)") from None
 
 
+def _named(args: argparse.Namespace) -> str:
+    """The strategies file as messages name it (a URL's credentials shown as ***)."""
+    return "defaults" if args.strategies is None else redact_url(args.strategies)
+
+
 def _report(args: argparse.Namespace, exc: ConfigError) -> int:
-    return refuse("serve", exc, file=args.strategies, flags=_ARGUMENT_FLAGS)
+    return refuse("serve", exc, file=_named(args), flags=_ARGUMENT_FLAGS)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -215,7 +220,7 @@ def _run(args: argparse.Namespace) -> int:
         error("serve", f"cannot listen on {where}: {exc.strerror or exc}")
         return 2
     try:
-        print(f"dsampler serve: listening on {server.url} ({args.strategies or 'defaults'})", flush=True)
+        print(f"dsampler serve: listening on {server.url} ({_named(args)})", flush=True)
         if server.grpc is not None:
             server.grpc.start()
             print(f"dsampler serve: listening on {server.grpc.url}", flush=True)
