@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from dataclasses import dataclass
 from typing import Final
 from urllib.parse import SplitResult, parse_qs, urlsplit
 
@@ -25,6 +26,7 @@ __all__ = [
     "MAX_OPERATIONS_LIMIT",
     "MAX_PER_SECOND",
     "MAX_TEXT",
+    "LongInteger",
     "check_bool",
     "check_endpoint",
     "check_int",
@@ -38,6 +40,7 @@ __all__ = [
     "parse_float",
     "parse_int",
     "plain",
+    "read_int",
     "redact_url",
     "show",
     "typed",
@@ -47,6 +50,36 @@ MAX_TEXT: Final = 1024  # span names, attribute keys, patterns, operation names
 MAX_PER_SECOND: Final = 1e9
 DEFAULT_MAX_OPERATIONS: Final = 2000
 MAX_OPERATIONS_LIMIT: Final = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class LongInteger:
+    """An integer written with more digits than Python converts (``int()``'s limit, 4,300
+    by default): what the readers of files, response bodies and arguments give for one
+    (:func:`read_int`), where ``int()`` would fail with no field named. It is no number
+    to any check, so the check of its field refuses it by name: ``rate: expected a number
+    in [0, 1], got an integer of 5000 digits``."""
+
+    digits: int
+
+    def __repr__(self) -> str:
+        return f"an integer of {self.digits} digits"
+
+
+def read_int(text: str) -> int | LongInteger:
+    """A decimal integer as JSON or YAML writes it (the ``parse_int`` of ``json.loads``);
+    a :class:`LongInteger` when it has more digits than ``int()`` converts.
+
+    Raises:
+        ValueError: ``text`` is no decimal integer.
+    """
+    try:
+        return int(text)
+    except ValueError:
+        body = text.lstrip("+-")
+        if not (body.isascii() and body.isdigit()) or len(text) - len(body) > 1:
+            raise
+        return LongInteger(len(body))
 
 
 def show(value: object, limit: int = 60) -> str:
@@ -86,7 +119,7 @@ def plain(number: float) -> str:
 def typed(value: object) -> str:
     """:func:`show` with the type: ``str 'x'``, ``int 5``, ``list of 3``."""
     text = show(value)
-    if isinstance(value, (list, tuple, dict, set, frozenset)):
+    if isinstance(value, (list, tuple, dict, set, frozenset, LongInteger)):
         return text
     return f"{type(value).__name__} {text}"
 

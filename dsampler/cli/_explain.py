@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         attributes = parse_pairs(args.attr, "--attr")
         sampler = _sampler(args)
     except ConfigError as exc:
-        return refuse("explain", exc)
+        return refuse("explain", exc, file=args.config)
     lines = [f"trace id:   {trace_id:032x}"]
     if parent is not None:
         lines += _parent_lines(sampler, parent, args.name, kind, attributes)

@@ -17,7 +17,9 @@ from typing import Final, Literal, TypeAlias
 
 from dsampler import _fork
 from dsampler._validate import check_rate, show
+from dsampler.config._lines import with_lines
 from dsampler.config._model import SamplingConfig
+from dsampler.config._yaml import compose_yaml
 from dsampler.errors import ConfigError
 from dsampler.protocol._strategy import (
     PROBABILISTIC,
@@ -36,6 +38,7 @@ __all__ = [
     "Strategies",
     "config_strategies",
     "default_strategies",
+    "jaeger_document",
     "jaeger_strategies",
     "load_strategies",
 ]
@@ -169,6 +172,28 @@ def config_strategies(config: SamplingConfig) -> Strategies:
     return Strategies(response, {}, tuple(warnings))
 
 
+def jaeger_document(data: bytes, format: FileFormat = "auto") -> tuple[object] | None:
+    """The decoded document of a Jaeger strategies file, in a 1-tuple (a file of ``null``
+    is one); None when the file is dsampler's configuration: ``format`` says so, or
+    ``auto`` finds no JSON with ``default_strategy`` or ``service_strategies`` (or empty,
+    or not an object).
+
+    Raises:
+        ConfigError: ``format`` is unknown, or a Jaeger file is not valid JSON.
+    """
+    if format not in ("auto", "jaeger", "dsampler"):
+        raise ConfigError("format", f"expected auto, jaeger or dsampler, got {show(format)}")
+    if format == "dsampler":
+        return None
+    try:
+        doc = decode_json(data)
+    except ConfigError:
+        if format == "jaeger" or JAEGER_KEY_TEXT.search(data):  # not "unknown key" as dsampler's
+            raise
+        return None
+    return (doc,) if format == "jaeger" or looks_like_jaeger(doc) else None
+
+
 def load_strategies(
     data: bytes,
     name: str,
@@ -177,24 +202,18 @@ def load_strategies(
     default_probability: float = DEFAULT_SAMPLING_PROBABILITY,
 ) -> Strategies:
     """Strategies from a file's bytes: a Jaeger strategies file (JSON) or dsampler's own
-    configuration (YAML or JSON). ``auto`` takes JSON with ``default_strategy`` or
-    ``service_strategies`` (or empty, or not an object) as Jaeger's, anything else as
-    dsampler's.
+    configuration (YAML or JSON), told apart by :func:`jaeger_document`. A refused
+    field says on which line of the file it stands.
 
     Raises:
         ConfigError: the file is not valid in its format; every problem is named.
     """
-    if format not in ("auto", "jaeger", "dsampler"):
-        raise ConfigError("format", f"expected auto, jaeger or dsampler, got {show(format)}")
-    if format != "dsampler":
-        try:
-            doc = decode_json(data)
-        except ConfigError:
-            if format == "jaeger" or JAEGER_KEY_TEXT.search(data):  # not "unknown key" as dsampler's
-                raise
-        else:
-            if format == "jaeger" or looks_like_jaeger(doc):
-                return jaeger_strategies(doc, default_probability=default_probability)
     from dsampler.config._files import parse_config_bytes
 
-    return config_strategies(parse_config_bytes(data, name))
+    found = jaeger_document(data, format)
+    if found is None:
+        return config_strategies(parse_config_bytes(data, name))
+    try:
+        return jaeger_strategies(found[0], default_probability=default_probability)
+    except ConfigError as exc:  # the lines from the document composed again, on this path only
+        raise with_lines(exc, compose_yaml(data.decode("utf-8"))) from None
