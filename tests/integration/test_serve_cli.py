@@ -67,7 +67,7 @@ def test_an_invalid_file_at_start_exits_2_naming_the_field(tmp_path: Path) -> No
     )
     out = run("--strategies", str(path), "--port", "0")
     assert out.returncode == 2
-    assert "service_strategies[0].param: expected a number in [0, 1], got 2\n" in out.stderr
+    assert "service_strategies[0].param: expected a number in [0, 1], got 2 (line 1)\n" in out.stderr
     missing = run("--strategies", str(tmp_path / "nope.json"), "--port", "0")
     assert missing.returncode == 2
     assert "cannot read" in missing.stderr
