@@ -15,31 +15,33 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from typing import TYPE_CHECKING, Final
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import SplitResult, parse_qs, urlsplit
 
 from dsampler.errors import ConfigError
-
-if TYPE_CHECKING:
-    from urllib.parse import SplitResult
 
 __all__ = [
     "DEFAULT_MAX_OPERATIONS",
     "MAX_OPERATIONS_LIMIT",
     "MAX_PER_SECOND",
     "MAX_TEXT",
+    "LongInteger",
     "check_bool",
+    "check_endpoint",
     "check_int",
     "check_max_operations",
     "check_number",
     "check_per_second",
     "check_rate",
-    "check_request_url",
     "check_seconds",
     "check_text",
     "check_url_text",
     "parse_float",
     "parse_int",
     "plain",
+    "read_int",
+    "redact_url",
     "show",
     "typed",
 ]
@@ -48,6 +50,36 @@ MAX_TEXT: Final = 1024  # span names, attribute keys, patterns, operation names
 MAX_PER_SECOND: Final = 1e9
 DEFAULT_MAX_OPERATIONS: Final = 2000
 MAX_OPERATIONS_LIMIT: Final = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class LongInteger:
+    """An integer written with more digits than Python converts (``int()``'s limit, 4,300
+    by default): what the readers of files, response bodies and arguments give for one
+    (:func:`read_int`), where ``int()`` would fail with no field named. It is no number
+    to any check, so the check of its field refuses it by name: ``rate: expected a number
+    in [0, 1], got an integer of 5000 digits``."""
+
+    digits: int
+
+    def __repr__(self) -> str:
+        return f"an integer of {self.digits} digits"
+
+
+def read_int(text: str) -> int | LongInteger:
+    """A decimal integer as JSON or YAML writes it (the ``parse_int`` of ``json.loads``);
+    a :class:`LongInteger` when it has more digits than ``int()`` converts.
+
+    Raises:
+        ValueError: ``text`` is no decimal integer.
+    """
+    try:
+        return int(text)
+    except ValueError:
+        body = text.lstrip("+-")
+        if not (body.isascii() and body.isdigit()) or len(text) - len(body) > 1:
+            raise
+        return LongInteger(len(body))
 
 
 def show(value: object, limit: int = 60) -> str:
@@ -67,6 +99,17 @@ def show(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+#: The userinfo of a URL (``user:password@``), up to its last ``@`` before the path.
+_USERINFO: Final = re.compile(r"""(?<=://)[^/?#\s'"]*@""")
+
+
+def redact_url(text: str) -> str:
+    """``text`` with the userinfo of every URL in it (``user:password@``) written ``***@``:
+    what a message, a description or a ``repr`` shows of an endpoint that carries
+    credentials."""
+    return _USERINFO.sub("***@", text)
+
+
 def plain(number: float) -> str:
     """A number as a person writes it: ``2`` for ``2.0``, ``0.25``, ``1e-06``."""
     text = repr(number)
@@ -76,7 +119,7 @@ def plain(number: float) -> str:
 def typed(value: object) -> str:
     """:func:`show` with the type: ``str 'x'``, ``int 5``, ``list of 3``."""
     text = show(value)
-    if isinstance(value, (list, tuple, dict, set, frozenset)):
+    if isinstance(value, (list, tuple, dict, set, frozenset, LongInteger)):
         return text
     return f"{type(value).__name__} {text}"
 
@@ -209,14 +252,29 @@ _CONTROL_OR_BLANK: Final = re.compile(r"[\x00-\x20\x7f]")
 _NOT_PRINTABLE_ASCII: Final = re.compile(r"[^\x21-\x7e]")
 
 
-def check_request_url(parts: SplitResult, field: str) -> None:
-    """A URL ``http.client`` can send: no control character or blank anywhere, nothing
-    but ASCII in the path and query (a host may be IDNA). An endpoint that breaks this
-    would be accepted and then fail every request it is polled with."""
+def check_endpoint(value: object, field: str = "endpoint") -> SplitResult:
+    """A sampling URL a client can poll, split: http or https with a host and a port
+    other than 0, no ``service=`` in its query (the client adds it: sent twice, it is a
+    400 at every poll), and what ``http.client`` can send (no control character or blank
+    anywhere, nothing but ASCII in the path and query; a host may be IDNA). Credentials
+    in it are kept and never shown in a refusal. One check for the model's ``remote:``
+    section and for every client, so that a URL one accepts the other polls."""
+    text = check_text(value, field, 2048).strip()
+    shown = show(redact_url(text))
+    expected = "an http:// or https:// URL with a host, such as http://127.0.0.1:5778/sampling"
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:  # a port that is not a number, a bracket that is not closed
+        raise ConfigError(field, f"expected {expected}, got {shown}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(field, f"expected {expected}, got {shown}")
+    if port == 0:
+        raise ConfigError(field, f"expected a port in 1..65535, got {shown}")
     found = _CONTROL_OR_BLANK.search(parts.netloc) or _NOT_PRINTABLE_ASCII.search(parts.path + parts.query)
     if found is not None:
-        raise ConfigError(
-            field,
-            f"expected a URL of printable ASCII (percent-encode the rest), got {show(found.group())} "
-            f"in {show(parts.geturl())}",
-        )
+        problem = f"expected a URL of printable ASCII (percent-encode the rest), got {show(found.group())}"
+        raise ConfigError(field, f"{problem} in {shown}")
+    if "service" in parse_qs(parts.query, keep_blank_values=True):
+        raise ConfigError(field, f"expected no service= in the URL (the client adds it), got {shown}")
+    return parts

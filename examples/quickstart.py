@@ -4,8 +4,9 @@ Run with ``make quickstart`` (or ``python examples/quickstart.py`` once installe
 emits a few thousand traces (a root span and two children each), samples them with
 ``ParentBasedSampler(RatioSampler(rate))`` and prints how many were kept against the
 configured rate, and whether traces were kept whole (children follow their root).
-It ends with the decision for a few fixed trace IDs: every service of a fleet that
-runs dsampler at the same rate makes exactly these decisions.
+It ends with the decision for a few fixed trace IDs, one sampled and the others dropped:
+every service of a fleet that runs dsampler's rule (FNV-1a, the default hash) at the
+same rate makes exactly these decisions.
 """
 
 from __future__ import annotations
@@ -64,10 +65,20 @@ def main() -> int:
         "decisions before that came from the identical pure-Python path)"
     )
     sampler = RatioSampler(0.1)
-    probe = [0x4BF92F3577B34DA6A3CE929D0E0E4736, 0x0AF7651916CD43DD8448EB211C80319C, 0x53CE929D0E0E4736]
+    probe = [
+        0x4BF92F3577B34DA6A3CE929D0E0E4736,
+        0xD4DD79D3B5834F4CECB736D877F1CAF0,  # its hash is below the bound: sampled
+        0x0AF7651916CD43DD8448EB211C80319C,
+        0x53CE929D0E0E4736,
+    ]
+    bound = dsampler.rate_to_bound(0.1)
+    print(f"  rate 0.1: RECORD_AND_SAMPLE iff fnv1a64(trace id) < {bound:016x}")
+    decisions = set()
     for trace_id in probe:
         decision = sampler.should_sample(None, trace_id, "probe").decision.name
-        print(f"  trace {trace_id:032x}: fnv1a64={dsampler.fnv1a64(trace_id):016x} -> {decision} at 0.1")
+        decisions.add(decision)
+        print(f"  trace {trace_id:032x}: fnv1a64={dsampler.fnv1a64(trace_id):016x} -> {decision}")
+    ok &= decisions == {"RECORD_AND_SAMPLE", "DROP"}
     print("OK" if ok else "UNEXPECTED RESULT")
     return 0 if ok else 1
 

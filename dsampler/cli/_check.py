@@ -1,5 +1,8 @@
 """``dsampler check FILE...``: validate configuration files (``-`` reads standard input).
 
+A file is a dsampler configuration (YAML or JSON), or a Jaeger strategies file, told
+apart and checked as ``dsampler serve`` reads it (JSON with ``default_strategy`` or
+``service_strategies``); the warnings ``serve`` would log for it are printed too.
 Prints one summary line per valid file on stdout (and, for a file with an ``adaptive:``
 section, a second: what its health policy does to the rate); one line per problem on stderr,
 ``dsampler check: FILE: field.path: expected ..., got ...``. Exits 2 when any file has a problem, else
@@ -20,11 +23,14 @@ import sys
 from typing import Any, Final
 
 from dsampler.cli._output import error, say
-from dsampler.config._files import MAX_FILE_BYTES, locate, parse_config_bytes, read_config_file
+from dsampler.config._files import MAX_FILE_BYTES, locate, parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
+from dsampler.protocol._strategy import StrategyResponse
+from dsampler.serve._strategies import Strategies, jaeger_document, load_strategies
+from dsampler.serve._strategies_file import count_services
 
-__all__ = ["STDIN_NAME", "add_parser", "health", "run", "summary"]
+__all__ = ["STDIN_NAME", "add_parser", "health", "jaeger_summary", "run", "summary"]
 
 STDIN_NAME: Final = "<stdin>"  # how `-` is named in messages
 MAX_TOTAL_BYTES: Final = 64 * MAX_FILE_BYTES  # 64 MiB: about a minute of parsing at worst
@@ -81,22 +87,38 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def read_stdin() -> SamplingConfig:
-    """The configuration on standard input (YAML, or JSON, which YAML reads too)."""
+def _response(response: StrategyResponse) -> str:
+    limit, ops = response.rate_limiting, response.per_operation
+    kind = f"ratelimiting {limit.traces_per_second:g}/s" if limit is not None else "probabilistic"
+    if limit is None and response.probabilistic is not None:
+        kind += f" {response.probabilistic.rate:g}"
+    return kind if ops is None else f"{kind}, {_count(len(ops.operations), 'operation')}"
+
+
+def jaeger_summary(strategies: Strategies) -> str:
+    """One line describing a valid Jaeger strategies file."""
+    return f"Jaeger strategies: default {_response(strategies.default)}; {count_services(strategies)}"
+
+
+def read_stdin() -> bytes:
+    """The bytes on standard input (at most a file's bound, and a byte)."""
     stream = getattr(sys.stdin, "buffer", None)  # None when the process has no stdin
     if stream is None:
         raise ConfigError(STDIN_NAME, "cannot read standard input: it is closed")
     try:
-        data = stream.read(MAX_FILE_BYTES + 1)  # one byte more tells "too large"
+        data: bytes = stream.read(MAX_FILE_BYTES + 1)  # one byte more tells "too large"
     except OSError as exc:
         raise ConfigError(STDIN_NAME, f"cannot read standard input: {exc.strerror or exc}") from None
-    return parse_config_bytes(data, STDIN_NAME)
+    return data
 
 
-def _check_one(name: str) -> tuple[str, SamplingConfig | ConfigError]:
+def _check_one(name: str) -> tuple[str, SamplingConfig | Strategies | ConfigError]:
     label = STDIN_NAME if name == "-" else name
     try:
-        return label, (read_stdin() if name == "-" else read_config_file(name)[0])
+        data = read_stdin() if name == "-" else read_bytes(name)
+        if len(data) <= MAX_FILE_BYTES and jaeger_document(data) is not None:
+            return label, load_strategies(data, label)  # as dsampler serve reads it
+        return label, parse_config_bytes(data, label)
     except ConfigError as exc:
         return label, exc
 
@@ -141,6 +163,10 @@ def run(args: argparse.Namespace) -> int:
             failed = True
             for problem in outcome.errors:
                 error("check", locate(label, problem))
+        elif isinstance(outcome, Strategies):
+            say(f"{label}: OK: {jaeger_summary(outcome)}")
+            for warning in outcome.warnings:
+                error("check", f"{label}: warning: {warning}")
         else:
             say(f"{label}: OK: {summary(outcome)}")
             if (policy := health(outcome)) is not None:

@@ -1,7 +1,10 @@
 """``dsampler explain``: how one span would be decided, and why.
 
-    dsampler explain --config FILE (--trace-id HEX | --traceparent HEADER) --name NAME
+    dsampler explain --config FILE [--trace-id HEX | --traceparent HEADER] --name NAME
                      [--kind K] [--attr k=v ...] [--resource k=v ...]
+
+A trace ID is needed only where the decision hashes it: a drop rule, a rate limit, a
+rate of 0 or 1 or a rollout not started are explained without one, and say so.
 
 It decides as the running application would: the resource is ``Resource.create()``
 (``OTEL_SERVICE_NAME``, ``OTEL_RESOURCE_ATTRIBUTES``) with ``--resource`` on top, and
@@ -39,7 +42,11 @@ SAMPLE, DROP = "RECORD_AND_SAMPLE", "DROP"  # OpenTelemetry's Decision names, us
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser("explain", help="explain the decision for one span")
     parser.add_argument("--config", required=True, metavar="FILE", help="YAML or JSON configuration file")
-    parser.add_argument("--trace-id", metavar="HEX", help="trace ID of a root span, 1 to 32 hex digits")
+    parser.add_argument(
+        "--trace-id",
+        metavar="HEX",
+        help="trace ID of a root span, 1 to 32 hex digits (needed where the decision hashes it)",
+    )
     parser.add_argument(
         "--traceparent", metavar="HEADER", help="W3C parent, 00-<trace id>-<parent id>-<flags>"
     )
@@ -87,12 +94,10 @@ def parse_pairs(items: list[str], option: str, *, typed: bool = True) -> dict[st
     return out
 
 
-def _trace(args: argparse.Namespace) -> tuple[int, Traceparent | None]:
+def _trace(args: argparse.Namespace) -> tuple[int | None, Traceparent | None]:
     parent = parse_traceparent(args.traceparent) if args.traceparent is not None else None
     if args.trace_id is None:
-        if parent is None:
-            raise ConfigError("--trace-id", "expected --trace-id HEX or --traceparent HEADER")
-        return parent.trace_id, parent
+        return (None if parent is None else parent.trace_id), parent
     trace_id = parse_trace_id(args.trace_id)
     if parent is not None and parent.trace_id != trace_id:
         raise ConfigError("--trace-id", "differs from the trace-id of --traceparent; give one of them")
@@ -124,16 +129,29 @@ def run(args: argparse.Namespace) -> int:
         attributes = parse_pairs(args.attr, "--attr")
         sampler = _sampler(args)
     except ConfigError as exc:
-        return refuse("explain", exc)
-    lines = [f"trace id:   {trace_id:032x}"]
+        return refuse("explain", exc, file=args.config)
+    lines = [f"trace id:   {trace_id:032x}"] if trace_id is not None else []
     if parent is not None:
         lines += _parent_lines(sampler, parent, args.name, kind, attributes)
     if parent is None or not sampler.config.parent_based:
-        info = sampler.explain(trace_id, args.name, kind, attributes or None)
+        info = sampler.explain(trace_id or 0, args.name, kind, attributes or None)
+        if trace_id is None:
+            if _hashes(info):
+                needed = f"{info['source']} samples at rate {info['rate']:g} by a hash of the trace ID"
+                problem = f"needed: {needed}; give --trace-id HEX or --traceparent HEADER"
+                return refuse("explain", ConfigError("--trace-id", problem))
+            lines.append("trace id:   none given; this decision does not depend on one")
+            info["key"] = None
         lines += render(info, sampler.config.traces_per_second)
     for line in lines:
         say(line)
     return 0
+
+
+def _hashes(info: dict[str, Any]) -> bool:
+    """Whether :meth:`DSampler.explain`'s answer depends on the trace ID: a rate strictly
+    between 0 and 1 tests its hash (a drop, a rate limit, rates 0 and 1 do not)."""
+    return info.get("hash") is not None and 0.0 < info.get("rate", 0.0) < 1.0
 
 
 def _parent_lines(
@@ -180,8 +198,9 @@ def render(info: dict[str, Any], cap: float | None = None) -> list[str]:
         lines.append(f"decision:   {SAMPLE if info['sampled'] else DROP}")
         step = f", rollout step {info['step']}" if strategy == "rollout" else ""
         lines.append(f"rule:       {info['hash']} at rate {info['rate']:g}{step}")
-        lines.append(f"hash:       0x{info['key']:016x} ({info['key']})")
-        lines.append(f"bound:      0x{info['bound']:016x} ({info['bound']}); {SAMPLE} iff hash < bound")
+        if info["key"] is not None:  # None: no trace ID given, none needed
+            lines.append(f"hash:       0x{info['key']:016x} ({info['key']})")
+            lines.append(f"bound:      0x{info['bound']:016x} ({info['bound']}); {SAMPLE} iff hash < bound")
         if info.get("lower_bound_per_second") and not info["sampled"]:
             lower = f"{info['lower_bound_per_second']:g}"
             lines.append(f"otherwise:  {SAMPLE} while the lower bound ({lower} traces/s) has credit")

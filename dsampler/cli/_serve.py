@@ -21,7 +21,7 @@ import sys
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from dsampler._validate import check_rate, parse_float, parse_int
+from dsampler._validate import check_rate, parse_float, parse_int, redact_url
 from dsampler.cli._output import error, refuse, say
 from dsampler.config._shape import parse_duration
 from dsampler.errors import ConfigError
@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from dsampler.serve._server import StrategiesServer
 
 __all__ = ["add_parser", "run"]
+
+
+_RELOAD_FORMAT = "a duration such as 1s, 250ms or 5m; 0 never reloads (default 1s)"
 
 
 def add_parser(commands: Any) -> None:
@@ -46,7 +49,10 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", default="5778", help="TCP port (default 5778; 0 picks a free one)")
     parser.add_argument(
-        "--reload-interval", default="1s", help="check the file for changes this often (0: never)"
+        "--reload-interval",
+        default="1s",
+        metavar="DURATION",
+        help=f"check the file for changes this often: {_RELOAD_FORMAT}",
     )
     parser.add_argument(
         "--format", choices=("auto", "jaeger", "dsampler"), default="auto", help="file format"
@@ -146,14 +152,11 @@ def _server(args: argparse.Namespace) -> StrategiesServer:
     from dsampler.serve._server import StrategiesServer
     from dsampler.serve._strategies_file import MAX_RELOAD_S, StrategiesFile
 
-    never = args.reload_interval.strip() == "0"
     source = StrategiesFile(
         args.strategies,
         format=args.format,
         default_probability=args.default_sampling_probability,
-        reload_interval_s=0.0
-        if never
-        else parse_duration(args.reload_interval, "--reload-interval", (0.0, MAX_RELOAD_S)),
+        reload_interval_s=_reload_interval(args.reload_interval, MAX_RELOAD_S),
     )
     return StrategiesServer(
         source,
@@ -165,8 +168,23 @@ def _server(args: argparse.Namespace) -> StrategiesServer:
     )
 
 
+def _reload_interval(text: str, most: float) -> float:
+    """``--reload-interval`` in seconds; refused with its format and default."""
+    if text.strip() == "0":
+        return 0.0
+    try:
+        return parse_duration(text, "--reload-interval", (0.0, most))
+    except ConfigError as exc:
+        raise ConfigError("--reload-interval", f"{exc.problem} (default 1s; 0 never reloads)") from None
+
+
+def _named(args: argparse.Namespace) -> str:
+    """The strategies file as messages name it (a URL's credentials shown as ***)."""
+    return "defaults" if args.strategies is None else redact_url(args.strategies)
+
+
 def _report(args: argparse.Namespace, exc: ConfigError) -> int:
-    return refuse("serve", exc, file=args.strategies, flags=_ARGUMENT_FLAGS)
+    return refuse("serve", exc, file=_named(args), flags=_ARGUMENT_FLAGS)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -202,7 +220,7 @@ def _run(args: argparse.Namespace) -> int:
         error("serve", f"cannot listen on {where}: {exc.strerror or exc}")
         return 2
     try:
-        print(f"dsampler serve: listening on {server.url} ({args.strategies or 'defaults'})", flush=True)
+        print(f"dsampler serve: listening on {server.url} ({_named(args)})", flush=True)
         if server.grpc is not None:
             server.grpc.start()
             print(f"dsampler serve: listening on {server.grpc.url}", flush=True)

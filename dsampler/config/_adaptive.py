@@ -16,12 +16,19 @@ rules and per-operation strategies still decide the spans they match.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
-from dsampler._validate import check_number, check_per_second, check_rate, check_seconds, plain, show
+from dsampler._validate import (
+    MAX_PER_SECOND,
+    check_number,
+    check_per_second,
+    check_rate,
+    check_seconds,
+    plain,
+    show,
+)
 from dsampler.config._shape import Problems, join, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
@@ -189,6 +196,15 @@ def _check_together(s: AdaptiveSettings) -> None:
     if s.tick_s > s.min_window_s:
         problem = f"expected at most the minimum window ({plain(s.min_window_s)}s), got {plain(s.tick_s)}s"
         raise ConfigError("tick_s", problem)
+    cap = s.hard_cap_per_second
+    if cap is not None and cap > MAX_PER_SECOND:  # the backstop's bucket holds at most this
+        most, target = MAX_PER_SECOND / s.target_traces_per_second, plain(s.target_traces_per_second)
+        problem = (
+            f"expected at most {most:.6g} for a target of {target}/s (the cap, factor x target, is at most"
+        )
+        raise ConfigError(
+            "hard_cap_factor", f"{problem} 1e9/s; null: none), got {plain(s.hard_cap_factor or 0)}"
+        )
 
 
 def check_adaptive(value: object) -> AdaptiveSettings | None:
@@ -201,13 +217,8 @@ def check_adaptive(value: object) -> AdaptiveSettings | None:
 # -- file form -------------------------------------------------------------------------
 
 #: Model field -> its key in the file (durations lose their ``_s``).
-_FILE_KEYS: Final = {
-    name: name.removesuffix("_s") if name.endswith("_s") else name
-    for name in (f.name for f in dataclasses.fields(AdaptiveSettings))
-}
-_HEALTH_FILE_KEYS: Final = {
-    name: name.removesuffix("_s") for name in (f.name for f in dataclasses.fields(HealthPolicy))
-}
+_FILE_KEYS: Final = {f.name: f.name.removesuffix("_s") for f in fields(AdaptiveSettings)}
+_HEALTH_FILE_KEYS: Final = {f.name: f.name.removesuffix("_s") for f in fields(HealthPolicy)}
 _DURATIONS: Final = frozenset(n for n in (*_FILE_KEYS, *_HEALTH_FILE_KEYS) if n.endswith("_s"))
 
 
@@ -282,13 +293,10 @@ def dump_adaptive(settings: AdaptiveSettings | None) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     for name, key in _FILE_KEYS.items():
         value = getattr(settings, name)
-        if name == "health":
-            health = (
-                None
-                if value is None
-                else {k: _dump(n, getattr(value, n)) for n, k in _HEALTH_FILE_KEYS.items()}
-            )
-            out[key] = False if health is None else health
-        else:
+        if name != "health":
             out[key] = _dump(name, value)
+        elif value is None:
+            out[key] = False
+        else:
+            out[key] = {k: _dump(n, getattr(value, n)) for n, k in _HEALTH_FILE_KEYS.items()}
     return out

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from dsampler._validate import show, typed
+from dsampler._validate import read_int, show, typed
 from dsampler.config._lines import with_lines
 from dsampler.config._model import SamplingConfig
 from dsampler.config._parse import parse_config
@@ -183,10 +183,10 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def parse_json(text: str) -> Any:
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates)
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_int=read_int)
     except json.JSONDecodeError as exc:
         raise ConfigError("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+    except ValueError as exc:
         if isinstance(exc, ConfigError):
             raise
         raise ConfigError("", f"invalid JSON: {show(str(exc), 120)}") from None

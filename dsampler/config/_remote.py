@@ -16,18 +16,16 @@ refused, naming both.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Final
-from urllib.parse import urlsplit
 
-from dsampler._validate import check_request_url, check_seconds, check_text, check_url_text, show
+from dsampler._validate import check_endpoint, check_seconds, check_url_text, redact_url, show
 from dsampler.config._shape import build, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
 __all__ = ["DEFAULT_ENDPOINT", "RemoteSettings", "check_remote", "dump_remote", "parse_remote"]
 
 DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
-_MAX_URL: Final = 2048
 #: The range of each duration, in seconds (the file form checks it as written: ``'2d'``).
 _SECONDS: Final = {"polling_interval_s": (1.0, 86400.0), "request_timeout_s": (0.1, 300.0)}
 
@@ -38,7 +36,9 @@ class RemoteSettings:
 
     Attributes:
         endpoint: the sampling URL (http or https; default the local Jaeger agent's
-            ``http://127.0.0.1:5778/sampling``).
+            ``http://127.0.0.1:5778/sampling``); credentials in it
+            (``http://user:password@host/...``) are sent as HTTP Basic authentication,
+            and shown as ``***``.
         polling_interval_s: seconds between polls, in [1, 86400] (default 60).
         service_name: sent as ``?service=`` (default: the resource's ``service.name``).
         request_timeout_s: the whole request, in [0.1, 300] (default 10).
@@ -50,21 +50,18 @@ class RemoteSettings:
     request_timeout_s: float = 10.0
 
     def __post_init__(self) -> None:
-        url = check_text(self.endpoint, "endpoint", _MAX_URL)
-        try:
-            parts = urlsplit(url.strip())  # stripped as the client strips it
-            usable = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
-        except ValueError:  # a port that is not a number, a bracket that is not closed
-            usable = False
-        if not usable:
-            raise ConfigError("endpoint", f"expected an http:// or https:// URL with a host, got {show(url)}")
-        check_request_url(parts, "endpoint")
+        check_endpoint(self.endpoint)  # what every client polls, checked here once
         interval = check_seconds(self.polling_interval_s, "polling_interval", *_SECONDS["polling_interval_s"])
         object.__setattr__(self, "polling_interval_s", interval)
         timeout = check_seconds(self.request_timeout_s, "request_timeout", *_SECONDS["request_timeout_s"])
         object.__setattr__(self, "request_timeout_s", timeout)
         if self.service_name is not None:
             check_url_text(self.service_name, "service_name")
+
+    def __repr__(self) -> str:  # the endpoint's credentials shown as ***
+        shown = {f.name: getattr(self, f.name) for f in fields(self)}
+        shown["endpoint"] = redact_url(self.endpoint)
+        return f"RemoteSettings({', '.join(f'{name}={value!r}' for name, value in shown.items())})"
 
 
 def check_remote(value: object) -> RemoteSettings | None:

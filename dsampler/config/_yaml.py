@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, ClassVar, Final
 
-from dsampler._validate import show
+from dsampler._validate import LongInteger, read_int, show
 from dsampler.config._yaml_build import Unusual, build_plain
 from dsampler.errors import ConfigError
 
@@ -222,12 +222,14 @@ def _checked(construct: Callable[[Any, Any], Any], name: str, expected: str) -> 
     return checked
 
 
-def _construct_int(loader: Any, node: Any) -> int:
-    """YAML 1.2 integers: decimal (leading zeros allowed), ``0o`` octal, ``0x`` hex."""
+def _construct_int(loader: Any, node: Any) -> int | LongInteger:
+    """YAML 1.2 integers: decimal (leading zeros allowed; one of more digits than
+    ``int()`` converts is a :class:`~dsampler._validate.LongInteger`, refused by its
+    field's check), ``0o`` octal, ``0x`` hex."""
     text = loader.construct_scalar(node)
     if text[:2] in ("0o", "0x"):
         return int(text[2:], 8 if text[1] == "o" else 16)
-    return int(text, 10)
+    return read_int(text)
 
 
 def dump_yaml(document: Mapping[str, Any]) -> str:

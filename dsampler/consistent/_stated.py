@@ -16,7 +16,8 @@ consistent sampler checks. Each hash scheme gets one :class:`Statement`:
   ``T = 2**56 - ((bound - offset) >> s)``. Every ``u`` below ``limit = (2**56 - T) << s``
   is sampled and has ``R >= T``; the few sampled keys in ``[limit, bound)`` (fewer than
   ``2**s`` of ``2**64``: a chance below ``2**-56`` a trace) have ``R < T`` and carry
-  neither ``th`` nor ``rv``. ``rv`` is written only where the parent has none.
+  neither ``th`` nor ``rv``. ``rv`` is written only on a root: a span with a parent
+  (deciding by itself, ``parent_based: false``) carries neither.
 * ``NOTHING``: no probability to state (rate limits, lower bounds, a rate below
   ``2**-56`` under ``BY_KEY``), or no 56 random bits in the key (``otel-js``'s XOR is 32
   bits): no ``th``.

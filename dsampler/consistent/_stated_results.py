@@ -1,7 +1,8 @@
 """The results of a decision strategy that states its threshold truthfully (an engine's
 deciders when ``write_th`` is on): :class:`~dsampler.decision.Results` whose sampled
 spans carry the :class:`~dsampler.consistent._stated.Statement`'s ``th`` (and, for a
-hashed rule, the ``rv`` of the trace's key), and whose other decisions erase ``th``.
+hashed rule, the ``rv`` of the trace's key on a root: a span with a parent states
+nothing), and whose other decisions erase ``th``.
 
 A root without a tracestate costs nothing more when the statement is a constant
 (``ALWAYS``, ``BY_TRACE``): the sampled result, built once, carries one shared
@@ -21,9 +22,10 @@ from opentelemetry.sdk.trace.sampling import SamplingResult
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler.consistent._ot import MAX_OT_LENGTH, OT_KEY, ot_with_threshold, ot_without_threshold, parse_ot
+from dsampler.consistent._ot import OT_KEY, ot_with_threshold, ot_without_threshold
 from dsampler.consistent._stated import ALWAYS, BY_KEY, BY_TRACE, Statement
 from dsampler.consistent._tracestate import ot_entry, with_ot
+from dsampler.decision._context import DEFAULT_TRACE_STATE
 from dsampler.decision._results import (
     DROP,
     DROPPED,
@@ -101,39 +103,39 @@ class StatedResults(Results):
         self._memo: tuple[TraceState, TraceState, TraceState] = (_UNSET, _UNSET, _UNSET)
 
     def sample(self, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        if trace_state is None:
+        if trace_state is None or trace_state is DEFAULT_TRACE_STATE:
             if not attributes:
                 return self.sampled
             return Results.sample(self, attributes, self.sampled.trace_state)
         return Results.sample(self, attributes, self._rewritten(trace_state)[1])
 
     def sample_key(self, key: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        """A span sampled by ``key < bound`` (BY_KEY): ``th`` and the key's ``rv``
-        written, where the parent has no ``rv`` and the key is not in the sliver
+        """A span sampled by ``key < bound`` (BY_KEY): on a root (``trace_state`` None)
+        outside the sliver, ``th`` and the key's ``rv`` written
         (:meth:`Statement.randomness <dsampler.consistent._stated.Statement.randomness>`,
-        inlined: this runs for every sampled root of a hashed rule)."""
+        inlined: this runs for every sampled root of a hashed rule). A span with a parent
+        (its tracestate, ``DEFAULT_TRACE_STATE`` when empty) states nothing: only a
+        root's decision may set ``rv``, and without it ``th`` would be false."""
         statement = self.statement
         u = (key - statement.offset) & MASK64
-        if u >= statement.limit:
+        if trace_state is not None or u >= statement.limit:
             return self.sample(attributes, trace_state)
         # 7 bytes are the 14 hex digits, leading zeros kept: twice as fast as :014x
         stated = self._prefix + (MASK56 - (u >> statement.shift)).to_bytes(7, "big").hex()
-        if trace_state is None:
-            if attributes:
-                return Results.sample(self, attributes, ot_state(stated))
-            if _FAST:  # ot_state and make_result, inlined (720 instructions less a root)
-                ts: TraceState = _new(TraceState)
-                ts._dict = {OT_KEY: stated}
-                result: SamplingResult = _new(FrozenResult)
-                result.__dict__.update(
-                    decision=RECORD_AND_SAMPLE, attributes=self.sampled.attributes, trace_state=ts
-                )
-                return result
-            return make_result(RECORD_AND_SAMPLE, self.sampled.attributes, ot_state(stated))
-        return Results.sample(self, attributes, self._keyed(trace_state, stated))
+        if attributes:
+            return Results.sample(self, attributes, ot_state(stated))
+        if _FAST:  # ot_state and make_result, inlined (720 instructions less a root)
+            ts: TraceState = _new(TraceState)
+            ts._dict = {OT_KEY: stated}
+            result: SamplingResult = _new(FrozenResult)
+            result.__dict__.update(
+                decision=RECORD_AND_SAMPLE, attributes=self.sampled.attributes, trace_state=ts
+            )
+            return result
+        return make_result(RECORD_AND_SAMPLE, self.sampled.attributes, ot_state(stated))
 
     def dropped(self, trace_state: TraceState | None) -> SamplingResult:
-        if trace_state is None:
+        if trace_state is None or trace_state is DEFAULT_TRACE_STATE:
             return DROPPED
         return SamplingResult(DROP, EMPTY, self._rewritten(trace_state)[2])
 
@@ -147,20 +149,3 @@ class StatedResults(Results):
                 sampled = erased if value is None else _with(ts, value)
             memo = self._memo = (ts, sampled, erased)
         return memo
-
-    @staticmethod
-    def _keyed(ts: TraceState, stated: str) -> TraceState:
-        """``ts`` with ``stated`` (``th:T;rv:R``) in front of its other ``ot`` members;
-        ``th`` erased instead when the parent has an ``rv`` (even an invalid one: it is
-        not ours to replace) or ``ot`` would pass 256 characters."""
-        ot = ot_entry(ts)
-        if ot is None:
-            return _with(ts, stated)
-        parsed = parse_ot(ot)
-        if parsed is not None and parsed.rv is not None:
-            return erase_th(ts)
-        rest = None if parsed is None else ot_without_threshold(ot)
-        value = stated if rest is None else f"{stated};{rest}"
-        if len(value) > MAX_OT_LENGTH:
-            return erase_th(ts)
-        return _with(ts, value)

@@ -16,6 +16,8 @@ from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
+from dsampler.decision._context import DEFAULT_TRACE_STATE
+
 __all__ = ["DROP", "DROPPED", "EMPTY", "RECORD_AND_SAMPLE", "FrozenResult", "Results", "make_result"]
 
 DROP: Final = Decision.DROP
@@ -83,7 +85,7 @@ class Results:
         self.sampled = make_result(RECORD_AND_SAMPLE, MappingProxyType(self.tags), None)
 
     def sample(self, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        if not attributes and trace_state is None:
+        if not attributes and (trace_state is None or trace_state is DEFAULT_TRACE_STATE):
             return self.sampled
         if not attributes:
             merged: Mapping[str, Any] = self.tags
@@ -95,14 +97,16 @@ class Results:
 
     def sample_key(self, key: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         """A span sampled by its hash key: :meth:`sample` here; results that state a
-        threshold write the ``rv`` the key gives."""
+        threshold write the ``rv`` the key gives on a root (``trace_state`` None)."""
         return self.sample(attributes, trace_state)
 
     @staticmethod
     def drop(trace_state: TraceState | None) -> SamplingResult:
-        return DROPPED if trace_state is None else SamplingResult(DROP, EMPTY, trace_state)
+        if trace_state is None or trace_state is DEFAULT_TRACE_STATE:
+            return DROPPED
+        return SamplingResult(DROP, EMPTY, trace_state)
 
     def dropped(self, trace_state: TraceState | None) -> SamplingResult:
         """This strategy's dropped result: :meth:`drop` here; results that state a
         threshold erase it from the tracestate they hand on."""
-        return DROPPED if trace_state is None else SamplingResult(DROP, EMPTY, trace_state)
+        return self.drop(trace_state)

@@ -23,7 +23,6 @@ from dsampler.config._rule import Rollout
 from dsampler.consistent._tracestate import explicit_randomness
 from dsampler.decision._bucket import TokenBucket
 from dsampler.decision._children import ChildResults
-from dsampler.decision._context import DEFAULT_TRACE_STATE
 from dsampler.decision._results import RECORD_AND_SAMPLE, Results
 from dsampler.engine._counts import CAPPED, DEFAULT, KEPT, NOT_KEPT, OPERATION, PARENT, RULE, DecisionCounts
 from dsampler.engine._deciders import (
@@ -153,12 +152,11 @@ class Snapshot:
         self.parent_tally = None if counts is None else counts.tally[PARENT]
         self.default_tally = None if counts is None else counts.tally[DEFAULT]
 
-    def parent_state(self, trace_state: TraceState, trace_id: int) -> tuple[TraceState | None, int]:
-        """A parent's tracestate to hand on (None: nothing), and the trace ID to decide
-        a root by: under the consistent scheme stating thresholds, the parent's ``rv``
-        stands in for the trace ID's low 56 bits (the scheme's ``R``)."""
-        if trace_state is DEFAULT_TRACE_STATE:
-            return None, trace_id
+    def parent_state(self, trace_state: TraceState, trace_id: int) -> tuple[TraceState, int]:
+        """A parent's tracestate to hand on (``DEFAULT_TRACE_STATE``: nothing, but a
+        parent: no ``rv`` may be written), and the trace ID to decide a span by: under
+        the consistent scheme stating thresholds, the parent's ``rv`` stands in for the
+        trace ID's low 56 bits (the scheme's ``R``)."""
         if self.reads_rv and (rv := explicit_randomness(trace_state)) is not None:
             return trace_state, trace_id >> 56 << 56 | rv
         return trace_state, trace_id

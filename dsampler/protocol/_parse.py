@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
 
-from dsampler._validate import MAX_TEXT, check_per_second, check_rate, check_text, show, typed
+from dsampler._validate import MAX_TEXT, check_per_second, check_rate, check_text, read_int, show, typed
 from dsampler.errors import ConfigError
 from dsampler.protocol._strategy import (
     PROBABILISTIC,
@@ -133,14 +133,14 @@ def _json_object(body: bytes | str) -> Mapping[str, Any]:
         raise ConfigError("response", f"expected at most {MAX_RESPONSE_BYTES} bytes, got {len(body)}")
     try:
         text = body.decode("utf-8") if isinstance(body, (bytes, bytearray)) else body
-        data = json.loads(text)
+        data = json.loads(text, parse_int=read_int)
     except UnicodeDecodeError as exc:
         raise ConfigError("response", f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(
             "response", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
-    except (ValueError, RecursionError) as exc:  # 10**5000, or [[[[... nested too deeply
+    except (ValueError, RecursionError) as exc:  # [[[[... nested too deeply
         raise ConfigError("response", f"not usable JSON: {type(exc).__name__}") from None
     if not isinstance(data, dict):
         raise ConfigError("response", f"expected a JSON object, got {typed(data)}")

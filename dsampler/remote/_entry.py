@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 from opentelemetry.sdk.trace.sampling import Sampler
 
-from dsampler._validate import check_number, check_rate, check_seconds, check_text, show
+from dsampler._validate import check_number, check_rate, check_seconds, check_text, redact_url, show
 from dsampler.config._model import DEFAULT_RATE
 from dsampler.errors import ConfigError
 from dsampler.remote._url import DEFAULT_ENDPOINT, sampling_url
@@ -175,7 +175,7 @@ def warn_ignored(entry: str, settings: RemoteArg, problems: list[ConfigError], g
         given,
         entry,
         "; ".join(str(p) for p in problems),
-        settings.endpoint,
+        redact_url(settings.endpoint),
         round(settings.polling_interval_s * 1000),
         settings.initial_rate,
     )

@@ -10,12 +10,15 @@ resolution, connect, headers, body and every redirect, enforced before each read
 :mod:`dsampler.remote._resolve`: a server that trickles bytes is cut off at it); the body
 is capped (``max_bytes``, checked against Content-Length first); at most ``max_redirects``
 redirects, http(s) only. Every failure is a :class:`~dsampler.errors.FetchError` naming
-the URL. :meth:`HttpFetcher.close` aborts a request in flight, so closing a sampler
-never waits for a slow server. Proxy variables are ignored: the agent is local.
+the URL. Credentials in a URL (``http://user:password@host/sampling``) are sent as HTTP
+Basic authentication, as Go's client sends them, and shown as ``***`` in every message
+and in :attr:`HttpFetcher.endpoint`. :meth:`HttpFetcher.close` aborts a request in
+flight, so closing a sampler never waits for a slow server. Proxy variables are ignored: the agent is local.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import http.client
 import socket
@@ -24,12 +27,12 @@ import threading
 import time
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
-from urllib.parse import SplitResult, urlencode, urljoin, urlsplit
+from urllib.parse import SplitResult, unquote, urlencode, urljoin, urlsplit
 
 from opentelemetry import context
 
 from dsampler import _fork
-from dsampler._validate import check_int, check_seconds, show
+from dsampler._validate import check_int, check_seconds, redact_url, show
 from dsampler._version import __version__
 from dsampler.errors import FetchError
 from dsampler.protocol._parse import MAX_RESPONSE_BYTES
@@ -74,7 +77,9 @@ class HttpFetcher:
 
     Args:
         endpoint: the sampling URL (``http://host:5778/sampling``, the Jaeger collector's
-            ``http://host:14268/api/sampling``); a query it has is kept (``&service=``).
+            ``http://host:14268/api/sampling``); a query it has is kept (``&service=``),
+            and credentials in it (``http://user:password@host/...``) are sent as HTTP
+            Basic authentication.
         timeout_s: the whole request, redirects included (default 10 s).
         max_bytes: largest body accepted (default 4 MiB).
         max_redirects: redirects followed (default 3).
@@ -95,7 +100,8 @@ class HttpFetcher:
         resolver: Resolver = socket.getaddrinfo,
     ) -> None:
         self._url = sampling_url(endpoint)
-        self.endpoint = self._url.geturl()
+        #: the sampling URL, its credentials shown as ``***``
+        self.endpoint = redact_url(self._url.geturl())
         self.timeout_s = check_seconds(timeout_s, "request_timeout_s", 0.001, 600.0)
         self.max_bytes = check_int(max_bytes, "max_response_bytes", 1, 1 << 30)
         self.max_redirects = check_int(max_redirects, "max_redirects", 0, 20)
@@ -135,9 +141,10 @@ class HttpFetcher:
                 if location is None:
                     if 200 <= status < 300:
                         return body
-                    raise FetchError(f"GET {url}: HTTP {status} {_snippet(body)}".rstrip(), status=status)
+                    problem = f"GET {redact_url(url)}: HTTP {status} {_snippet(body)}".rstrip()
+                    raise FetchError(problem, status=status)
                 url = self._redirect(url, location)
-            raise FetchError(f"GET {url}: more than {self.max_redirects} redirects")
+            raise FetchError(f"GET {redact_url(url)}: more than {self.max_redirects} redirects")
         finally:
             context.detach(token)
 
@@ -145,18 +152,19 @@ class HttpFetcher:
         # The server chose this URL: a port out of range or a broken IPv6 literal must
         # be a failed poll like any other, not a ValueError out of urllib.
         try:
-            target = urljoin(url, location.strip())
+            target = urljoin(url, location.strip())  # a relative one keeps the credentials
             parts = urlsplit(target)
             parts.port  # noqa: B018 - raises ValueError on a bad port
         except ValueError:
-            raise FetchError(f"GET {url}: redirect to an invalid URL {show(location)}") from None
+            where = show(redact_url(location))
+            raise FetchError(f"GET {redact_url(url)}: redirect to an invalid URL {where}") from None
         if parts.scheme not in ("http", "https"):
-            raise FetchError(f"GET {url}: redirect to a non-HTTP URL {show(target)}")
+            raise FetchError(f"GET {redact_url(url)}: redirect to a non-HTTP URL {show(redact_url(target))}")
         return target
 
     def _get(self, url: str, deadline: float) -> tuple[int, str | None, bytes]:
         """(status, redirect location or None, body) of one request."""
-        parts = urlsplit(url)
+        parts, shown = urlsplit(url), redact_url(url)
         conn: http.client.HTTPConnection | None = None
         try:
             # Inside the try: a redirect's host may be one http.client refuses (InvalidURL).
@@ -164,18 +172,23 @@ class HttpFetcher:
             conn.sock = self._connect(parts, deadline)
             target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             headers = {"Accept": "application/json", "User-Agent": f"dsampler/{__version__}"}
+            if parts.username is not None:  # userinfo: HTTP Basic, as Go's client sends it
+                credentials = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+                headers["Authorization"] = "Basic " + base64.b64encode(credentials).decode("ascii")
             conn.request("GET", target, headers=headers)
             response = conn.getresponse()
             if response.status in _REDIRECTS:
                 location = response.getheader("Location")
                 if location:
                     return response.status, location, b""
-            return response.status, None, self._body(response, url)
+            return response.status, None, self._body(response, shown)
         except FetchError:
             raise
         except (OSError, http.client.HTTPException, ValueError) as exc:
-            problem = "timed out" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}"
-            raise FetchError(f"GET {url}: {problem}") from exc
+            problem = (
+                "timed out" if isinstance(exc, TimeoutError) else redact_url(f"{type(exc).__name__}: {exc}")
+            )
+            raise FetchError(f"GET {shown}: {problem}") from exc
         finally:
             with self._lock:
                 self._active = None
@@ -183,7 +196,7 @@ class HttpFetcher:
                 conn.close()
 
     def _connect(self, parts: SplitResult, deadline: float) -> socket.socket:
-        url = parts.geturl()
+        url = redact_url(parts.geturl())  # for messages
         host = socket_host(parts.hostname or "")
         port = parts.port or (443 if parts.scheme == "https" else 80)
         wake = threading.Event()

@@ -12,7 +12,7 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler._validate import DEFAULT_MAX_OPERATIONS, check_bool, check_rate, typed
+from dsampler._validate import DEFAULT_MAX_OPERATIONS, check_bool, check_rate, redact_url, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import DEFAULT_RATE, SamplingConfig
 from dsampler.config._parse import parse_config
@@ -128,7 +128,7 @@ class JaegerRemoteSampler(Sampler):
         self.should_sample = self._current.should_sample  # type: ignore[method-assign]
         if fetcher is None:
             fetcher = HttpFetcher(endpoint, timeout_s=request_timeout_s, max_bytes=max_response_bytes)
-        self.endpoint: str = getattr(fetcher, "endpoint", endpoint)
+        self.endpoint: str = redact_url(getattr(fetcher, "endpoint", endpoint))  # credentials: ***
         self.follower = self._new_follower(fetcher, polling_interval_s, jitter, first_poll_delay_s, rng)
         if initial is not None and not isinstance(initial, Sampler):
             self.follower.apply(initial)

@@ -5,10 +5,9 @@ entry points check an endpoint without the fetcher)."""
 from __future__ import annotations
 
 from typing import Final
-from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
+from urllib.parse import SplitResult, unquote
 
-from dsampler._validate import check_request_url, check_text, show
-from dsampler.errors import ConfigError
+from dsampler._validate import check_endpoint
 
 __all__ = ["DEFAULT_ENDPOINT", "sampling_url", "socket_host"]
 
@@ -16,27 +15,14 @@ DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
 
 
 def sampling_url(endpoint: object) -> SplitResult:
-    """``endpoint`` checked (http or https, with a host); an empty path or ``/`` becomes
-    ``/sampling`` (an agent's ``/`` serves the legacy dialect, the OTel Collector a 404).
+    """``endpoint`` checked (:func:`~dsampler._validate.check_endpoint`); an empty path
+    or ``/`` becomes ``/sampling`` (an agent's ``/`` serves the legacy dialect, the OTel
+    Collector a 404). Credentials in it are kept: the fetcher sends them.
 
     Raises:
         ConfigError: not an http(s) URL with a host, or one that names the service.
     """
-    text = check_text(endpoint, "endpoint", 2048).strip()
-    expected = "an http:// or https:// URL with a host, such as http://127.0.0.1:5778/sampling"
-    try:
-        parts = urlsplit(text)
-        port = parts.port
-    except ValueError:
-        raise ConfigError("endpoint", f"expected {expected}, got {show(text)}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError("endpoint", f"expected {expected}, got {show(text)}")
-    if port == 0:
-        raise ConfigError("endpoint", f"expected a port in 1..65535, got {show(text)}")
-    check_request_url(parts, "endpoint")
-    if "service" in parse_qs(parts.query, keep_blank_values=True):  # sent twice: a 400 at every poll
-        found = show(text)
-        raise ConfigError("endpoint", f"expected no service= in the URL (the client adds it), got {found}")
+    parts = check_endpoint(endpoint)
     if parts.path in ("", "/"):
         parts = parts._replace(path="/sampling")
     return parts._replace(fragment="")

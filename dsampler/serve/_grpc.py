@@ -15,11 +15,12 @@ Calls are served by grpcio's asyncio server on one event-loop thread, so a call 
 for its request message costs no thread (grpcio's threaded server held a worker per such
 call: ``max_workers`` clients that opened a call and never sent stopped every other
 answer); the request must arrive within ``request_timeout_s`` (``DEADLINE_EXCEEDED``
-then, as the HTTP server's head timeout). For a file or fixed strategies the answer is
-looked up on the loop (a dict lookup); a callable source, which may block, runs on
-``max_workers`` threads. The port is bound without ``SO_REUSEPORT`` so a taken port is
-an error, not a silently shared one. Binds 127.0.0.1 unless told otherwise. ``grpcio``
-(the ``dsampler[grpc]`` extra) is imported only when a server is built.
+then, as the HTTP server's head timeout). An answer made already is looked up on the
+loop (a dict lookup); a service's first answer after a load is encoded, and a callable
+source (which may block) called, on ``max_workers`` threads. The port is bound without
+``SO_REUSEPORT`` so a taken port is an error, not a silently shared one. Binds
+127.0.0.1 unless told otherwise. ``grpcio`` (the ``dsampler[grpc]`` extra) is imported
+only when a server is built.
 """
 
 from __future__ import annotations
@@ -70,8 +71,8 @@ class GrpcStrategiesServer:
             the network).
         port: TCP port (Jaeger v2 uses 5779, the OpenTelemetry Collector and
             OpenTelemetry Java's default 14250; 0 picks a free one, see :attr:`port`).
-        max_workers: threads calling a callable ``source`` (default 8; a file or fixed
-            strategies are looked up on the loop).
+        max_workers: threads that encode a service's first answer after a load, or
+            call a callable ``source`` (default 8).
         max_concurrent_rpcs: RPCs admitted at once (default 1024).
         request_timeout_s: time a call has to send its request (default 5 s).
         owns_source: start and stop a :class:`StrategiesFile` source with this server
@@ -136,8 +137,7 @@ class GrpcStrategiesServer:
     async def _build(self, address: str, admitted: int) -> tuple[Any, int]:
         """The grpcio asyncio server, built on its loop, and the port bound (0: failed)."""
         grpc = self._grpc
-        in_loop = isinstance(self._source, (StrategiesFile, Strategies))
-        calls = SamplingCalls(grpc, self.message_for, in_loop, self._pool, self._request_timeout_s)
+        calls = SamplingCalls(grpc, self.cached, self.message_for, self._pool, self._request_timeout_s)
         handlers = calls.handlers()
         options = [
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
@@ -193,6 +193,15 @@ class GrpcStrategiesServer:
     def message_for(self, service: str) -> bytes:
         """The encoded ``SamplingStrategyResponse`` for ``service`` (once per loaded file)."""
         return self._messages.for_service(self.strategies, service)
+
+    def cached(self, service: str) -> bytes | None:
+        """:meth:`message_for` if it is made already, else None (never encodes, never
+        calls a callable source: what the event loop asks first)."""
+        source = self._source
+        if not isinstance(source, (StrategiesFile, Strategies)):
+            return None
+        strategies = source.current if isinstance(source, StrategiesFile) else source
+        return self._messages.cached(strategies, service)
 
     def start(self) -> GrpcStrategiesServer:
         """Serve from the server's loop thread; returns self (idempotent)."""

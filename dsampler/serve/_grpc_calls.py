@@ -5,8 +5,9 @@ hands ``param.GetServiceName()`` to the provider): a listed service gets its str
 any other name, the empty one included, the default strategy; a provider never fails
 here, so no error status is sent for a well-formed request. Bytes that are not a
 ``SamplingStrategyParameters`` (or a name that is not UTF-8) get ``INVALID_ARGUMENT``
-naming the problem, where grpc-go would say ``INTERNAL``. Messages are encoded once per
-loaded file (:mod:`._proto`), so a request costs a decode and a dict lookup.
+naming the problem, where grpc-go would say ``INTERNAL``. A service's message is encoded
+once per loaded file (:mod:`._proto`), on a worker thread, never on the loop; then a
+request costs a decode and a dict lookup.
 
 ``grpc.health.v1.Health/Check`` reports ``SERVING`` for ``""`` and
 ``jaeger.api_v2.SamplingManager`` as Jaeger v2 does (``NOT_FOUND`` for other names, as
@@ -86,24 +87,26 @@ class SamplingCalls:
 
     Args:
         grpc: the grpcio module.
-        message_for: service name -> the encoded ``SamplingStrategyResponse``.
-        in_loop: ``message_for`` never blocks (a file, fixed strategies): called on the
-            loop; else on ``pool``'s threads.
-        pool: the threads a blocking ``message_for`` runs on.
+        cached: service name -> the encoded ``SamplingStrategyResponse`` if it is made
+            already, else None; called on the loop, so it never encodes or blocks.
+        message_for: service name -> the encoded ``SamplingStrategyResponse``, made if
+            need be (an encoding, or a callable source, which may block): called on
+            ``pool``'s threads.
+        pool: the threads ``message_for`` runs on.
         request_timeout_s: how long a call may take to send its request.
     """
 
     def __init__(
         self,
         grpc: ModuleType,
+        cached: Callable[[str], bytes | None],
         message_for: Callable[[str], bytes],
-        in_loop: bool,
         pool: ThreadPoolExecutor,
         request_timeout_s: float,
     ) -> None:
         self._grpc = grpc
+        self.cached = cached
         self.message_for = message_for
-        self._in_loop = in_loop
         self._pool = pool
         self._request_timeout_s = request_timeout_s
 
@@ -138,10 +141,9 @@ class SamplingCalls:
             service = decode_params(request)
         except ConfigError as exc:
             await context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, f"SamplingStrategyParameters: {exc}")
-        if self._in_loop:  # an attribute read and a dict lookup (encoded once per loaded file)
-            return self.message_for(service)
-        loop = asyncio.get_running_loop()  # a callable source may block: not on the loop
-        answer: bytes = await loop.run_in_executor(self._pool, self.message_for, service)
+        answer = self.cached(service)  # an identity check and two dict lookups
+        if answer is None:  # to encode, or a callable source, which may block: not on the loop
+            answer = await asyncio.get_running_loop().run_in_executor(self._pool, self.message_for, service)
         return answer
 
     async def _check(self, requests: Any, context: Any) -> bytes:

@@ -4,9 +4,9 @@ that accepts them (:class:`~dsampler.serve._server.StrategiesServer` owns its li
 Answers as Jaeger's handler does (``internal/sampling/http/handler.go``): 200 with
 ``Content-Type: application/json`` and the body ``body_for(service)`` gives; 400 with
 ``'service' parameter must be provided once`` when ``service`` is missing or repeated.
-GET and HEAD only (405 otherwise). A request that is not HTTP/1 (garbage, a TLS hello,
-HTTP/2's preface, an unknown version) gets a plain-text 400 or 505 with its status line,
-then a close.
+``/healthz`` is the health check: 200, ``ok``. GET and HEAD only (405 otherwise). A
+request that is not HTTP/1 (garbage, a TLS hello, HTTP/2's preface, an unknown version)
+gets a plain-text 400 or 505 with its status line, then a close.
 
 Built to face a fleet and hostile clients: a thread per connection (HTTP/1.1 keep-alive),
 at most ``max_connections`` at once (503 beyond), a listen backlog of 1024; the request
@@ -33,13 +33,14 @@ from urllib.parse import parse_qs, urlsplit
 
 from dsampler._held import start_holding
 
-__all__ = ["MAX_HEAD", "MAX_URL", "HttpListener"]
+__all__ = ["HEALTH_PATH", "MAX_HEAD", "MAX_URL", "HttpListener"]
 
 _log = logging.getLogger("dsampler.serve")
 MAX_URL: Final = 8192
 MAX_HEAD: Final = 16384
 _WRITE_TIMEOUT_S: Final = 5.0
 _MISSING_SERVICE: Final = b"'service' parameter must be provided once\n"
+HEALTH_PATH: Final = "/healthz"
 
 
 class _HeadReader(io.RawIOBase):
@@ -107,10 +108,12 @@ class _Handler(BaseHTTPRequestHandler):
         if len(self.path) > MAX_URL:
             self._reply(HTTPStatus.REQUEST_URI_TOO_LONG, b"URL too long\n", "text/plain", send_body)
             return
+        target = urlsplit(self.path)
+        if target.path == HEALTH_PATH:
+            self._reply(HTTPStatus.OK, b"ok\n", "text/plain", send_body)
+            return
         try:
-            services = parse_qs(urlsplit(self.path).query, keep_blank_values=True, max_num_fields=64).get(
-                "service"
-            )
+            services = parse_qs(target.query, keep_blank_values=True, max_num_fields=64).get("service")
         except ValueError:  # more than 64 parameters
             services = None
         if services is None or len(services) != 1:

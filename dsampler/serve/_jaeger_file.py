@@ -39,7 +39,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from dsampler._validate import check_per_second, check_rate, check_text, show, typed
+from dsampler._validate import check_per_second, check_rate, check_text, read_int, show, typed
 from dsampler.errors import ConfigError
 from dsampler.protocol._strategy import (
     PROBABILISTIC,
@@ -81,7 +81,7 @@ def decode_json(data: bytes) -> object:
         ConfigError: not UTF-8, not JSON, or nested too deep; ``strategies`` is named.
     """
     try:
-        return json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+        return json.loads(data.decode("utf-8"), parse_constant=_reject_constant, parse_int=read_int)
     except UnicodeDecodeError as exc:
         raise ConfigError("strategies", f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
     except json.JSONDecodeError as exc:

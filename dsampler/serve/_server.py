@@ -1,8 +1,9 @@
 """An HTTP strategies server: ``GET /sampling?service=NAME`` (any path, as Jaeger v2).
 
 The body is the proto3-JSON strategy (:mod:`.._render`) of the service, and an unknown
-service gets the default strategy, never a 404. Bodies are rendered once per loaded
-file, so a request costs a dict lookup. The requests themselves, and the limits that
+service gets the default strategy, never a 404. A service's body is rendered once per
+loaded file, by its first request (:class:`~dsampler.serve._strategies.Answers`), so a
+request costs a dict lookup. The requests themselves, and the limits that
 face hostile clients, are :mod:`._http`'s; this module binds, serves (in this thread or
 a daemon one) and closes. Binds 127.0.0.1 unless told otherwise. With ``grpc_port`` it
 also answers gRPC (:mod:`._grpc`) from the same reloaded strategies, and closes both
@@ -97,7 +98,7 @@ class StrategiesServer:
         return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
 
     def body_for(self, service: str) -> bytes:
-        """The response body for ``service`` (rendered once per loaded file)."""
+        """The response body for ``service`` (rendered once per loaded file and service)."""
         return self._bodies.for_service(self.strategies, service)
 
     def serve_forever(self) -> None:

@@ -10,12 +10,16 @@ Jaeger does by :mod:`dsampler.serve._jaeger_file`) or dsampler's own configurati
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
 
+from dsampler import _fork
 from dsampler._validate import check_rate, show
+from dsampler.config._lines import with_lines
 from dsampler.config._model import SamplingConfig
+from dsampler.config._yaml import compose_yaml
 from dsampler.errors import ConfigError
 from dsampler.protocol._strategy import (
     PROBABILISTIC,
@@ -34,6 +38,7 @@ __all__ = [
     "Strategies",
     "config_strategies",
     "default_strategies",
+    "jaeger_document",
     "jaeger_strategies",
     "load_strategies",
 ]
@@ -57,22 +62,47 @@ class Strategies:
 
 class Answers:
     """Each service's answer in one encoding (proto3-JSON, legacy JSON, protobuf), made
-    once per :class:`Strategies` value: a reload brings a new value, so a request costs
-    an identity check and a dict lookup. Shared by the HTTP and the gRPC listener."""
+    once per :class:`Strategies` value and service, the first time it is asked for: a
+    file of thousands of services costs a first request the encoding of its own service
+    alone, and a reload (a new value) starts afresh. Encoding is under a lock, so
+    concurrent first requests never encode one service twice; an answer made already
+    costs an identity check and two dict lookups (:meth:`cached`, which never encodes:
+    what an event loop may call). Shared by the HTTP and the gRPC listener."""
 
-    __slots__ = ("_encode", "_encoded")
+    __slots__ = ("__weakref__", "_encode", "_encoded", "_lock")
 
     def __init__(self, encode: Callable[[StrategyResponse], bytes]) -> None:
         self._encode = encode
-        self._encoded: tuple[Strategies, bytes, dict[str, bytes]] | None = None
+        self._lock = threading.Lock()
+        # the strategies encoded, and their answers by service (None: every unlisted one)
+        self._encoded: tuple[Strategies | None, dict[str | None, bytes]] = (None, {})
+        _fork.register(self._reset_after_fork)
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()
+
+    def cached(self, strategies: Strategies, service: str) -> bytes | None:
+        """The answer for ``service`` if it is made already, else None."""
+        held, answers = self._encoded
+        if held is not strategies:
+            return None
+        return answers.get(service if service in strategies.services else None)
 
     def for_service(self, strategies: Strategies, service: str) -> bytes:
-        encoded = self._encoded
-        if encoded is None or encoded[0] is not strategies:  # two threads may both encode: same bytes
-            encode = self._encode
-            services = {name: encode(r) for name, r in strategies.services.items()}
-            encoded = self._encoded = (strategies, encode(strategies.default), services)
-        return encoded[2].get(service, encoded[1])
+        """The answer for ``service``, encoded now if it is the first time."""
+        found = self.cached(strategies, service)
+        if found is not None:
+            return found
+        with self._lock:
+            held, answers = self._encoded
+            if held is not strategies:
+                answers = {}
+                self._encoded = (strategies, answers)
+            key = service if service in strategies.services else None
+            found = answers.get(key)
+            if found is None:
+                found = answers[key] = self._encode(strategies.response_for(service))
+            return found
 
 
 def _default(probability: float) -> StrategyResponse:
@@ -104,13 +134,17 @@ def config_strategies(config: SamplingConfig) -> Strategies:
     """What a dsampler configuration serves to every service: per-operation when it has
     operations or a default lower bound, rate limiting when it samples everything under
     a cap (``rate: 1`` and ``traces_per_second``), else probabilistic. What the protocol
-    cannot carry (rules, a cap beside a rate, per-operation lower bounds, the hash rule:
-    each client applies its own) is left out, with a warning."""
-    warnings = (
-        [f"rules: {len(config.rules)} rules are not served (the Jaeger protocol has none)"]
-        if config.rules
-        else []
-    )
+    cannot carry (an ``adaptive:`` or ``remote:`` section: its ``rate`` is served, fixed;
+    rules, a cap beside a rate, per-operation lower bounds, the hash rule: each client
+    applies its own) is left out, with a warning."""
+    warnings = [
+        f"{section}: {what} is not served (the Jaeger protocol cannot carry it); "
+        f"the rate {config.rate:g} is served as a fixed rate"
+        for section, what in (("adaptive", "the controller"), ("remote", "the endpoint"))
+        if getattr(config, section) is not None
+    ]
+    if config.rules:
+        warnings.append(f"rules: {len(config.rules)} rules are not served (the Jaeger protocol has none)")
     lower = config.default_lower_bound_per_second
     if config.operations or lower > 0:
         odd = [n for n, s in config.operations.items() if s.lower_bound_per_second not in (None, lower)]
@@ -138,6 +172,28 @@ def config_strategies(config: SamplingConfig) -> Strategies:
     return Strategies(response, {}, tuple(warnings))
 
 
+def jaeger_document(data: bytes, format: FileFormat = "auto") -> tuple[object] | None:
+    """The decoded document of a Jaeger strategies file, in a 1-tuple (a file of ``null``
+    is one); None when the file is dsampler's configuration: ``format`` says so, or
+    ``auto`` finds no JSON with ``default_strategy`` or ``service_strategies`` (or empty,
+    or not an object).
+
+    Raises:
+        ConfigError: ``format`` is unknown, or a Jaeger file is not valid JSON.
+    """
+    if format not in ("auto", "jaeger", "dsampler"):
+        raise ConfigError("format", f"expected auto, jaeger or dsampler, got {show(format)}")
+    if format == "dsampler":
+        return None
+    try:
+        doc = decode_json(data)
+    except ConfigError:
+        if format == "jaeger" or JAEGER_KEY_TEXT.search(data):  # not "unknown key" as dsampler's
+            raise
+        return None
+    return (doc,) if format == "jaeger" or looks_like_jaeger(doc) else None
+
+
 def load_strategies(
     data: bytes,
     name: str,
@@ -146,24 +202,18 @@ def load_strategies(
     default_probability: float = DEFAULT_SAMPLING_PROBABILITY,
 ) -> Strategies:
     """Strategies from a file's bytes: a Jaeger strategies file (JSON) or dsampler's own
-    configuration (YAML or JSON). ``auto`` takes JSON with ``default_strategy`` or
-    ``service_strategies`` (or empty, or not an object) as Jaeger's, anything else as
-    dsampler's.
+    configuration (YAML or JSON), told apart by :func:`jaeger_document`. A refused
+    field says on which line of the file it stands.
 
     Raises:
         ConfigError: the file is not valid in its format; every problem is named.
     """
-    if format not in ("auto", "jaeger", "dsampler"):
-        raise ConfigError("format", f"expected auto, jaeger or dsampler, got {show(format)}")
-    if format != "dsampler":
-        try:
-            doc = decode_json(data)
-        except ConfigError:
-            if format == "jaeger" or JAEGER_KEY_TEXT.search(data):  # not "unknown key" as dsampler's
-                raise
-        else:
-            if format == "jaeger" or looks_like_jaeger(doc):
-                return jaeger_strategies(doc, default_probability=default_probability)
     from dsampler.config._files import parse_config_bytes
 
-    return config_strategies(parse_config_bytes(data, name))
+    found = jaeger_document(data, format)
+    if found is None:
+        return config_strategies(parse_config_bytes(data, name))
+    try:
+        return jaeger_strategies(found[0], default_probability=default_probability)
+    except ConfigError as exc:  # the lines from the document composed again, on this path only
+        raise with_lines(exc, compose_yaml(data.decode("utf-8"))) from None

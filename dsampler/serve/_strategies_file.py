@@ -25,7 +25,7 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from dsampler._poller import Poller
-from dsampler._validate import check_seconds
+from dsampler._validate import check_seconds, redact_url
 from dsampler.config._files import MAX_FILE_BYTES, describe, read_bytes
 from dsampler.config._watch import Changes, Watched
 from dsampler.errors import ConfigError, FetchError
@@ -38,12 +38,18 @@ from dsampler.serve._strategies import (
     load_strategies,
 )
 
-__all__ = ["DEFAULT_RELOAD_S", "MAX_RELOAD_S", "StrategiesFile"]
+__all__ = ["DEFAULT_RELOAD_S", "MAX_RELOAD_S", "StrategiesFile", "count_services"]
 
 _log = logging.getLogger("dsampler.serve")
 DEFAULT_RELOAD_S: Final = 1.0
 MAX_RELOAD_S: Final = 86400.0
 URL_TIMEOUT_S: Final = 5.0
+
+
+def count_services(strategies: Strategies) -> str:
+    """``1 service``, ``2 services``: the services a file lists (the others get its default)."""
+    count = len(strategies.services)
+    return f"{count} service" if count == 1 else f"{count} services"
 
 
 def _is_url(path: str) -> bool:
@@ -77,6 +83,8 @@ class StrategiesFile(Watched):
         reload_interval_s: float = DEFAULT_RELOAD_S,
     ) -> None:
         self.path = None if path is None else os.fspath(path)
+        #: how messages name the source: the path, a URL's credentials shown as ***
+        self.name = "defaults" if self.path is None else redact_url(self.path)
         self.format: FileFormat = format
         self.default_probability = default_probability
         self.reload_interval_s = check_seconds(reload_interval_s, "reload_interval_s", 0.0, MAX_RELOAD_S)
@@ -100,15 +108,15 @@ class StrategiesFile(Watched):
         except FetchError as exc:
             if exc.status == 503:
                 return None
-            raise ConfigError(path, str(exc)) from None
+            raise ConfigError(self.name, str(exc)) from None
 
     def _load(self, data: bytes | None) -> Strategies:
         if data is None or self.path is None:
             if self.path is not None:
-                _log.info("dsampler serve: %s has no strategies yet (503); serving the defaults", self.path)
+                _log.info("dsampler serve: %s has no strategies yet (503); serving the defaults", self.name)
             return default_strategies(self.default_probability)
         return load_strategies(
-            data, self.path, format=self.format, default_probability=self.default_probability
+            data, self.name, format=self.format, default_probability=self.default_probability
         )
 
     def poll_once(self) -> bool:
@@ -118,7 +126,7 @@ class StrategiesFile(Watched):
         try:
             data = self._read(self.path)
             if data is None:
-                raise ConfigError(self.path, "HTTP 503: no strategies available")
+                raise ConfigError(self.name, "HTTP 503: no strategies available")
         except ConfigError as exc:
             self._report(exc)
             return False
@@ -126,18 +134,18 @@ class StrategiesFile(Watched):
         if strategies is None:
             return False
         self.current = strategies
-        _log.info("dsampler serve: reloaded %s (%d services)", self.path, len(strategies.services))
+        _log.info("dsampler serve: reloaded %s (%s)", self.name, count_services(strategies))
         self._report_warnings(strategies)
         return True
 
     def _report(self, exc: ConfigError) -> None:
-        text = describe(self.path or "defaults", exc)  # the file named once, as the watcher does
+        text = describe(self.name, exc)  # the file named once, as the watcher does
         if self._changes.problem(text):
             _log.warning("dsampler serve: keeping the strategies in force; %s", text)
 
     def _report_warnings(self, strategies: Strategies) -> None:
         for warning in strategies.warnings:
-            _log.warning("dsampler serve: %s: %s", self.path or "defaults", warning)
+            _log.warning("dsampler serve: %s: %s", self.name, warning)
 
     def start(self) -> None:
         """Start reloading in a daemon thread (idempotent; no-op without reloading)."""

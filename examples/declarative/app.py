@@ -1,5 +1,6 @@
-"""An application whose tracing is configured by OpenTelemetry's declarative
-configuration file alone, with a dsampler sampler deciding its roots.
+"""An application with no tracing code of its own: ``opentelemetry-instrument`` builds its
+tracer provider, from OpenTelemetry's declarative configuration file, with a dsampler
+sampler deciding its roots, or from ``OTEL_TRACES_SAMPLER`` (the README's commands).
 
     pip install -e . opentelemetry-distro opentelemetry-configuration
     OTEL_CONFIG_FILE=examples/declarative/otel-config.yaml \\

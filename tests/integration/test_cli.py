@@ -31,6 +31,35 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def test_check_reads_a_jaeger_strategies_file_as_serve_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Jaeger strategies file is checked as Jaeger's (not refused for dsampler's
+    unknown keys): its summary, the warnings serve would log, and its refusals named by
+    field and line, exit 2."""
+    assert main(["check", "examples/fleet/strategies.json"]) == 0
+    captured = capsys.readouterr()
+    assert (
+        captured.out
+        == "examples/fleet/strategies.json: OK: Jaeger strategies: default probabilistic 0.1; 2 services\n"
+    )
+    assert captured.err == ""
+    warned = tmp_path / "warned.json"
+    warned.write_text('{"service_strategies": [{"service": "a", "type": "ratelimiting", "param": 0.5}]}')
+    assert main(["check", str(warned)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == f"{warned}: OK: Jaeger strategies: default probabilistic 0.001; 1 service\n"
+    assert captured.err.startswith(
+        f"dsampler check: {warned}: warning: service_strategies[0].param: 0.5 traces"
+    )
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"default_strategy": {"type": "probabilistic",\n "param": 2}}')
+    assert main(["check", str(bad)]) == 2
+    assert capsys.readouterr().err == (
+        f"dsampler check: {bad}: default_strategy.param: expected a number in [0, 1], got 2 (line 2)\n"
+    )
+
+
 def test_every_example_passes_check() -> None:
     """All configs in examples/ are valid: exit 0, one OK line each."""
     proc = run("check", *(str(p.relative_to(REPO)) for p in EXAMPLES))

@@ -242,7 +242,11 @@ def test_explain_ignores_the_parent_when_not_parent_based(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        ([], "--trace-id: expected --trace-id HEX or --traceparent HEADER"),
+        (
+            [],
+            "--trace-id: needed: default rate samples at rate 0.05 by a hash of the trace ID; "
+            "give --trace-id HEX or --traceparent HEADER",
+        ),
         (["--traceparent", "garbage"], "--traceparent: expected version-traceid-parentid-flags"),
         (["--traceparent", PARENT.upper() + "-01"], "--traceparent: trace-id: expected 32 lowercase"),
         (["--traceparent", f"00-{TRACE}-{'0' * 16}-01"], "--traceparent: parent-id: all zeros"),
@@ -273,6 +277,31 @@ def test_explain_refuses_bad_parents_and_ids_naming_the_option(extra: list[str],
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"dsampler explain: {message}"), proc.stderr
     assert len(proc.stderr) < 300
+
+
+@pytest.mark.parametrize(
+    ("span", "decision"),
+    [
+        (["--name", "GET /healthz", "--kind", "server"], "decision:   DROP (the rule drops every match)"),
+        (["--name", "GET /", "--attr", "tenant=acme"], "decision:   RECORD_AND_SAMPLE"),
+        (
+            ["--name", "process a.batch", "--kind", "consumer"],
+            "decision:   RECORD_AND_SAMPLE while its token",
+        ),
+    ],
+    ids=["drop-rule", "rate-1", "rate-limit"],
+)
+def test_explain_needs_no_trace_id_where_the_decision_does_not_hash_one(
+    span: list[str], decision: str
+) -> None:
+    """A drop rule, a rate of 1 and a rate limit are explained without --trace-id, saying
+    that none is needed; no hash or bound of a made-up trace ID is shown."""
+    proc = run("explain", "--config", CHECKOUT, *span)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "trace id:   none given; this decision does not depend on one"
+    assert any(line.startswith(decision) for line in lines), lines
+    assert not [line for line in lines if line.startswith(("hash:", "bound:"))]
 
 
 def test_explain_words_every_decision_as_opentelemetry_does() -> None:

@@ -148,7 +148,7 @@ def test_a_negative_value_parses_as_with_an_equals_sign(
         (
             ["serve", "--reload-interval", "-1s"],
             "dsampler serve: --reload-interval: expected a duration such as 10s, 250ms or 1h30m, "
-            "not a negative one, got '-1s'",
+            "not a negative one, got '-1s' (default 1s; 0 never reloads)",
         ),
         (["serve", "--port", "-1"], "dsampler serve: --port: expected an integer in [0, 65535], got -1"),
         (

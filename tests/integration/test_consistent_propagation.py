@@ -131,3 +131,28 @@ def test_a_hashed_rule_s_rv_keeps_the_trace_consistent_across_opentelemetry() ->
             assert th == ratio_to_threshold(0.1)  # 0.1's bound is a multiple of 256: th exact
             assert randomness(span.context.trace_id, span.context.trace_state) >= th
         service.provider.shutdown()
+
+
+def test_a_hashed_rule_deciding_a_span_with_a_parent_writes_no_rv() -> None:
+    """An OpenTelemetry root (ratio 1: th:0, the trace ID's randomness, no rv), then a
+    DSampler service with ``parent_based: false`` deciding its spans by a hashed rule
+    (fnv1a, 1/4): its spans have a parent, remote or local, so none carries an rv (only a
+    root may set it) or a th its hash cannot state; and two consistent samplers at 1/4
+    downstream, one after the DSampler service and one beside it, agree on every trace."""
+    rng = random.Random(43)
+    ids = [rng.getrandbits(128) for _ in range(400)]
+    root = Service(otel_composite(otel_ratio(1.0)), ids)
+    hashed = Service(DSampler(rate=RATIO, hash="fnv1a", parent_based=False, resource={}))
+    after, beside = Service(otel_composite(otel_ratio(RATIO))), Service(otel_composite(otel_ratio(RATIO)))
+    for _ in ids:
+        headers = root.handle(None, "root")
+        after.handle(hashed.handle(headers, "hashed"), "after")
+        beside.handle(headers, "beside")
+    spans = hashed.exporter.get_finished_spans()
+    assert 0 < len(spans) < 2 * len(ids)  # the hash kept some, and both spans of a trace are decided
+    assert {ot_of(s.context.trace_state) for s in spans} == {None}  # the root's th erased, no rv
+    kept_after = {s.context.trace_id for s in after.exporter.get_finished_spans()}
+    kept_beside = {s.context.trace_id for s in beside.exporter.get_finished_spans()}
+    assert kept_after == kept_beside == {t for t in ids if (t & (2**56 - 1)) >= ratio_to_threshold(RATIO)}
+    for service in (root, hashed, after, beside):
+        service.provider.shutdown()

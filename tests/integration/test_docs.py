@@ -46,6 +46,7 @@ SHOWS_FILE = re.compile(r"^<!-- file: (\S+) -->$")
 # Jaeger's, the Collector's and OpenTelemetry's declarative configurations, not dsampler's
 ENGINE_CONFIGS = ("examples/collectors/", "examples/declarative/otel-")
 SHELLS = {"sh", "bash", "shell", "console"}
+LAUNCH = re.compile(r"opentelemetry-instrument python \S*app\.py")
 BIN = Path(sys.executable).parent
 # What the docs' `pip install .` installs from: the clone, or in the installed-wheel stage
 # (.ci/installed.py), where REPO is a copy of the tests with no dsampler/, the unpacked sdist.
@@ -166,7 +167,7 @@ def run_shell(block: Block, cwd: Path, venv: Path) -> None:
     assert "Traceback" not in output, f"{block.id}:\n{output}"
     assert "Couldn't recognize sampler" not in output, f"{block.id}:\n{output}"
     assert "Failed to auto initialize" not in output, f"{block.id}: the SDK was not configured\n{output}"
-    launches = sum("opentelemetry-instrument python app.py" in line for line in block.code.splitlines())
+    launches = len(LAUNCH.findall(block.code))  # app.py, or the repository's examples/.../app.py
     samplers = [line for line in proc.stdout.splitlines() if line.startswith("SAMPLER=")]
     assert len(samplers) == launches, f"{block.id}: app.py did not run\n{output}"
     fallback = [

@@ -13,7 +13,8 @@ pytestmark = pytest.mark.slow
 
 
 def test_quickstart_runs_and_reports_rates_within_4_sigma() -> None:
-    """examples/quickstart.py exits 0, prints a row per rate and ends with OK."""
+    """examples/quickstart.py exits 0, prints a row per rate, a sampled decision and
+    drops for fixed trace IDs, and ends with OK."""
     proc = subprocess.run(
         [sys.executable, str(REPO / "examples" / "quickstart.py")],
         capture_output=True,
@@ -25,6 +26,9 @@ def test_quickstart_runs_and_reports_rates_within_4_sigma() -> None:
     lines = proc.stdout.splitlines()
     assert lines[-1] == "OK"
     assert sum(line.split()[0] in {"0.01", "0.1", "0.5"} for line in lines if line.strip()) == 3
+    probes = [line.split()[-1] for line in lines if line.strip().startswith("trace ")]
+    assert "RECORD_AND_SAMPLE" in probes  # the fixed trace IDs show a sampled decision
+    assert "DROP" in probes  # and drops
 
 
 def test_otel_app_example_updates_reloads_and_rolls_back() -> None:

@@ -70,6 +70,14 @@ def test_an_empty_service_name_gets_the_default(server: StrategiesServer) -> Non
     assert parse_strategy(body).rate == 0.5
 
 
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_healthz_answers_ok(server: StrategiesServer, method: str) -> None:
+    """``/healthz`` is a health check: 200 and a tiny plain-text body, no service needed."""
+    status, headers, body = get(server, "/healthz", method)
+    assert (status, headers["Content-Type"], headers["Content-Length"]) == (200, "text/plain", "3")
+    assert body == (b"ok\n" if method == "GET" else b"")
+
+
 def test_head_and_other_methods(server: StrategiesServer) -> None:
     """HEAD gives the headers alone; POST is 405 with Allow."""
     status, headers, body = get(server, "/sampling?service=foo", "HEAD")

@@ -67,7 +67,7 @@ def test_an_invalid_file_at_start_exits_2_naming_the_field(tmp_path: Path) -> No
     )
     out = run("--strategies", str(path), "--port", "0")
     assert out.returncode == 2
-    assert "service_strategies[0].param: expected a number in [0, 1], got 2\n" in out.stderr
+    assert "service_strategies[0].param: expected a number in [0, 1], got 2 (line 1)\n" in out.stderr
     missing = run("--strategies", str(tmp_path / "nope.json"), "--port", "0")
     assert missing.returncode == 2
     assert "cannot read" in missing.stderr
@@ -101,17 +101,38 @@ def test_bad_arguments_exit_2() -> None:
         ),
         (
             ["--reload-interval", "soon"],
-            "--reload-interval: expected a duration such as 10s, 250ms or 1h30m, got 'soon'",
+            "--reload-interval: expected a duration such as 10s, 250ms or 1h30m, got 'soon' "
+            "(default 1s; 0 never reloads)",
+        ),
+        (
+            ["--reload-interval", "1"],
+            "--reload-interval: expected a duration such as 10s, 250ms or 1h30m, got '1' "
+            "(default 1s; 0 never reloads)",
         ),
     ],
 )
 def test_a_bad_flag_is_named_as_the_flag(args: list[str], message: str, with_file: bool) -> None:
     """The message names the flag the user typed, not the parameter behind it, and
-    never as a field of the strategies file."""
+    never as a field of the strategies file; a refused reload interval (a bare ``1``
+    included) says the default and what 0 does."""
     strategies = ["--strategies", str(DATA / "strategies.json")] if with_file else []
     out = run(*strategies, *args)
     assert out.returncode == 2, out.stderr
     assert out.stderr.splitlines() == [f"dsampler serve: {message}"]
+
+
+def test_the_help_gives_the_reload_intervals_format_and_default() -> None:
+    """``--help`` says what a reload interval looks like, and its default."""
+    out = subprocess.run(
+        [sys.executable, "-m", "dsampler", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    text = " ".join(out.stdout.split())
+    assert "--reload-interval DURATION check the file for changes this often: a duration such as 1s" in text
+    assert "0 never reloads (default 1s)" in text
 
 
 @pytest.mark.parametrize(

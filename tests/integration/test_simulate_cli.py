@@ -181,7 +181,7 @@ def test_docs_show_every_built_in_scenarios_plot_and_valid_config(tmp_path: Path
             "observe: expected at most 50,000,000 traces to simulate",
         ),
         (  # a target no rate can hold back: every request sampled, for days
-            {"target_traces_per_second": 1e9, "phases": [{"duration": "6h", "qps": 1e7}]},
+            {"target_traces_per_second": 1e8, "phases": [{"duration": "6h", "qps": 1e7}]},
             "target_traces_per_second: expected at most 50,000,000 traces to simulate",
         ),
         (  # a floor under the rate that samples every request: the target does not count

@@ -195,3 +195,33 @@ def test_a_dsampler_from_the_section_has_a_controller_that_owns_the_rate() -> No
     assert sampler.config.rate == 1.0  # every trace until the first tick counted the load
     assert load_config({"adaptive": {"target_traces_per_second": 5}}).adaptive == AdaptiveSettings(5)
     assert dataclasses.replace(sampler.config, adaptive=None).rate == 1.0
+
+
+@pytest.mark.parametrize(
+    ("section", "refused"),
+    [
+        ({"target_traces_per_second": 9e8}, True),  # the default factor 2: a cap of 1.8e9/s
+        ({"target_traces_per_second": 1000, "hard_cap_factor": 1000}, False),  # 1e6/s
+        ({"target_traces_per_second": 5e8, "hard_cap_factor": 2}, False),  # 1e9/s, the most
+        ({"target_traces_per_second": 1e9, "hard_cap_factor": 1.5}, True),
+        ({"target_traces_per_second": 9e8, "hard_cap_factor": None}, False),  # no cap
+    ],
+)
+def test_check_and_the_sampler_give_one_verdict_on_the_hard_cap(
+    tmp_path: Path, capsys: Any, section: dict[str, Any], refused: bool
+) -> None:
+    """A hard cap (factor x target) above 1e9 traces per second is refused by
+    ``dsampler check`` and by ``DSampler`` alike, naming the user's field, never an
+    internal one; a cap within it is accepted by both."""
+    path = tmp_path / "sampling.json"
+    path.write_text(json.dumps({"adaptive": section}))
+    assert main(["check", str(path)]) == (2 if refused else 0)
+    checked = capsys.readouterr().err
+    if not refused:
+        DSampler.from_file(path, watch=False, clock=ManualClock(), resource={}).close()
+        return
+    with pytest.raises(ConfigError) as info:
+        DSampler.from_file(path, watch=False, clock=ManualClock(), resource={})
+    assert info.value.field == "adaptive.hard_cap_factor"
+    assert "credits_per_second" not in str(info.value)
+    assert f"{path}: adaptive.hard_cap_factor: expected at most" in checked

@@ -15,8 +15,15 @@ import pytest
 
 import dsampler
 from dsampler import ConfigError
+from dsampler._validate import LongInteger
 from dsampler.config import _files
-from dsampler.config._files import MAX_FILE_BYTES, load_document, parse_document, read_bytes
+from dsampler.config._files import (
+    MAX_FILE_BYTES,
+    load_document,
+    parse_config_bytes,
+    parse_document,
+    read_bytes,
+)
 from dsampler.config._parse import parse_config
 from dsampler.config._rule import Pattern
 from dsampler.hashing._schemes import SCHEMES
@@ -501,9 +508,14 @@ def test_yaml_1_1_number_forms_are_strings(scalar: str) -> None:
 
 @pytest.mark.parametrize("json_only", [False, True], ids=["yaml", "json"])
 def test_huge_integer_literal_is_a_config_error(json_only: bool) -> None:
-    """A 5,000-digit integer literal gives a ConfigError, in JSON and in YAML."""
-    with pytest.raises(ConfigError):
-        parse_document(b'{"rate": ' + b"1" * 5000 + b"}", json_only=json_only)
+    """A 5,000-digit integer literal is read as what it is, in JSON and in YAML, and its
+    field refuses it by name."""
+    text = b'{"rate": ' + b"1" * 5000 + b"}"
+    assert parse_document(text, json_only=json_only) == {"rate": LongInteger(5000)}
+    with pytest.raises(
+        ConfigError, match=r"^rate: expected a number in \[0, 1\], got an integer of 5000 digits"
+    ):
+        parse_config_bytes(text, "sampling.json" if json_only else "sampling.yaml")
 
 
 @pytest.mark.parametrize(

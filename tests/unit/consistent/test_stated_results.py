@@ -1,10 +1,10 @@
 """Results that state a threshold: a constant tracestate for a root, th written in place
 in a parent's tracestate (vendor entries and other ot members kept), th:T;rv:R for a
-hashed key where the parent has no rv, th erased on every other decision."""
+hashed key on a root, th erased on every other decision."""
 
 from __future__ import annotations
 
-from opentelemetry.trace.span import TraceState
+from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
 
 from dsampler.consistent import MAX_OT_LENGTH
 from dsampler.consistent._stated import NOTHING_STATED, statement
@@ -51,16 +51,26 @@ def test_a_hashed_key_writes_th_and_its_rv() -> None:
     root = BY_KEY.sample_key(key, None, None).trace_state
     assert root is not None
     assert root.get("ot") == f"th:c;rv:{rv:014x}"
-    child = BY_KEY.sample_key(key, None, PARENT).trace_state
-    assert child is not None
-    assert (child.get("vendor"), child.get("ot")) == ("v", f"th:c;rv:{rv:014x};k:v")
-    with_rv = TraceState([("ot", "rv:00000000000001")])  # not ours to replace: no th
-    assert BY_KEY.sample_key(key, None, with_rv).trace_state.get("ot") == "rv:00000000000001"  # type: ignore[union-attr]
     assert BY_KEY.sample(None, None).trace_state is None  # without its key: nothing stated
-    long = TraceState([("ot", "k:" + "x" * (MAX_OT_LENGTH - 2))])
-    assert BY_KEY.sample_key(key, None, long).trace_state is long  # no room: nothing stated
     unsampled_key = XXH3.bound(0.25)
     assert BY_KEY.sample_key(unsampled_key, None, None).trace_state is None
+
+
+def test_a_hashed_key_writes_no_rv_on_a_span_with_a_parent() -> None:
+    """Only a root's decision may set rv: a span with a parent (its tracestate, or the
+    SDK's empty one) gets neither rv nor th (which its hash cannot state), whatever the
+    parent carries; every other entry and ot member is kept."""
+    key = 5 << 56
+    child = BY_KEY.sample_key(key, None, PARENT).trace_state
+    assert child is not None
+    assert (child.get("vendor"), child.get("ot")) == ("v", "k:v")
+    assert BY_KEY.sample_key(key, None, DEFAULT_TRACE_STATE) is BY_KEY.sampled
+    assert BY_KEY.sample_key(key, {"a": 1}, DEFAULT_TRACE_STATE).trace_state in (None, DEFAULT_TRACE_STATE)
+    with_rv = TraceState([("ot", "rv:00000000000001")])
+    assert BY_KEY.sample_key(key, None, with_rv).trace_state.get("ot") == "rv:00000000000001"  # type: ignore[union-attr]
+    long = TraceState([("ot", "k:" + "x" * (MAX_OT_LENGTH - 2))])
+    assert BY_KEY.sample_key(key, None, long).trace_state is long
+    assert BY_KEY.dropped(DEFAULT_TRACE_STATE) is DROPPED
 
 
 def test_the_tracestate_built_without_validation_is_the_constructors() -> None:

@@ -211,7 +211,7 @@ def test_oversized_bodies_and_operation_counts_are_refused() -> None:
 
 def test_deeply_nested_and_huge_integer_json_is_refused_cleanly() -> None:
     """Recursion and int-conversion limits become ConfigErrors, not crashes."""
-    for text in (b"[" * 100_000 + b"]" * 100_000, b'{"x":' + b"9" * 5000 + b"}"):
+    for text in (b"[" * 100_000 + b"]" * 100_000, b'{"strategyType":' + b"9" * 5000 + b"}"):
         with pytest.raises(ConfigError):
             parse_response(text)
 

@@ -4,6 +4,8 @@ errors, and dsampler's own configuration served as strategies."""
 from __future__ import annotations
 
 import json
+import logging
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +18,7 @@ from dsampler.protocol import (
     RateLimitingStrategy,
     StrategyResponse,
 )
-from dsampler.serve import config_strategies, jaeger_strategies, load_strategies
+from dsampler.serve import StrategiesFile, config_strategies, jaeger_strategies, load_strategies
 from tests.remote_servers import fixture_bytes
 
 P, R = ProbabilisticStrategy, RateLimitingStrategy
@@ -239,3 +241,45 @@ def test_auto_format_reports_a_broken_jaeger_file_as_json(text: bytes, problem: 
         load_strategies(text, "s.json")
     assert info.value.field == "strategies"
     assert problem in info.value.problem
+
+
+@pytest.mark.parametrize(("listed", "said"), [(0, "0 services"), (1, "1 service"), (2, "2 services")])
+def test_a_reload_counts_its_services_in_english(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, listed: int, said: str
+) -> None:
+    """The reload line says ``1 service``, not ``1 services``."""
+    path = tmp_path / "strategies.json"
+    path.write_text("{}", encoding="utf-8")
+    source = StrategiesFile(path, reload_interval_s=0)
+    services = [{"service": f"s{i}", "type": "probabilistic", "param": 0.5} for i in range(listed)]
+    path.write_text(
+        json.dumps(
+            {"default_strategy": {"type": "probabilistic", "param": 0.1}, "service_strategies": services}
+        )
+    )
+    with caplog.at_level(logging.INFO, logger="dsampler.serve"):
+        assert (source.poll_once(), source.poll_once()) == (False, True)
+    assert f"dsampler serve: reloaded {path} ({said})" in caplog.messages
+
+
+@pytest.mark.parametrize(
+    ("section", "text"),
+    [
+        ("adaptive", "adaptive: {target_traces_per_second: 50}\n"),
+        ("remote", "remote: {endpoint: 'http://127.0.0.1:9/sampling'}\n"),
+    ],
+)
+def test_serving_an_owned_rate_warns_once_naming_the_section(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, section: str, text: str
+) -> None:
+    """A configuration whose rate an ``adaptive:`` or ``remote:`` section owns is served
+    as its fixed placeholder rate, with one WARNING naming the section and the rate."""
+    path = tmp_path / "sampling.yaml"
+    path.write_text(text, encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="dsampler.serve"):
+        source = StrategiesFile(path, reload_interval_s=0)
+    assert source.current.response_for("any") == prob(0.001)
+    named = [r for r in caplog.records if f": {section}: " in r.getMessage()]
+    assert len(named) == 1
+    assert named[0].levelno == logging.WARNING
+    assert "the rate 0.001 is served as a fixed rate" in named[0].getMessage()
