@@ -184,6 +184,9 @@ def _check_together(s: AdaptiveSettings) -> None:
         raise ConfigError(
             "window_s", f"expected within the minimum and maximum window {bounds}, got {plain(s.window_s)}s"
         )
+    cap = s.hard_cap_per_second  # a token bucket's rate, as every other limit
+    if cap is not None:
+        check_per_second(cap, "hard_cap_factor", written=f"hard_cap_factor x target = {plain(cap)}")
     if s.tick_s > s.min_window_s:
         problem = f"expected at most the minimum window ({plain(s.min_window_s)}s), got {plain(s.tick_s)}s"
         raise ConfigError("tick_s", problem)
@@ -280,13 +283,10 @@ def dump_adaptive(settings: AdaptiveSettings | None) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     for name, key in _FILE_KEYS.items():
         value = getattr(settings, name)
-        if name == "health":
-            health = (
-                None
-                if value is None
-                else {k: _dump(n, getattr(value, n)) for n, k in _HEALTH_FILE_KEYS.items()}
+        if name == "health":  # no policy: False in the file
+            out[key] = (
+                {k: _dump(n, getattr(value, n)) for n, k in _HEALTH_FILE_KEYS.items()} if value else False
             )
-            out[key] = False if health is None else health
         else:
             out[key] = _dump(name, value)
     return out

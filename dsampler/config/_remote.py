@@ -16,6 +16,7 @@ refused, naming both.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -24,7 +25,14 @@ from dsampler._validate import check_request_url, check_seconds, check_text, che
 from dsampler.config._shape import build, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
-__all__ = ["DEFAULT_ENDPOINT", "RemoteSettings", "check_remote", "dump_remote", "parse_remote"]
+__all__ = [
+    "DEFAULT_ENDPOINT",
+    "RemoteSettings",
+    "check_remote",
+    "dump_remote",
+    "parse_remote",
+    "service_name",
+]
 
 DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
 _MAX_URL: Final = 2048
@@ -65,6 +73,19 @@ class RemoteSettings:
         object.__setattr__(self, "request_timeout_s", timeout)
         if self.service_name is not None:
             check_url_text(self.service_name, "service_name")
+
+
+def service_name(explicit: object, resource: Mapping[str, Any], field: str = "service_name") -> str:
+    """The service name sent as ``?service=``: ``explicit``, else the resource's
+    ``service.name``, else ``unknown_service``.
+
+    Raises:
+        ConfigError: it is not text a URL can carry (named ``field``).
+    """
+    if explicit is None:
+        found = resource.get("service.name")
+        explicit = found if isinstance(found, str) and found else "unknown_service"
+    return check_url_text(explicit, field)
 
 
 def check_remote(value: object) -> RemoteSettings | None:

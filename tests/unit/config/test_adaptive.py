@@ -165,3 +165,23 @@ def test_a_dsampler_from_the_section_has_a_controller_that_owns_the_rate() -> No
     assert sampler.config.rate == 1.0  # every trace until the first tick counted the load
     assert load_config({"adaptive": {"target_traces_per_second": 5}}).adaptive == AdaptiveSettings(5)
     assert dataclasses.replace(sampler.config, adaptive=None).rate == 1.0
+
+
+def test_a_hard_cap_past_what_a_limit_can_be_is_one_verdict_naming_the_factor(tmp_path: Path) -> None:
+    """hard_cap_factor x target above 1e9 a second: ``dsampler check``, the file and an
+    update all refuse it naming ``hard_cap_factor`` (not a bucket's internal field), and
+    an update refused leaves the configuration in force without a controller."""
+    section = {"target_traces_per_second": 1e9}
+    with pytest.raises(ConfigError) as info:
+        load_config({"adaptive": section})
+    assert (info.value.field, info.value.problem) == (
+        "adaptive.hard_cap_factor",
+        "expected a number in [0, 1000000000], got 'hard_cap_factor x target = 2000000000'",
+    )
+    path = tmp_path / "capped.json"
+    path.write_text(json.dumps({"adaptive": section}))
+    assert main(["check", str(path)]) == 2
+    sampler = DSampler(rate=0.25, resource={}, clock=ManualClock())
+    with pytest.raises(ConfigError, match=r"^adaptive\.hard_cap_factor: "):
+        sampler.update(adaptive=section)
+    assert (sampler.config.version, sampler.config.adaptive, sampler.controller) == (1, None, None)
