@@ -28,8 +28,6 @@ class OverlayStore(Protocol):
         """The configuration in force."""
         ...
 
-    def holder(self, name: str) -> Overlay | None: ...
-
     def write(self, overlay: Overlay, fields: Mapping[str, Any]) -> bool: ...
 
 
@@ -91,11 +89,6 @@ class Overlay:
         self.retired = False
 
     @property
-    def held(self) -> bool:
-        """This overlay is the one its store merges under its name."""
-        return self.store is not None and self.store.holder(self.name) is self
-
-    @property
     def config(self) -> SamplingConfig | None:
         """The configuration in force in its store (None before a store takes it)."""
         return None if self.store is None else self.store.config
@@ -116,7 +109,3 @@ class Overlay:
         """Write nothing from now on; the fields stay in force until another overlay
         takes the name (or, named after a section, the section goes)."""
         self.retired = True
-
-    def clear(self) -> bool:
-        """Own no field any more (the base's values apply again)."""
-        return self.set(_NONE)

@@ -163,15 +163,6 @@ class ConfigStore(Generic[S]):
             base = self._base_at(version)
             return self._publish_locked(base, self._bound(base))
 
-    def base_at(self, version: int) -> SamplingConfig:
-        """The base ``version`` was merged from.
-
-        Raises:
-            ConfigError: ``version`` is not in the history ring.
-        """
-        with self._lock:
-            return self._base_at(version)
-
     def _base_at(self, version: int) -> SamplingConfig:
         for published in self._ring:
             if published[0].version == version:

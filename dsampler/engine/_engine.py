@@ -190,14 +190,6 @@ class Engine(RequestPath):
         """
         return self._store.rollback(version).config
 
-    def base_at(self, version: int) -> SamplingConfig:
-        """The base configuration an earlier version was merged from.
-
-        Raises:
-            ConfigError: that version is no longer in :attr:`history`.
-        """
-        return self._store.base_at(version)
-
     def overlay(self, name: str, fields: Mapping[str, Any] | None = None, *, tap: object = None) -> Overlay:
         """A new overlay for an owner: its fields are merged over every base once it
         holds ``name``, from its first :meth:`~dsampler.config.Overlay.set` (when nobody
