@@ -199,8 +199,10 @@ def adaptive_settings(draw: st.DrawFn) -> AdaptiveSettings:
     """Valid controller settings: ordered ranges, every optional part on and off."""
     low_rate, high_rate = sorted(draw(st.lists(rates, min_size=2, max_size=2)))
     windows = sorted(draw(st.lists(seconds, min_size=3, max_size=3)))
+    target = draw(st.floats(min_value=1e-3, max_value=1e9))
+    largest_factor = max(1.0, min(1000.0, 1e9 / target * (1 - 1e-9)))  # the hard cap is a limit: <= 1e9/s
     return AdaptiveSettings(
-        draw(st.floats(min_value=1e-3, max_value=1e9)),
+        target,
         min_rate=low_rate,
         max_rate=max(high_rate, 1e-9),
         alpha=draw(st.floats(0.0, 100.0)),
@@ -211,7 +213,7 @@ def adaptive_settings(draw: st.DrawFn) -> AdaptiveSettings:
         hysteresis=draw(st.floats(0.0, 0.9)),
         p99_target_s=draw(st.floats(min_value=1e-6, max_value=3600.0)),
         health=draw(health_policies),
-        hard_cap_factor=draw(st.none() | st.floats(1.0, 1000.0)),
+        hard_cap_factor=draw(st.none() | st.floats(1.0, largest_factor)),
         hard_cap_burst_s=draw(st.floats(0.0, 10.0)),
         tick_s=draw(st.floats(min_value=0.001, max_value=min(10.0, windows[0]))),
     )
