@@ -1,32 +1,43 @@
 """DSampler: the engine with everything that drives it, composed: file watching, the
-adaptive controller, the remote follower, telemetry and their shutdown."""
+adaptive controller, the remote follower, telemetry and their shutdown.
+
+After every publish one step makes the running owners match the sections of the
+configuration in force (:func:`~dsampler.adaptive._controller.running_controller`,
+:func:`~dsampler.remote._follow.running_follower`): it starts what is missing,
+reconfigures what changed and stops what is gone. Nothing is planned before a publish,
+and a forked child runs the same step, so it always has working owners.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from dsampler._owners import Owners
+from dsampler._validate import show
+from dsampler.adaptive._controller import ADAPTIVE, AdaptiveController, running_controller
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import SamplingConfig
+from dsampler.config._overlay import differences
 from dsampler.config._parse import as_config, parse_config, parse_fields
 from dsampler.config._store import DEFAULT_HISTORY
 from dsampler.config._watch import FileWatcher, read_at_start
 from dsampler.engine._engine import Engine
 from dsampler.engine._runtime import resource_attributes
+from dsampler.remote._follow import REMOTE, RemoteFollower, running_follower
 from dsampler.telemetry._track import track
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
     from typing_extensions import Unpack
 
-    from dsampler.adaptive._controller import AdaptiveController
     from dsampler.config._keywords import SettingsKeywords
-    from dsampler.remote._follow import RemoteFollower
 
 __all__ = ["DSampler"]
+
+_log = logging.getLogger("dsampler")
 
 
 class DSampler(Engine):
@@ -72,26 +83,22 @@ class DSampler(Engine):
         base = as_config(config)
         if settings:
             base = parse_config(settings, base=base)
-        attributes = resource_attributes(resource)
-        self._owning = threading.Lock()  # one change of owners at a time (its writers)
-        self._owners = Owners(clock, attributes)
+        self._owning = threading.Lock()  # one write (a publish and its owners) at a time
+        self._controller: AdaptiveController | None = None
+        self._follower: RemoteFollower | None = None
         self._watcher: FileWatcher | None = None
-        plan = self._owners.plan(base)
-        try:
-            super().__init__(
-                base,
-                resource=attributes,
-                clock=clock,
-                history=history,
-                initial_fill=initial_fill,
-                sections=None,
-                holders=plan.holders,
-            )
-        except BaseException:
-            plan.abort()
-            raise
-        plan.commit()
-        self._owners.start()
+        self._file = base  # the file's configuration last applied (from_file)
+        self._pinned: frozenset[str] = frozenset()  # from_file's settings: the file never sets them
+        self._closed = False
+        super().__init__(
+            base,
+            resource=resource_attributes(resource),
+            clock=clock,
+            history=history,
+            initial_fill=initial_fill,
+            sections=None,
+        )
+        self._write(None)
         track(self)
 
     @classmethod
@@ -109,26 +116,26 @@ class DSampler(Engine):
     ) -> DSampler:
         """A DSampler configured from a YAML or JSON file, reloaded when it changes.
 
-        ``**settings`` override the file, at start and after every reload. A file that
-        becomes unreadable or invalid later keeps the running configuration and is
-        logged once per distinct problem. ``watch=False`` reads it once.
+        A reload applies what changed in the file, field by field: a field set by
+        :meth:`update` stays until the file changes it (a WARNING names both values).
+        ``**settings`` override the file, always. An unreadable or invalid file keeps
+        the running configuration, logged once per problem. ``watch=False`` reads once.
 
         Args:
-            strict: a file that is missing or invalid at start raises (default); with
-                ``strict=False`` it is logged, the defaults (with ``settings``) serve,
-                and the file is applied as soon as it is valid.
+            strict: a file missing or invalid at start raises (default); else it is
+                logged and the defaults (with ``settings``) serve until it is valid.
 
         Raises:
-            ConfigError: the file is unusable at start (with ``strict``), or a setting
-                is invalid.
+            ConfigError: the file is unusable at start (with ``strict``), or a setting is.
         """
         overrides = parse_fields(settings) if settings else {}
         start = read_at_start(path, overrides, strict=strict or not watch)
         sampler = cls(start.config, resource=resource, clock=clock, history=history)
         if watch:
+            sampler._pinned = frozenset(overrides)
             sampler._watcher = FileWatcher(
                 path,
-                lambda new: sampler.publish(new.evolve(**overrides)),
+                sampler._reload,
                 interval_s=poll_interval_s,
                 applied=start.applied,
                 rejected=start.rejected,
@@ -141,18 +148,20 @@ class DSampler(Engine):
     @property
     def controller(self) -> AdaptiveController | None:
         """The adaptive controller of the ``adaptive:`` section (None without one)."""
-        return self._owners.controller
+        return self._controller
 
     @property
     def follower(self) -> RemoteFollower | None:
         """The remote follower of the ``remote:`` section (None without one)."""
-        return self._owners.follower
+        return self._follower
 
     @property
     def rate_owner(self) -> str | None:
         """What owns the default rate: ``adaptive``, ``remote``, or None (the
         configuration's own)."""
-        return self._owners.rate_owner
+        if self._controller is not None:
+            return ADAPTIVE
+        return REMOTE if self._follower is not None else None
 
     @property
     def watcher(self) -> FileWatcher | None:
@@ -166,35 +175,30 @@ class DSampler(Engine):
         Raises:
             ConfigError: a remote endpoint owns the default rate.
         """
-        with self._owning:
-            self._rebase(self.base.evolve(adaptive=controller.settings), adopted=controller)
+        self._write(self._adopt, controller)
+
+    def _adopt(self, controller: AdaptiveController) -> None:
+        Engine.evolve(self, {"adaptive": controller.settings})
+        if self._controller is not None and self._controller is not controller:
+            self._controller.bind(None)  # its rate stays in force until the new one's is
+        self._controller = controller
 
     # -- writing ---------------------------------------------------------------------
 
     def update(self, **changes: Unpack[SettingsKeywords]) -> SamplingConfig:
         """Publish the current configuration with ``changes`` (file-format values):
         ``sampler.update(rate=0.02)``. All or nothing. An update that removes an owner
-        (``adaptive=None``) keeps the fields it owned in force, unless it sets them.
+        (``adaptive=None``, ``remote=None``) keeps the fields it owned in force, as they
+        are, unless it sets them.
 
         Raises:
             ConfigError: a change is invalid; the running configuration stays.
         """
-        fields = parse_fields(changes)
-        with self._owning:
-            if "adaptive" not in fields and "remote" not in fields:  # SECTIONS, written out
-                return self.evolve(fields)
-            # an owner an update removes leaves its fields in force, unless set here
-            kept = {k: v for k, v in self._owners.left_behind(fields).items() if k not in fields}
-            return self._rebase(self.base.evolve(**fields, **kept))
+        return self._write(super().update, **changes)
 
-    def publish(
-        self, config: SamplingConfig | Mapping[str, Any], *, holders: Mapping[str, Any] | None = None
-    ) -> SamplingConfig:
-        """Replace the whole configuration (a mapping is parsed as a file would be);
-        the owners its sections ask for are made, changed or stopped in the same version
-        (``holders``: more overlays to hand over in it, as :meth:`Engine.publish`)."""
-        with self._owning:
-            return self._rebase(as_config(config), holders=holders)
+    def publish(self, config: SamplingConfig | Mapping[str, Any]) -> SamplingConfig:
+        """Replace the whole configuration (a mapping is parsed as a file would be)."""
+        return self._write(super().publish, config)
 
     def rollback(self, version: int) -> SamplingConfig:
         """Publish the configuration of an earlier version again, as a new version (its
@@ -203,31 +207,60 @@ class DSampler(Engine):
         Raises:
             ConfigError: that version is no longer in :attr:`history`.
         """
-        with self._owning:
-            return self._rebase(self.base_at(version))
+        return self._write(super().rollback, version)
 
-    def _rebase(
-        self,
-        base: SamplingConfig,
-        adopted: AdaptiveController | None = None,
-        holders: Mapping[str, Any] | None = None,
-    ) -> SamplingConfig:
-        plan = self._owners.plan(base, adopted)
-        try:
-            config = super().publish(base, holders={**plan.holders, **(holders or {})})
-        except BaseException:
-            plan.abort()
-            raise
-        plan.commit()
-        return config
+    def _write(self, publish: Callable[..., object] | None, *args: Any, **kwargs: Any) -> SamplingConfig:
+        """``publish`` (the engine's), then the one step that makes the running owners
+        match the sections in force: start what is missing, reconfigure what changed,
+        stop what is gone. Idempotent: a forked child runs it too. Every call it makes
+        goes down the layers; none comes back here."""
+        with self._owning:
+            if publish is not None:
+                publish(*args, **kwargs)
+            self._controller = running_controller(self._controller, self)
+            self._follower = running_follower(self._follower, self)
+            if not self._closed:  # started once assigned: a fork before leaves nothing running
+                for owner in (self._controller, self._follower, self._watcher):
+                    if owner is not None:
+                        owner.start()
+            return self.config
+
+    def _reload(self, file: SamplingConfig) -> SamplingConfig:
+        """The watcher's publish: what changed in the file since it was last applied."""
+        return self._write(self._apply_file, file)
+
+    def _apply_file(self, file: SamplingConfig) -> None:
+        changes = {k: v for k, v in differences(self._file, file).items() if k not in self._pinned}
+        base = self.base
+        Engine.publish(self, base.evolve(**changes))
+        replaced = [
+            f"{name} {show(value)} from the file replaces {show(getattr(base, name))} set by update()"
+            for name, value in changes.items()
+            if getattr(base, name) != getattr(self._file, name)
+        ]
+        if replaced and self._watcher is not None:
+            _log.warning("dsampler: reloaded %s: %s", self._watcher.path, "; ".join(replaced))
+        self._file = file
 
     def close(self) -> None:
         """Stop watching the file, the adaptive controller's and the remote poller's
         threads (idempotent). Decisions keep working, at the rate last in force."""
+        with self._owning:
+            self._closed = True
         if self._watcher is not None:
             self._watcher.stop()
-        self._owners.close()
+        if self._controller is not None:
+            self._controller.stop()
+        if self._follower is not None:
+            self._follower.close()
 
     def _reset_after_fork(self) -> None:
         self._owning = threading.Lock()  # a writer in flight at the fork would hold it forever
         super()._reset_after_fork()  # the child counts its own decisions
+
+    def _restart_after_fork(self) -> None:
+        super()._restart_after_fork()
+        try:  # the owners of the sections in force, whatever the fork interrupted
+            self._write(None)
+        except Exception:  # the other objects' restarts must still run
+            _log.exception("dsampler: could not restart the owners after fork")

@@ -74,7 +74,9 @@ class Poller:
         self._thread.start()
 
     def stop(self, timeout_s: float = _DEFAULT_JOIN_S) -> None:
-        """Stop polling and wait up to ``timeout_s`` for the thread (idempotent)."""
+        """Stop polling and wait up to ``timeout_s`` for the thread (idempotent); in a
+        forked child, before its restart, it is not restarted."""
+        self._restart = False
         self._stop.set()
         thread, self._thread = self._thread, None
         if thread is not None and thread is not threading.current_thread():
@@ -83,6 +85,10 @@ class Poller:
     def _reset_after_fork(self) -> None:
         self._restart = self._thread is not None and not self._stop.is_set()
         self._thread = None  # the parent's thread does not exist here
+        self._stop = threading.Event()  # the old one's lock may be held by a parent's thread
+        if self._finalizer is not None:
+            self._finalizer.detach()  # it would set the old one
+            self._finalizer = None
 
     def _restart_after_fork(self) -> None:
         if self._restart:

@@ -5,34 +5,33 @@ list append per decision, see :mod:`dsampler.adaptive._tap`), takes root-span
 latencies and errors from :meth:`AdaptiveController.observe` or its span processor,
 and every ``tick_s`` (a background thread on the system clock;
 :meth:`~AdaptiveController.tick` by hand on an injected one) steps its
-:class:`~dsampler.adaptive.ControllerCore`. Bound to an overlay (:meth:`bind`: a
-DSampler binds the controller of its ``adaptive:`` section), each rate change is set as
-that overlay (``rate`` and ``adaptive``), a new configuration version, so every
-decision is made under one whole configuration; a token bucket at ``hard_cap_factor *
-target`` (the hard cap) bounds what one tick of a burst can sample before the new rate
-is in force. The controller never calls its sampler: it writes its overlay. The health
-policy's cuts of the rate are told at WARNING (:class:`~dsampler.adaptive._health.Incidents`).
-The budget is per process: under gunicorn each worker holds its own controller.
+:class:`~dsampler.adaptive.ControllerCore`. Bound to a sampler (:meth:`bind`; a
+DSampler binds the controller of its ``adaptive:`` section, see
+:func:`running_controller`), its rate is that sampler's ``adaptive`` overlay, and each
+change a new configuration version, so every decision is made under one whole
+configuration; a token bucket at ``hard_cap_factor * target`` (the hard cap) bounds
+what one tick of a burst can sample before the new rate is in force. The controller
+never calls its sampler to publish a rate: it writes its overlay. The health policy's
+cuts of the rate are told at WARNING (:class:`~dsampler.adaptive._health.Incidents`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import threading
-from collections import deque
+import weakref
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final
 
 from dsampler import _fork
 from dsampler._poller import Poller
 from dsampler.adaptive._core import Change, ControllerCore
 from dsampler.adaptive._health import Incidents
-from dsampler.adaptive._tap import Tap
+from dsampler.adaptive._tap import Observations, Tap
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._adaptive import AdaptiveSettings
 from dsampler.config._overlay import Overlay
 from dsampler.config._shape import no_unknown_keys
-from dsampler.decision._bucket import TokenBucket
 from dsampler.errors import ConfigError
 from dsampler.telemetry._adjusted import AdjustedCounts
 
@@ -41,13 +40,13 @@ if TYPE_CHECKING:
 
     from dsampler.adaptive._processor import AdaptiveSpanProcessor
     from dsampler.config._keywords import AdaptiveChanges, AdaptiveKeywords
+    from dsampler.engine._engine import Engine
 
-__all__ = ["ADAPTIVE", "AdaptiveController", "Host"]
+__all__ = ["ADAPTIVE", "AdaptiveController", "running_controller"]
 
 #: The overlay name the controller's fields are held under.
 ADAPTIVE: Final = "adaptive"
 
-MAX_PENDING: Final = 100_000  # observations held between ticks (1M/s at 100 ms ticks)
 _FIELDS: Final = tuple(f.name for f in dataclasses.fields(AdaptiveSettings))
 
 
@@ -61,21 +60,6 @@ def _settings(base: float | AdaptiveSettings, changes: Mapping[str, Any]) -> Ada
     return AdaptiveSettings(base, **changes)
 
 
-class Host(Protocol):
-    """What a controller can be handed to at construction (``sampler=``): a
-    :class:`~dsampler.DSampler`, which makes it the controller of its ``adaptive:``
-    section and binds it to its overlay."""
-
-    def adopt_controller(self, controller: AdaptiveController) -> None: ...
-
-
-def _backstop(settings: AdaptiveSettings, clock: Clock) -> TokenBucket | None:
-    cap = settings.hard_cap_per_second
-    if cap is None:
-        return None
-    return TokenBucket(cap, max(1.0, cap * settings.hard_cap_burst_s), clock=clock)
-
-
 class AdaptiveController:
     """Holds sampled root traces per second near a target while load and latency move.
 
@@ -84,7 +68,7 @@ class AdaptiveController:
             :class:`~dsampler.config.AdaptiveSettings`.
         sampler: the :class:`~dsampler.DSampler` whose default rate it owns; the
             settings are published into its configuration (``adaptive:``). Without
-            one, read :attr:`rate` yourself, or :meth:`bind` an overlay.
+            one, read :attr:`rate` yourself.
         clock: time source; inject a :class:`~dsampler.ManualClock` to step it with
             :meth:`tick` deterministically.
         ticker: run a thread that ticks every ``tick_s`` (default: on the system clock
@@ -102,14 +86,26 @@ class AdaptiveController:
         self,
         target_traces_per_second: float | AdaptiveSettings,
         *,
-        sampler: Host | None = None,
+        sampler: Engine | None = None,
         clock: Clock = SYSTEM_CLOCK,
         ticker: bool | None = None,
         start: bool = True,
         **settings: Unpack[AdaptiveKeywords],
     ) -> None:
-        chosen = _settings(target_traces_per_second, settings)
-        self._setup(chosen, clock, clock is SYSTEM_CLOCK if ticker is None else ticker)
+        self.settings = _settings(target_traces_per_second, settings)
+        self._clock = clock
+        self._ticker = clock is SYSTEM_CLOCK if ticker is None else ticker
+        self.tap = Tap(None)
+        self.tap.limit(self.settings, clock)
+        self._core = ControllerCore(self.settings, clock.monotonic())
+        self._incidents = Incidents()  # the health policy's cuts, told
+        self._observed = Observations()
+        self._lock = threading.Lock()
+        self._overlay: Overlay | None = None
+        self._engine: weakref.ref[Engine] | None = None  # what it is bound to
+        self._poller: Poller | None = None
+        self.adjusted = AdjustedCounts()  # sampled roots by their th (span_processor)
+        _fork.register(self._reset_after_fork)
         if sampler is not None:
             adopt = getattr(sampler, "adopt_controller", None)
             if not callable(adopt):
@@ -118,33 +114,31 @@ class AdaptiveController:
         if start:
             self.start()
 
-    def _setup(self, settings: AdaptiveSettings, clock: Clock, ticker: bool) -> None:
-        self.settings = settings
-        self._clock, self._ticker = clock, ticker
-        self.tap = Tap(_backstop(settings, clock))
-        self._core = ControllerCore(settings, clock.monotonic())
-        self._incidents = Incidents()  # the health policy's cuts, told
-        self._observed: deque[tuple[float, bool]] = deque(maxlen=MAX_PENDING)
-        self._lock = threading.Lock()
-        self._overlay: Overlay | None = None
-        self._poller: Poller | None = None
-        self.rejected = 0  # observations that were not a duration
-        self.adjusted = AdjustedCounts()  # sampled roots by their th (span_processor)
-        _fork.register(self._reset_after_fork)
-
     # -- where the rate goes -------------------------------------------------------------
 
     def fields(self) -> dict[str, Any]:
-        """What it owns of a configuration: the rate in force and its settings."""
-        return {"rate": self._core.rate, "adaptive": self.settings}
+        """What it owns of a configuration: the rate in force."""
+        return {"rate": self._core.rate}
 
-    def bind(self, overlay: Overlay | None) -> None:
-        """Set every rate change as ``overlay`` from now on (None: nowhere; the rate is
-        still :attr:`rate`). The overlay should carry :attr:`tap`, so its engine counts
-        the offered load and applies the hard cap."""
-        self._overlay = overlay
-        if overlay is None and self._poller is not None:
-            self._poller.stop(timeout_s=0.0)  # may be called under its sampler's lock: no waiting
+    def bind(self, engine: Engine | None) -> None:
+        """Own ``engine``'s default rate from now on: its rate, now and at every change,
+        is the engine's ``adaptive`` overlay, which carries :attr:`tap` (the engine
+        counts the offered load and applies the hard cap). An overlay of another owner
+        that holds the name is retired; its fields stay until this one's are in force.
+        None: nowhere (the rate is still :attr:`rate`; the ticker stops)."""
+        if engine is None:
+            if self._overlay is not None:
+                self._overlay.retire()
+            self._overlay = self._engine = None
+            if self._poller is not None:
+                self._poller.stop(timeout_s=0.0)  # may be called under its sampler's lock: no waiting
+            return
+        held = engine.holder(ADAPTIVE)
+        if self._overlay is None or held is not self._overlay or held.retired:
+            if held is not None:
+                held.retire()
+            self._overlay, self._engine = engine.overlay(ADAPTIVE, tap=self.tap), weakref.ref(engine)
+        self._publish()
 
     @property
     def overlay(self) -> Overlay | None:
@@ -156,7 +150,7 @@ class AdaptiveController:
     def observe(self, duration_s: float, error: bool = False) -> None:
         """One root span (or request) took ``duration_s`` seconds, and failed if
         ``error``. Cheap and thread-safe (an append); read at the next tick."""
-        self._observed.append((duration_s, error))
+        self._observed.pending.append((duration_s, error))
 
     def span_processor(self) -> AdaptiveSpanProcessor:
         """A SpanProcessor that observes every local root span the SDK records."""
@@ -164,31 +158,13 @@ class AdaptiveController:
 
         return AdaptiveSpanProcessor(self, self.adjusted)
 
-    def _drain(self) -> tuple[list[float], int]:
-        latencies: list[float] = []
-        errors = 0
-        pop = self._observed.popleft
-        for _ in range(len(self._observed)):
-            duration, error = pop()
-            if type(duration) in (float, int) and duration >= 0.0:  # NaN and junk fail
-                try:  # a 10**400 int overflows float(); an error flag's __bool__ may raise
-                    latency, failed = float(duration), bool(error)
-                except Exception:
-                    self.rejected += 1
-                    continue
-                latencies.append(latency)
-                errors += failed
-            else:
-                self.rejected += 1
-        return latencies, errors
-
     # -- the loop ------------------------------------------------------------------------
 
     def tick(self) -> Change | None:
         """Read the counters, step the core and publish a change (the ticker thread
         calls this every ``tick_s``; call it yourself on an injected clock)."""
         with self._lock:
-            latencies, errors = self._drain()
+            latencies, errors = self._observed.drain()
             now, core = self._clock.monotonic(), self._core
             change = core.step(now, self.tap.take(), latencies, errors)
         self._incidents.follow(now, core.health, core.episode, core.history, self.settings.p99_target_s)
@@ -206,8 +182,9 @@ class AdaptiveController:
     def start(self) -> None:
         """Start the ticker thread, if this controller runs one (idempotent; after
         :meth:`stop`, nothing)."""
-        if self._ticker and (self._poller is None or not self._poller.running):
-            self._poller = Poller(self, self.settings.tick_s, name="dsampler-adaptive")
+        if self._ticker:
+            if self._poller is None:  # one: in a forked child, it restarts itself too
+                self._poller = Poller(self, self.settings.tick_s, name="dsampler-adaptive")
             self._poller.start()
 
     def stop(self) -> None:
@@ -226,30 +203,31 @@ class AdaptiveController:
 
     def reconfigure(self, **changes: Unpack[AdaptiveChanges]) -> AdaptiveSettings:
         """New settings (fields of AdaptiveSettings); the load estimate carries over.
-        Bound, they are published in its overlay with the rate.
+        Bound, they are its sampler's ``adaptive:`` section, published as an update.
 
         Raises:
             ConfigError: an invalid value; the settings in force stay.
         """
-        self.configure(_settings(self.settings, changes))
-        self._publish()
+        settings = _settings(self.settings, changes)
+        engine = None if self._engine is None else self._engine()
+        if engine is not None:
+            engine.update(adaptive=settings)  # the section in force configures this controller
+        else:
+            self.configure(settings)
         return self.settings
 
     def configure(self, settings: AdaptiveSettings) -> None:
-        """Take whole new ``settings`` (the load estimate carries over) without
-        publishing them: what a DSampler does when its ``adaptive:`` section changes,
-        before it publishes the new configuration with :meth:`fields`."""
+        """Take whole new ``settings`` (the load estimate carries over): what a
+        DSampler does when its ``adaptive:`` section changes."""
         with self._lock:
             old, self.settings = self.settings, settings
             self._core.reconfigure(settings)
-            cap, bucket = settings.hard_cap_per_second, self.tap.backstop
-            if cap is None or bucket is None:
-                self.tap.backstop = _backstop(settings, self._clock)
-            else:
-                bucket.update(cap, max(1.0, cap * settings.hard_cap_burst_s))
-        if settings.tick_s != old.tick_s and self._poller is not None and self._poller.running:
-            self._poller.stop(timeout_s=0.0)
-            self.start()
+            self.tap.limit(settings, self._clock)
+        if settings.tick_s != old.tick_s and self._poller is not None:
+            running, poller, self._poller = self._poller.running, self._poller, None
+            poller.stop(timeout_s=0.0)
+            if running:
+                self.start()
 
     # -- state ---------------------------------------------------------------------------
 
@@ -271,6 +249,11 @@ class AdaptiveController:
     def episode(self) -> bool:
         """Root-span P99 is above its target (a latency episode is on)."""
         return self._core.episode
+
+    @property
+    def rejected(self) -> int:
+        """Observations that were not a duration."""
+        return self._observed.rejected
 
     @property
     def core(self) -> ControllerCore:
@@ -295,5 +278,23 @@ class AdaptiveController:
             "sampled_without_th": self.adjusted.unstated,
             "observed": core.observed,
             "errors": core.errors,
-            "rejected_observations": self.rejected,
+            "rejected_observations": self._observed.rejected,
         }
+
+
+def running_controller(controller: AdaptiveController | None, engine: Engine) -> AdaptiveController | None:
+    """The controller of ``engine``'s ``adaptive:`` section in force, from ``controller``
+    (the one it has, if any): made if missing (at ``max_rate``, its overlay published),
+    reconfigured if the section changed, unbound if the section is gone. Idempotent;
+    starting its thread is the caller's."""
+    settings = engine.config.adaptive
+    if settings is None:
+        if controller is not None:
+            controller.bind(None)
+        return None
+    if controller is None:
+        controller = AdaptiveController(settings, clock=engine.clock, start=False)
+    elif settings != controller.settings:
+        controller.configure(settings)
+    controller.bind(engine)
+    return controller

@@ -1,4 +1,5 @@
-"""The controller's tap on the request path: a counter of offered load and the hard cap.
+"""What the controller reads at each tick: its tap on the request path (a counter of
+offered load, and the hard cap) and the latencies observed.
 
 While the controller holds its overlay, every snapshot its engine publishes holds the
 controller's :class:`Tap` (the engine's :class:`~dsampler.engine.OfferedLoad`). Each
@@ -21,14 +22,18 @@ the next sampled decision and under a lock it only tries: the list stays under a
 from __future__ import annotations
 
 import threading
+from collections import deque
 from typing import Final
 
 from dsampler import _fork
+from dsampler.clock import Clock
+from dsampler.config._adaptive import AdaptiveSettings
 from dsampler.decision._bucket import TokenBucket
 
-__all__ = ["FOLD_AT", "Tap"]
+__all__ = ["FOLD_AT", "MAX_PENDING", "Observations", "Tap"]
 
 FOLD_AT: Final = 100_000  # decisions held uncounted (1M/s at 100 ms ticks)
+MAX_PENDING: Final = 100_000  # observations held between ticks (1M/s at 100 ms ticks)
 
 
 class Tap:
@@ -50,6 +55,17 @@ class Tap:
         self._total = 0
         self._lock = threading.Lock()
         _fork.register(self._reset_after_fork)
+
+    def limit(self, settings: AdaptiveSettings, clock: Clock) -> None:
+        """The hard cap of ``settings`` (None without one); a bucket kept keeps its
+        balance, pro-rated to the new figures."""
+        cap, bucket = settings.hard_cap_per_second, self.backstop
+        if cap is None:
+            self.backstop = None
+        elif bucket is None:
+            self.backstop = TokenBucket(cap, max(1.0, cap * settings.hard_cap_burst_s), clock=clock)
+        else:
+            bucket.update(cap, max(1.0, cap * settings.hard_cap_burst_s))
 
     def _count(self) -> int:
         """Count and remove what is there (the lock is held)."""
@@ -82,3 +98,32 @@ class Tap:
 
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()  # a take() in flight at the fork would hold it forever
+
+
+class Observations:
+    """Root-span latencies and errors observed since the last tick (an append each,
+    thread-safe, at most ``MAX_PENDING`` held); ``rejected`` counts what was not a
+    duration."""
+
+    def __init__(self) -> None:
+        self.pending: deque[tuple[float, bool]] = deque(maxlen=MAX_PENDING)
+        self.rejected = 0
+
+    def drain(self) -> tuple[list[float], int]:
+        """The latencies observed since the last drain, and how many were errors."""
+        latencies: list[float] = []
+        errors = 0
+        pop = self.pending.popleft
+        for _ in range(len(self.pending)):
+            duration, error = pop()
+            if type(duration) in (float, int) and duration >= 0.0:  # NaN and junk fail
+                try:  # a 10**400 int overflows float(); an error flag's __bool__ may raise
+                    latency, failed = float(duration), bool(error)
+                except Exception:
+                    self.rejected += 1
+                    continue
+                latencies.append(latency)
+                errors += failed
+            else:
+                self.rejected += 1
+        return latencies, errors

@@ -196,15 +196,11 @@ def _check_together(s: AdaptiveSettings) -> None:
     if s.tick_s > s.min_window_s:
         problem = f"expected at most the minimum window ({plain(s.min_window_s)}s), got {plain(s.tick_s)}s"
         raise ConfigError("tick_s", problem)
-    cap = s.hard_cap_per_second
-    if cap is not None and cap > MAX_PER_SECOND:  # the backstop's bucket holds at most this
+    if (cap := s.hard_cap_per_second) is not None and cap > MAX_PER_SECOND:  # a bucket's most
         most, target = MAX_PER_SECOND / s.target_traces_per_second, plain(s.target_traces_per_second)
-        problem = (
-            f"expected at most {most:.6g} for a target of {target}/s (the cap, factor x target, is at most"
-        )
-        raise ConfigError(
-            "hard_cap_factor", f"{problem} 1e9/s; null: none), got {plain(s.hard_cap_factor or 0)}"
-        )
+        problem = f"expected at most {most:.6g} for a target of {target}/s (the cap, factor x target,"
+        got = plain(s.hard_cap_factor or 0)
+        raise ConfigError("hard_cap_factor", f"{problem} is at most 1e9/s; null: none), got {got}")
 
 
 def check_adaptive(value: object) -> AdaptiveSettings | None:

@@ -14,7 +14,7 @@ from typing import Any, Final, Protocol
 from dsampler.config._model import FIELD_CHECKS, SamplingConfig
 from dsampler.errors import ConfigError
 
-__all__ = ["Overlay", "OverlayStore", "check_fields", "merge", "same_content"]
+__all__ = ["Overlay", "OverlayStore", "check_fields", "differences", "merge", "same_content"]
 
 _NONE: Final[Mapping[str, Any]] = {}
 _CONTENT: Final = tuple(f.name for f in dataclass_fields(SamplingConfig) if f.name != "version")
@@ -27,8 +27,6 @@ class OverlayStore(Protocol):
     def config(self) -> SamplingConfig:
         """The configuration in force."""
         ...
-
-    def holder(self, name: str) -> Overlay | None: ...
 
     def write(self, overlay: Overlay, fields: Mapping[str, Any]) -> bool: ...
 
@@ -48,6 +46,11 @@ def same_content(a: SamplingConfig, b: SamplingConfig) -> bool:
     return all((x := getattr(a, name)) is (y := getattr(b, name)) or x == y for name in _CONTENT)
 
 
+def differences(a: SamplingConfig, b: SamplingConfig) -> dict[str, Any]:
+    """The fields ``b`` says otherwise than ``a`` (the version aside), with ``b``'s values."""
+    return {name: y for name in _CONTENT if (x := getattr(a, name)) is not (y := getattr(b, name)) and x != y}
+
+
 def check_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
     """An overlay's fields, each checked as the model checks it (the same objects when
     already valid, so unchanged operations keep their identity)."""
@@ -64,12 +67,13 @@ class Overlay:
     """One owner's fields (``{"rate": 0.02}``), merged over its store's base while it
     holds its ``name``.
 
-    It takes the name when handed to :meth:`ConfigStore.publish` (``holders=``), or,
-    made by :meth:`ConfigStore.overlay`, at its first :meth:`set` if nobody holds it.
-    Replaced or released, it is *retired*: its writes are ignored, so an owner replaced
-    while its thread was busy cannot undo its successor. ``tap`` is whatever the owner
-    needs compiled into every snapshot while it holds the name (the adaptive
-    controller's count of offered load); the store only carries it to ``compile``.
+    Made by :meth:`ConfigStore.overlay`, it takes the name at its first :meth:`set` if
+    nobody holds it or its holder is retired. Retired (:meth:`retire`, or replaced),
+    its writes are ignored, so an owner replaced while its thread was busy cannot undo
+    its successor; a retired holder's fields stay in force until another overlay takes
+    its name. ``tap`` is whatever the owner needs compiled into every snapshot while it
+    holds the name (the adaptive controller's count of offered load); the store only
+    carries it to ``compile``.
 
     Raises:
         ConfigError: a field is invalid.
@@ -83,11 +87,6 @@ class Overlay:
         self.tap = tap
         self.store: OverlayStore | None = None  # set when a store first takes it
         self.retired = False
-
-    @property
-    def held(self) -> bool:
-        """This overlay is the one its store merges under its name."""
-        return self.store is not None and self.store.holder(self.name) is self
 
     @property
     def config(self) -> SamplingConfig | None:
@@ -106,6 +105,7 @@ class Overlay:
         store = self.store
         return False if store is None else store.write(self, checked)
 
-    def clear(self) -> bool:
-        """Own no field any more (the base's values apply again)."""
-        return self.set(_NONE)
+    def retire(self) -> None:
+        """Write nothing from now on; the fields stay in force until another overlay
+        takes the name (or, named after a section, the section goes)."""
+        self.retired = True

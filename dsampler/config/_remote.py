@@ -16,6 +16,7 @@ refused, naming both.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
@@ -23,7 +24,14 @@ from dsampler._validate import check_endpoint, check_seconds, check_url_text, re
 from dsampler.config._shape import build, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
-__all__ = ["DEFAULT_ENDPOINT", "RemoteSettings", "check_remote", "dump_remote", "parse_remote"]
+__all__ = [
+    "DEFAULT_ENDPOINT",
+    "RemoteSettings",
+    "check_remote",
+    "dump_remote",
+    "parse_remote",
+    "service_name",
+]
 
 DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
 #: The range of each duration, in seconds (the file form checks it as written: ``'2d'``).
@@ -62,6 +70,19 @@ class RemoteSettings:
         shown = {f.name: getattr(self, f.name) for f in fields(self)}
         shown["endpoint"] = redact_url(self.endpoint)
         return f"RemoteSettings({', '.join(f'{name}={value!r}' for name, value in shown.items())})"
+
+
+def service_name(explicit: object, resource: Mapping[str, Any], field: str = "service_name") -> str:
+    """The service name sent as ``?service=``: ``explicit``, else the resource's
+    ``service.name``, else ``unknown_service``.
+
+    Raises:
+        ConfigError: it is not text a URL can carry (named ``field``).
+    """
+    if explicit is None:
+        found = resource.get("service.name")
+        explicit = found if isinstance(found, str) and found else "unknown_service"
+    return check_url_text(explicit, field)
 
 
 def check_remote(value: object) -> RemoteSettings | None:

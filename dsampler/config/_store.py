@@ -12,7 +12,10 @@ Two kinds of writer. The *base* is the configuration the user gives (in code, in
 file, by a rollback). An *owner* (the adaptive controller, a remote endpoint) holds a
 named :class:`Overlay`: the fields it owns (``{"rate": 0.02}``), written over the base
 whenever either changes. An owner sets its overlay and is never called back; a new
-base (a file reload) replaces the base only, so it cannot undo an owner's fields.
+base (a file reload) replaces the base only, so it cannot undo an owner's fields. An
+overlay named after a section (``sections``: ``adaptive``, ``remote``) is merged only
+while the base has that section: the version that removes the section removes its
+owner's fields.
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ class ConfigStore(Generic[S]):
             snapshot; called under the writer lock. If it raises, nothing is published.
         initial: the first base, published as version 1.
         history: how many published configurations :attr:`history` keeps (default 16).
-        holders: overlays merged into the first version, by name.
+        sections: the fields whose overlays (named after them) are merged only while
+            the base has them (default none).
     """
 
     def __init__(
@@ -61,7 +65,7 @@ class ConfigStore(Generic[S]):
         initial: SamplingConfig,
         *,
         history: int = DEFAULT_HISTORY,
-        holders: Mapping[str, Overlay | None] = _NONE,
+        sections: tuple[str, ...] = (),
     ) -> None:
         if type(history) is not int or history < 1:
             raise ConfigError("history", f"expected an integer >= 1, got {history!r}")
@@ -70,26 +74,23 @@ class ConfigStore(Generic[S]):
         _fork.register(self._reset_after_fork)
         self._ring: deque[tuple[SamplingConfig, SamplingConfig]] = deque(maxlen=history)
         self._version = 0
+        self._sections = sections
         self._held: dict[str, Overlay] = {}
         self._base = initial
-        self.current: S = self._publish_locked(initial, self._handed(holders))
-
-    def _handed(self, holders: Mapping[str, Overlay | None]) -> dict[str, Overlay]:
-        held = dict(self._held)
-        for name, overlay in holders.items():
-            if overlay is None:
-                held.pop(name, None)
-            elif overlay.name != name or overlay.retired or overlay.store not in (None, self):
-                raise ConfigError("overlay", f"expected a new overlay named {name!r} for this store")
-            else:
-                held[name] = overlay
-        return held
+        self.current: S = self._publish_locked(initial, self._held)
 
     def _merged(self, base: SamplingConfig, held: Mapping[str, Overlay], version: int) -> SamplingConfig:
         fields: dict[str, Any] = {"version": version}
         for overlay in held.values():
             fields.update(overlay.fields)
         return merge(base, fields) if len(fields) > 1 else base.stamped(version)
+
+    def _bound(self, base: SamplingConfig) -> dict[str, Overlay]:
+        """The overlays held, less those named after a section ``base`` does not have."""
+        held = self._held
+        if all(name not in held or getattr(base, name) is not None for name in self._sections):
+            return held
+        return {n: o for n, o in held.items() if n not in self._sections or getattr(base, n) is not None}
 
     def _publish_locked(
         self, base: SamplingConfig, held: dict[str, Overlay], config: SamplingConfig | None = None
@@ -105,8 +106,6 @@ class ConfigStore(Generic[S]):
             for name, overlay in self._held.items():
                 if held.get(name) is not overlay:
                     overlay.retired = True
-            for overlay in held.values():
-                overlay.store = self
             self._held = held
         self._ring.append((snapshot.config, base))  # what was in force, and its base
         self.current = snapshot  # the one reference assignment readers see
@@ -124,47 +123,45 @@ class ConfigStore(Generic[S]):
         """The base in force (the current configuration without its overlays)."""
         return self._base
 
-    def publish(
-        self, base: SamplingConfig | None = None, *, holders: Mapping[str, Overlay | None] = _NONE
-    ) -> S:
+    def publish(self, base: SamplingConfig | None = None) -> S:
         """Publish ``base`` (None: the one in force) as the next version, its own
-        ``version`` ignored; ``holders`` hands overlay names to new overlays or takes
-        them away (None), in the same version.
+        ``version`` ignored.
 
         Raises:
             ConfigError: the merge or the compile refused it; nothing changes.
         """
         with self._lock:
-            held = self._handed(holders) if holders else self._held
-            return self._publish_locked(self._base if base is None else base, held)
+            base = self._base if base is None else base
+            return self._publish_locked(base, self._bound(base))
 
     def evolve(self, changes: Mapping[str, Any]) -> S:
         """Publish the base with ``changes`` (validated field values): the cheapest
-        path, for frequent writers."""
+        path, for frequent writers. A section it removes leaves the fields its overlay
+        held in force (as merged: within ``max_operations``), unless ``changes`` sets them."""
         with self._lock:
             if not self._held:  # one copy: the new base, stamped, is what is in force
                 config = self._base.evolve(**changes, version=self._version + 1)
                 return self._publish_locked(config, self._held, config)
-            return self._publish_locked(self._base.evolve(**changes), self._held)
+            base = self._base.evolve(**changes)
+            held = self._bound(base)
+            if held is not self._held:
+                config = self.current.config
+                gone = [o for name, o in self._held.items() if name not in held]
+                kept = {k: getattr(config, k) for o in gone for k in o.fields if k not in changes}
+                base = merge(base, kept)
+            return self._publish_locked(base, held)
 
     def rollback(self, version: int) -> S:
         """Publish the base of an earlier ``version`` again, as a new version (the
-        overlays in force stay: their owners own their fields).
+        overlays in force stay, but for a section that base does not have: their owners
+        own their fields).
 
         Raises:
             ConfigError: ``version`` is not in the history ring.
         """
         with self._lock:
-            return self._publish_locked(self._base_at(version), self._held)
-
-    def base_at(self, version: int) -> SamplingConfig:
-        """The base ``version`` was merged from.
-
-        Raises:
-            ConfigError: ``version`` is not in the history ring.
-        """
-        with self._lock:
-            return self._base_at(version)
+            base = self._base_at(version)
+            return self._publish_locked(base, self._bound(base))
 
     def _base_at(self, version: int) -> SamplingConfig:
         for published in self._ring:
@@ -195,7 +192,7 @@ class ConfigStore(Generic[S]):
 
     def overlay(self, name: str, fields: Mapping[str, Any] = _NONE, *, tap: object = None) -> Overlay:
         """A new overlay of this store, not yet held: its first :meth:`~Overlay.set`
-        takes ``name`` if nobody holds it (or hand it to :meth:`publish`).
+        takes ``name`` (see :meth:`write`).
 
         Raises:
             ConfigError: a field is invalid.
@@ -211,19 +208,27 @@ class ConfigStore(Generic[S]):
     def write(self, overlay: Overlay, fields: Mapping[str, Any]) -> bool:
         """:meth:`Overlay.set`'s publish: ``fields`` (already checked) become the
         overlay's, and a new version is published when that changes the configuration
-        in force. An overlay nobody holds the name of takes it; a retired one, or one
-        whose name another holds, writes nothing."""
+        in force. An overlay takes its name when nobody holds it or its holder is
+        retired (and, named after a section, while the base has it); a retired one, or
+        one whose name another holds, writes nothing."""
         with self._lock:
-            holder = self._held.get(overlay.name)
-            if overlay.retired or overlay.store is not self or holder not in (None, overlay):
+            name = overlay.name
+            holder = self._held.get(name)
+            if (
+                overlay.retired
+                or overlay.store is not self
+                or (holder is not None and holder is not overlay and not holder.retired)
+                or (name in self._sections and getattr(self._base, name) is None)
+            ):
                 return False
             if holder is overlay and fields == overlay.fields:
                 return False
-            held = self._held if holder is overlay else {**self._held, overlay.name: overlay}
+            held = self._held if holder is overlay else {**self._held, name: overlay}
             old, overlay.fields = overlay.fields, fields
             try:
                 config = self._merged(self._base, held, self._version + 1)
-                if same_content(config, self.current.config) and overlay.tap is None:
+                untapped = overlay.tap is None and (holder is None or holder.tap is None)
+                if untapped and same_content(config, self.current.config):
                     self._held = held  # recorded; the configuration in force already says it
                     return False
                 self._publish_locked(self._base, held, config)

@@ -19,6 +19,7 @@ from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import SamplingConfig
 from dsampler.config._overlay import Overlay
 from dsampler.config._parse import as_config, parse_fields
+from dsampler.config._remote import service_name
 from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
 from dsampler.decision._faults import FaultLog
 from dsampler.engine._compile import compile_snapshot
@@ -62,8 +63,8 @@ class Engine(RequestPath):
         name: how faults and descriptions name it.
         sections: what to say when a base names an owner (an ``adaptive:`` or
             ``remote:`` section) that nobody creates here; None accepts them (the
-            composition above creates their owners).
-        holders: overlays merged into the first version, by name.
+            composition above creates their owners, and an overlay named after a
+            section is merged only while the base has the section).
     """
 
     def __init__(
@@ -76,13 +77,12 @@ class Engine(RequestPath):
         initial_fill: Callable[[], float] | None = None,
         name: str = "DSampler",
         sections: str | None = "nobody creates its owner here",
-        holders: Mapping[str, Overlay | None] | None = None,
     ) -> None:
         self._sections = sections
-        self._check_sections(config)
         self._runtime = Runtime(clock, resource, initial_fill)
+        self._check_sections(config)
         self._store: ConfigStore[Snapshot] = ConfigStore(
-            self._compile, config, history=history, holders=holders or {}
+            self._compile, config, history=history, sections=SECTIONS if sections is None else ()
         )
         self._fault_log = FaultLog(name)
         self._name = name
@@ -103,7 +103,9 @@ class Engine(RequestPath):
         return compile_snapshot(config, previous, self._runtime, load)  # type: ignore[arg-type]  # a tap is an OfferedLoad
 
     def _check_sections(self, config: SamplingConfig) -> None:
-        if self._sections is None:
+        if self._sections is None:  # their owners are made above: what they need of this process
+            if config.remote is not None:
+                service_name(config.remote.service_name, self._runtime.resource, "remote.service_name")
             return
         for section in SECTIONS:
             if getattr(config, section) is not None:
@@ -174,18 +176,11 @@ class Engine(RequestPath):
             self._check_sections(self.base.evolve(**fields))
         return self._store.evolve(fields).config
 
-    def publish(
-        self,
-        config: SamplingConfig | Mapping[str, Any],
-        *,
-        holders: Mapping[str, Overlay | None] | None = None,
-    ) -> SamplingConfig:
-        """Replace the base configuration (a mapping is parsed as a file would be);
-        ``holders`` hands overlay names to new overlays (:meth:`overlay`) or takes them
-        away (None) in the same version."""
+    def publish(self, config: SamplingConfig | Mapping[str, Any]) -> SamplingConfig:
+        """Replace the base configuration (a mapping is parsed as a file would be)."""
         base = as_config(config)
         self._check_sections(base)
-        return self._store.publish(base, holders=holders or {}).config
+        return self._store.publish(base).config
 
     def rollback(self, version: int) -> SamplingConfig:
         """Publish the base of an earlier version again, as a new version.
@@ -195,19 +190,11 @@ class Engine(RequestPath):
         """
         return self._store.rollback(version).config
 
-    def base_at(self, version: int) -> SamplingConfig:
-        """The base configuration an earlier version was merged from.
-
-        Raises:
-            ConfigError: that version is no longer in :attr:`history`.
-        """
-        return self._store.base_at(version)
-
     def overlay(self, name: str, fields: Mapping[str, Any] | None = None, *, tap: object = None) -> Overlay:
         """A new overlay for an owner: its fields are merged over every base once it
-        holds ``name`` (by its first :meth:`~dsampler.config.Overlay.set`, or handed
-        over by :meth:`publish`). ``tap`` is an :class:`OfferedLoad` the request path
-        counts into while the overlay is held.
+        holds ``name``, from its first :meth:`~dsampler.config.Overlay.set` (when nobody
+        holds the name, or its holder is retired). ``tap`` is an :class:`OfferedLoad`
+        the request path counts into while the overlay is held.
 
         Raises:
             ConfigError: a field is invalid.

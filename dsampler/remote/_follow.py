@@ -6,7 +6,8 @@ section, :class:`~dsampler.remote.JaegerRemoteSampler` and ``dsampler.jaeger``'s
 parses in one background thread; each new strategy becomes typed field values
 (:func:`~dsampler.remote._fields.strategy_fields`) set as the follower's overlay, so a
 file reload of the base never undoes them and the base's own rules keep deciding what
-they match. A strategy that changes nothing publishes nothing.
+they match. A strategy that changes nothing publishes nothing. :func:`running_follower`
+keeps a DSampler's follower matched to its ``remote:`` section in force.
 """
 
 from __future__ import annotations
@@ -14,19 +15,21 @@ from __future__ import annotations
 import logging
 import random
 import weakref
-from collections.abc import Callable, Mapping
-from typing import Any, Final
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
 
-from dsampler._validate import check_text
 from dsampler.config._overlay import Overlay
-from dsampler.config._remote import RemoteSettings
+from dsampler.config._remote import RemoteSettings, service_name
 from dsampler.protocol._parse import parse_response
 from dsampler.protocol._strategy import Strategy, StrategyResponse
 from dsampler.remote._fetch import Fetcher, HttpFetcher
 from dsampler.remote._fields import strategy_fields
 from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
 
-__all__ = ["REMOTE", "RemoteFollower", "resolve_service_name"]
+if TYPE_CHECKING:
+    from dsampler.engine._engine import Engine
+
+__all__ = ["REMOTE", "RemoteFollower", "running_follower"]
 
 #: The overlay name a remote endpoint's fields are held under.
 REMOTE: Final = "remote"
@@ -47,6 +50,7 @@ class RemoteFollower:
         **polling: the :class:`~dsampler.remote.StrategyPoller`'s timing and logging
             (``interval_s``, ``jitter``, ``first_delay_s``, ``rng``, ``name``,
             ``parse``, ``logger``).
+        settings: the ``remote:`` section it follows, if any (a DSampler's).
     """
 
     def __init__(
@@ -64,8 +68,10 @@ class RemoteFollower:
         name: str = "dsampler-remote-poll",
         parse: Callable[[bytes], StrategyResponse] = parse_response,
         logger: logging.Logger = _log,
+        settings: RemoteSettings | None = None,
     ) -> None:
         self.overlay = overlay
+        self.settings = settings  # the remote: section it was made for, if any
         self._check = _weak(check)  # the sampler holding this follower owns these: no cycle
         self._on_applied = _weak(on_applied)
         self._log = logger
@@ -81,15 +87,6 @@ class RemoteFollower:
             parse=parse,
             logger=logger,
         )
-
-    @classmethod
-    def of_settings(
-        cls, overlay: Overlay, settings: RemoteSettings, resource: Mapping[str, Any]
-    ) -> RemoteFollower:
-        """The follower a ``remote:`` section asks for."""
-        fetcher = HttpFetcher(settings.endpoint, timeout_s=settings.request_timeout_s)
-        service = resolve_service_name(settings.service_name, resource)
-        return cls(overlay, fetcher, service, interval_s=settings.polling_interval_s)
 
     def _apply(self, strategy: Strategy) -> bool:
         if self._check is not None:
@@ -159,9 +156,21 @@ def _gone(strategy: Strategy, *rest: object) -> Any:
     return False if rest else strategy
 
 
-def resolve_service_name(explicit: object, attributes: Mapping[str, Any]) -> str:
-    """The service name sent as ``?service=``: the one given, else the resource's."""
-    if explicit is not None:
-        return check_text(explicit, "service_name")
-    name = attributes.get("service.name")
-    return name if isinstance(name, str) and name else "unknown_service"
+def running_follower(follower: RemoteFollower | None, engine: Engine) -> RemoteFollower | None:
+    """The follower of ``engine``'s ``remote:`` section in force, from ``follower`` (the
+    one it has, if any): kept while the section and its overlay stay, else closed and
+    replaced (its overlay retired: its fields hold until the new endpoint answers), made
+    if missing, closed if the section is gone. Idempotent; starting it is the caller's."""
+    settings = engine.config.remote
+    if follower is not None and (follower.settings != settings or follower.overlay.retired):
+        follower.overlay.retire()
+        follower.close(timeout_s=0.0)  # under its sampler's lock: no waiting
+        follower = None
+    if settings is None or follower is not None:
+        return follower
+    fetcher = HttpFetcher(settings.endpoint, timeout_s=settings.request_timeout_s)
+    service = service_name(settings.service_name, engine.resource)
+    overlay = engine.overlay(REMOTE)
+    return RemoteFollower(
+        overlay, fetcher, service, interval_s=settings.polling_interval_s, settings=settings
+    )

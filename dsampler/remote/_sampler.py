@@ -16,6 +16,7 @@ from dsampler._validate import DEFAULT_MAX_OPERATIONS, check_bool, check_rate, r
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import DEFAULT_RATE, SamplingConfig
 from dsampler.config._parse import parse_config
+from dsampler.config._remote import service_name as service_name_for
 from dsampler.decision._faults import Guarded
 from dsampler.engine._engine import Engine
 from dsampler.engine._runtime import resource_attributes
@@ -28,7 +29,7 @@ from dsampler.protocol._strategy import (
     Strategy,
 )
 from dsampler.remote._fetch import DEFAULT_TIMEOUT_S, Fetcher, HttpFetcher
-from dsampler.remote._follow import REMOTE, RemoteFollower, resolve_service_name
+from dsampler.remote._follow import REMOTE, RemoteFollower
 from dsampler.remote._poll import PollOutcome, StrategyPoller
 from dsampler.remote._url import DEFAULT_ENDPOINT
 from dsampler.telemetry._track import track
@@ -116,7 +117,7 @@ class JaegerRemoteSampler(Sampler):
         rng: random.Random | None = None,
     ) -> None:
         attributes = resource_attributes(resource)
-        self.service_name = resolve_service_name(service_name, attributes)
+        self.service_name = service_name_for(service_name, attributes)
         initial_rate, initial = _initial(initial_sampler)
         self.engine = _engine(
             initial_rate, hash, max_operations, parent_based, sampler_tags, attributes, clock

@@ -176,6 +176,35 @@ def test_from_file_settings_survive_reloads(config_file: Path) -> None:
     sampler.close()
 
 
+def test_an_update_stays_until_the_file_changes_that_field_and_is_then_named(
+    config_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """update(rate=0.02) on a file-backed sampler: an edit of another field keeps it
+    (silently: nothing it set is replaced); an edit of the rate replaces it, with one
+    WARNING on the dsampler logger naming the field, the update's value and the file's."""
+    sampler = DSampler.from_file(config_file, poll_interval_s=3600)
+    watcher = sampler.watcher
+    assert watcher is not None
+    try:
+        sampler.update(rate=0.02)
+        write(config_file, "rate: 0.1\nparent_based: false\n")
+        with caplog.at_level(logging.WARNING, logger="dsampler"):
+            assert (watcher.poll_once(), watcher.poll_once()) == (False, True)
+        assert (sampler.config.rate, sampler.config.parent_based) == (0.02, False)
+        replaced = f"dsampler: reloaded {config_file}: rate 0.05 from the file replaces 0.02 set by update()"
+        assert [r.getMessage() for r in caplog.records if "replaces" in r.getMessage()] == []
+        caplog.clear()
+        write(config_file, "rate: 0.05\nparent_based: false\n")
+        with caplog.at_level(logging.WARNING, logger="dsampler"):
+            assert (watcher.poll_once(), watcher.poll_once()) == (False, True)
+        assert sampler.config.rate == 0.05
+        warnings = [(r.name, r.getMessage()) for r in caplog.records if r.levelno >= logging.WARNING]
+        assert ("dsampler", replaced) in warnings
+        assert [m for _, m in warnings if "replaces" in m] == [replaced]
+    finally:
+        sampler.close()
+
+
 def test_an_unclosed_sampler_is_collected_and_its_thread_ends(config_file: Path) -> None:
     """The watcher thread holds its sampler only weakly between polls."""
     import gc

@@ -88,3 +88,25 @@ def test_the_telemetry_module_locks_are_fresh_in_the_child(module: str) -> None:
         return s.decision_counts is not None and reader.get_metrics_data() is not None
         """
     assert forked(parent, child) == "0"
+
+
+def test_a_fork_between_a_new_remote_section_and_its_follower_replaces_the_follower() -> None:
+    """Forked after a new ``remote:`` section is published and before its follower is
+    made (the old follower's stop event held, its thread inside wait()), the child
+    closes the old follower and starts the section's own, without waiting on that lock."""
+    parent = """
+        from dsampler import DSampler
+        from dsampler.engine import Engine
+        def remote(service):
+            url = "http://127.0.0.1:9/sampling"
+            return {"endpoint": url, "polling_interval": "1h", "service_name": service}
+        s = DSampler(remote=remote("a"), resource={})
+        old = s.follower
+        Engine.publish(s, {"remote": remote("b")})   # the publish, and not yet its owners
+        old.poller._thread._stop._cond.acquire()    # as if its thread were inside wait()
+        """
+    child = """
+        new = s.follower
+        return new is not old and new.service == "b" and new.running and old.overlay.retired
+        """
+    assert forked(parent, child) == "0"

@@ -117,6 +117,35 @@ def test_a_file_reload_keeps_the_remote_strategy(tmp_path: Path) -> None:
             sampler.close()
 
 
+def test_detaching_the_endpoint_keeps_what_is_in_force_past_max_operations() -> None:
+    """update(remote=None) when the endpoint lists 30 operations and max_operations is
+    10: accepted, and what stays is what was in force (the strategy's rate and the
+    first 10 operations, in order), never the 30 that were not."""
+    ops = {f"op{i}": 0.5 for i in range(30)}
+    with serving(Answer(per_op(0.2, **ops))) as server:
+        sampler = DSampler(remote=remote(server), max_operations=10, rate=0.01, resource={})
+        try:
+            poll(sampler)
+            in_force = sampler.config
+            assert (in_force.rate, list(in_force.operations)) == (0.2, [f"op{i}" for i in range(10)])
+            config = sampler.update(remote=None)
+            assert (config.remote, sampler.follower, sampler.rate_owner) == (None, None, None)
+            assert (config.rate, config.operations) == (0.2, in_force.operations)
+            assert (sampler.base.rate, sampler.base.operations) == (0.2, in_force.operations)
+        finally:
+            sampler.close()
+
+
+def test_a_section_whose_service_name_cannot_be_sent_is_refused_before_it_is_in_force() -> None:
+    """A remote: section without service_name takes the resource's; one no URL can carry
+    (a lone surrogate from the environment) refuses the update, naming the field to
+    set, and nothing is published."""
+    sampler = DSampler(rate=0.1, resource={"service.name": "check\udcffout"})
+    with pytest.raises(ConfigError, match=r"^remote\.service_name: expected UTF-8 text"):
+        sampler.update(remote={"endpoint": "http://127.0.0.1:9/sampling"})
+    assert (sampler.config.version, sampler.config.remote, sampler.follower) == (1, None, None)
+
+
 def _json(value: object) -> str:
     import json
 

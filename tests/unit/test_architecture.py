@@ -38,7 +38,6 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         ("samplers",),
         ("adaptive", "remote"),
         ("serve", "jaeger"),
-        ("_owners",),
         ("_dsampler",),
         ("_entry_points", "_instrument", "_declarative"),
         ("cli",),  # the command line and its tools (bench, demo, simulate), beside the library
@@ -267,11 +266,11 @@ def test_modules_and_functions_stay_small(module: str) -> None:
 def test_the_checks_can_fail() -> None:
     """The circle finder and the private-access walk find what they are meant to."""
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    TREES["dsampler.telemetry._probe"] = ast.parse("def f(x):\n    return x._owners\n")
+    TREES["dsampler.telemetry._probe"] = ast.parse("def f(x):\n    return x._owning\n")
     MODULES["dsampler.telemetry._probe"] = MODULES["dsampler.telemetry._metrics"]
     try:
         assert list(_private_accesses("dsampler.telemetry._probe")) == [
-            "dsampler.telemetry._probe:2 reads ._owners"
+            "dsampler.telemetry._probe:2 reads ._owning"
         ]
     finally:
         del TREES["dsampler.telemetry._probe"], MODULES["dsampler.telemetry._probe"]

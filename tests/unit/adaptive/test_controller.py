@@ -79,13 +79,17 @@ def test_numpy_trace_ids_are_counted_once_and_decided_as_their_int(hash_rule: st
 
 
 def test_each_rate_change_is_a_new_version_carrying_the_controllers_rate() -> None:
-    """2,000 decisions a second: the first tick publishes rate 50/2000 as version 2,
-    and every decision after it is made at that rate."""
+    """The section is version 1, its controller's first rate (max_rate) version 2; at
+    2,000 decisions a second the first tick publishes rate 50/2000 as version 3, and
+    every decision after it is made at that rate."""
     clock = ManualClock()
     sampler = adaptive_sampler(clock, record_version=True, sampler_tags=True)
-    assert (sampler.config.version, sampler.config.rate) == (1, 1.0)
+    assert [(c.version, c.rate, c.adaptive is not None) for c in sampler.history] == [
+        (1, 0.001, True),
+        (2, 1.0, True),
+    ]
     second_of_load(sampler, clock, 200)
-    assert sampler.config.version >= 2
+    assert sampler.config.version >= 3
     assert sampler.config.rate == pytest.approx(0.025)
     assert sampler.controller is not None
     assert sampler.config.rate == sampler.controller.rate
@@ -349,18 +353,21 @@ def test_a_new_base_cannot_undo_the_controllers_rate() -> None:
     assert (sampler.config.rate, sampler.base.rate) == (owned, 0.7)
 
 
-def test_a_new_section_is_in_force_with_its_controllers_rate_in_one_version() -> None:
-    """Adding the section publishes one version, already at the controller's first rate
-    (its max_rate); changing the settings reconfigures the same controller."""
+def test_a_new_section_brings_its_controllers_rate_within_the_same_update() -> None:
+    """Adding the section publishes it (at the rate in force), then its controller's
+    first rate (its max_rate), with its hard cap, as the next version, before update()
+    returns; changing the settings reconfigures the same controller."""
     sampler = DSampler(rate=0.05, resource={}, clock=ManualClock())
     config = sampler.update(adaptive={"target_traces_per_second": 10, "max_rate": 0.5})
     controller = sampler.controller
     assert controller is not None
-    assert (config.version, config.rate, sampler.rate_owner) == (2, 0.5, "adaptive")
+    assert (config.version, config.rate, sampler.rate_owner) == (3, 0.5, "adaptive")
+    assert [(c.version, c.rate) for c in sampler.history] == [(1, 0.05), (2, 0.05), (3, 0.5)]
+    assert sampler.snapshot.backstop is controller.tap.backstop is not None
     config = sampler.update(adaptive={"target_traces_per_second": 20, "max_rate": 0.25})
     assert sampler.controller is controller
     assert controller.settings.target_traces_per_second == 20
-    assert (config.version, config.adaptive) == (3, controller.settings)
+    assert (config.version, config.adaptive) == (4, controller.settings)
 
 
 def test_a_replaced_controller_writes_nothing() -> None:

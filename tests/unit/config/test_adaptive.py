@@ -225,3 +225,12 @@ def test_check_and_the_sampler_give_one_verdict_on_the_hard_cap(
     assert info.value.field == "adaptive.hard_cap_factor"
     assert "credits_per_second" not in str(info.value)
     assert f"{path}: adaptive.hard_cap_factor: expected at most" in checked
+
+
+def test_an_update_refused_for_its_hard_cap_leaves_no_controller() -> None:
+    """An update whose hard cap is past what a limit can be is refused naming
+    ``hard_cap_factor``, and the configuration in force stays, without a controller."""
+    sampler = DSampler(rate=0.25, resource={}, clock=ManualClock())
+    with pytest.raises(ConfigError, match=r"^adaptive\.hard_cap_factor: "):
+        sampler.update(adaptive={"target_traces_per_second": 1e9})
+    assert (sampler.config.version, sampler.config.adaptive, sampler.controller) == (1, None, None)

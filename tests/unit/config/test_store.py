@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsampler import ConfigError, SamplingConfig
-from dsampler.config import Overlay
+from dsampler.config import Overlay, RemoteSettings
 from dsampler.config._model import OperationStrategy
 from dsampler.config._store import ConfigStore
 
@@ -65,10 +65,6 @@ def test_a_failing_compile_publishes_nothing() -> None:
         owner.set({"rate": 0.5})
     assert owner.fields == {}
     assert store.holder("owner") is None
-    other = Overlay("other", {"rate": 0.5})
-    with pytest.raises(ConfigError):
-        store.publish(holders={"other": other})
-    assert store.holder("other") is None
     assert (store.current.config.rate, store.current.config.version, store.base.rate) == (0.1, 1, 0.1)
     assert store.publish(SamplingConfig(rate=0.2)).config.version == 2
     assert len(store.history) == 2
@@ -92,7 +88,7 @@ def test_an_overlay_is_written_over_every_base_and_a_new_base_cannot_undo_it() -
     assert (store.current.config.rate, store.current.config.parent_based) == (0.02, False)
     store.evolve({"rate": 0.7})
     assert store.current.config.rate == 0.02
-    assert owner.clear()
+    assert owner.set({})  # it owns nothing: the base's rate again
     assert store.current.config.rate == 0.7
 
 
@@ -107,28 +103,29 @@ def test_unchanged_fields_publish_nothing() -> None:
     assert store.current.config.version == 2
 
 
-def test_a_replaced_overlay_is_retired_and_writes_nothing() -> None:
-    """An overlay handed over by a publish replaces the holder in the same version; the
-    old one's writes (a thread still polling) are ignored."""
+def test_a_retired_holders_fields_stay_until_another_overlay_takes_the_name() -> None:
+    """A second owner's write is ignored while the name is held; once the holder is
+    retired its writes are ignored (a thread still polling), its fields stay in force,
+    and the new owner's first write takes the name, with its tap, in one version."""
     store = ConfigStore(Compiled, SamplingConfig(rate=0.1))
     first = store.overlay("remote")
     first.set({"rate": 0.2})
-    second = Overlay("remote", {"rate": 0.4}, tap="its tap")
-    store.publish(SamplingConfig(rate=0.1), holders={"remote": second})
-    assert (store.current.config.rate, store.current.taps) == (0.4, ["its tap"])
-    assert first.retired
-    assert not first.held
-    assert second.held
+    second = store.overlay("remote", tap="its tap")
+    assert not second.set({"rate": 0.4})
+    first.retire()
     assert not first.set({"rate": 0.9})
-    assert store.current.config.rate == 0.4
-    store.publish(holders={"remote": None})  # released: the base's rate again
-    assert store.current.config.rate == 0.1
-    assert second.retired
-    assert not second.set({"rate": 0.5})
+    assert (store.current.config.rate, store.current.config.version) == (0.2, 2)
+    assert second.set({"rate": 0.4})
+    assert (store.current.config.rate, store.current.config.version, store.current.taps) == (
+        0.4,
+        3,
+        ["its tap"],
+    )
+    assert store.holder("remote") is second
 
 
 def test_a_new_overlay_does_not_take_a_name_someone_holds() -> None:
-    """Only a publish hands a held name over; a second owner's first write is ignored."""
+    """A second owner's first write is ignored while the holder is not retired."""
     store = ConfigStore(Compiled, SamplingConfig())
     store.overlay("remote").set({"rate": 0.2})
     intruder = store.overlay("remote")
@@ -136,14 +133,50 @@ def test_a_new_overlay_does_not_take_a_name_someone_holds() -> None:
     assert store.current.config.rate == 0.2
 
 
-def test_an_overlay_of_another_store_or_name_is_refused() -> None:
-    """A holder must be a new overlay of that name (not a retired one, not another store's)."""
+def test_an_overlay_writes_only_through_its_own_store() -> None:
+    """An overlay of another store writes nothing here."""
     store = ConfigStore(Compiled, SamplingConfig())
     other = ConfigStore(Compiled, SamplingConfig())
-    with pytest.raises(ConfigError, match=r"^overlay: expected a new overlay named 'remote'"):
-        store.publish(holders={"remote": other.overlay("remote")})
-    with pytest.raises(ConfigError, match=r"^overlay: "):
-        store.publish(holders={"remote": Overlay("adaptive")})
+    assert not store.write(other.overlay("remote"), {"rate": 0.5})
+    assert (store.holder("remote"), store.current.config.version) == (None, 1)
+
+
+def test_a_sections_overlay_is_merged_only_while_the_base_has_the_section() -> None:
+    """Named after a section, an overlay takes nothing while the base lacks it; a base
+    without it (a reload) removes its fields in the same version and retires it."""
+    remote = RemoteSettings()
+    store = ConfigStore(Compiled, SamplingConfig(rate=0.1), sections=("remote",))
+    assert not store.overlay("remote").set({"rate": 0.3})
+    store.publish(SamplingConfig(rate=0.1, remote=remote))
+    owner = store.overlay("remote")
+    assert owner.set({"rate": 0.3})
+    store.publish(SamplingConfig(rate=0.2))
+    config = store.current.config
+    assert (config.rate, config.remote, config.version, owner.retired) == (0.2, None, 4, True)
+    assert store.holder("remote") is None
+
+
+def test_an_update_that_removes_a_section_keeps_what_its_overlay_held_in_force() -> None:
+    """evolve({"remote": None}) keeps the overlay's fields as they were in force (its
+    operations within max_operations, as merged), unless it sets them itself."""
+    remote = RemoteSettings()
+    store = ConfigStore(Compiled, SamplingConfig(max_operations=2, remote=remote), sections=("remote",))
+    ops = {name: OperationStrategy(0.5) for name in "abc"}
+    owner = store.overlay("remote")
+    owner.set({"rate": 0.3, "operations": ops})
+    store.evolve({"remote": None})
+    config = store.current.config
+    assert (config.rate, list(config.operations), config.remote, owner.retired) == (
+        0.3,
+        ["a", "b"],
+        None,
+        True,
+    )
+    assert store.base.rate == 0.3
+    store.publish(SamplingConfig(max_operations=2, remote=remote))
+    store.overlay("remote").set({"rate": 0.4, "operations": ops})
+    store.evolve({"remote": None, "rate": 0.7})
+    assert (store.current.config.rate, list(store.current.config.operations)) == (0.7, ["a", "b"])
 
 
 def test_an_overlay_field_is_checked_as_the_model_checks_it() -> None:
@@ -186,9 +219,9 @@ _FIELDS = st.fixed_dictionaries(
 )
 _STEPS = st.lists(
     st.one_of(
-        st.tuples(st.just("base"), _FIELDS),
-        st.tuples(st.sampled_from(["adaptive", "remote"]), _FIELDS),
-        st.tuples(st.just("release"), st.sampled_from(["adaptive", "remote"])),
+        st.tuples(st.sampled_from(["base", "base with remote"]), _FIELDS),
+        st.tuples(st.sampled_from(["other", "remote"]), _FIELDS),
+        st.tuples(st.just("retire"), st.sampled_from(["other", "remote"])),
     ),
     max_size=12,
 )
@@ -197,32 +230,37 @@ _STEPS = st.lists(
 @settings(max_examples=200, deadline=None)
 @given(_STEPS)
 def test_in_force_is_always_the_base_with_the_held_overlays_written_over_it(steps: list[tuple]) -> None:
-    """Whatever the order of base publishes, overlay writes and releases, the
-    configuration in force is the base with each held overlay's fields written over it
-    (in the order the names were first taken), and versions only grow."""
-    store = ConfigStore(Compiled, SamplingConfig())
+    """Whatever the order of base publishes (with the remote section or without),
+    overlay writes and retirements, the configuration in force is the base with each
+    held overlay's fields written over it (in the order the names were first taken),
+    the section's overlay is held only while the base has the section, and versions
+    only grow."""
+    store = ConfigStore(Compiled, SamplingConfig(), sections=("remote",))
     base: dict = {}
     owned: dict[str, dict] = {}
     handles: dict[str, Overlay] = {}
     for kind, arg in steps:
         before = store.current.config.version
-        if kind == "base":
+        if kind.startswith("base"):
             base = dict(arg)
-            store.publish(SamplingConfig(**base))
-        elif kind == "release":
-            store.publish(holders={arg: None})
-            owned.pop(arg, None)
-            handles.pop(arg, None)
+            store.publish(
+                SamplingConfig(**base, remote=RemoteSettings() if kind.endswith("remote") else None)
+            )
+        elif kind == "retire":
+            if arg in handles:
+                handles.pop(arg).retire()
         else:
             handle = handles.get(kind) or handles.setdefault(kind, store.overlay(kind))
             handle.set(arg)
-            owned[kind] = dict(arg)
+            if store.holder(kind) is handle:
+                owned[kind] = dict(arg)
         merged = dict(base)
         for name in store._held:
             merged.update(owned.get(name, {}))
         expected = SamplingConfig(**merged)
         config = store.current.config
         assert config.version >= before
+        assert store.holder("remote") is None or config.remote is not None
         assert all(
             getattr(config, f) == getattr(expected, f) for f in ("rate", "parent_based", "traces_per_second")
         )

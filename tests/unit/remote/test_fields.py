@@ -1,12 +1,15 @@
-"""A strategy as the typed fields a remote endpoint owns, set as an overlay: each
-strategy's mapping, nothing published when nothing changes, operations typed and capped."""
+"""A strategy as the typed fields a remote endpoint owns, set as an overlay of an engine
+(as JaegerRemoteSampler's follower sets them): each strategy's mapping, nothing
+published when nothing changes, operations typed and capped."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from dsampler import DSampler
-from dsampler.config import OperationStrategy
+from dsampler.config import OperationStrategy, SamplingConfig
+from dsampler.engine import Engine
 from dsampler.protocol import (
     OperationRate,
     PerOperationStrategy,
@@ -16,6 +19,10 @@ from dsampler.protocol import (
 from dsampler.remote import strategy_fields
 
 OPS = (OperationRate("a", 0.5), OperationRate("b", 0.25))
+
+
+def engine(**fields: Any) -> Engine:
+    return Engine(SamplingConfig(**fields), resource={})
 
 
 @pytest.mark.parametrize(
@@ -49,7 +56,7 @@ def test_each_strategy_maps_to_its_config_fields(strategy: object, expected: dic
     """Probabilistic -> rate; rate limiting -> rate 1 under the global cap; per-operation
     -> default rate, lower bound and operations; set as an overlay, the config says so,
     and setting them again publishes nothing."""
-    sampler = DSampler(rate=0.5, traces_per_second=3.0, resource={})
+    sampler = engine(rate=0.5, traces_per_second=3.0)
     fields = strategy_fields(strategy)  # type: ignore[arg-type]
     assert fields == expected
     overlay = sampler.overlay("remote")
@@ -62,7 +69,7 @@ def test_each_strategy_maps_to_its_config_fields(strategy: object, expected: dic
 
 def test_fields_equal_to_the_base_publish_nothing() -> None:
     """A strategy that says what the configuration already says publishes no version."""
-    sampler = DSampler(rate=0.2, resource={})
+    sampler = engine(rate=0.2)
     assert not sampler.overlay("remote").set(strategy_fields(ProbabilisticStrategy(0.2)))
     assert sampler.config.version == 1
 
@@ -70,7 +77,7 @@ def test_fields_equal_to_the_base_publish_nothing() -> None:
 def test_operations_are_typed_and_take_no_lower_bound_of_their_own() -> None:
     """A strategy's operations are OperationStrategy values without a lower bound: a
     configured operation with its own lower bound is replaced by the strategy's."""
-    sampler = DSampler(operations={"a": {"rate": 0.5, "lower_bound_per_second": 2.0}}, resource={})
+    sampler = engine(operations={"a": OperationStrategy(0.5, 2.0)})
     sampler.overlay("remote").set(
         strategy_fields(PerOperationStrategy(0.001, 0.0, (OperationRate("a", 0.5),)))
     )
@@ -87,6 +94,6 @@ def test_duplicates_take_the_last_rate_and_max_operations_caps_in_order() -> Non
         "b": OperationStrategy(0.2),
         "c": OperationStrategy(0.4),
     }
-    sampler = DSampler(max_operations=2, resource={})
+    sampler = engine(max_operations=2)
     sampler.overlay("remote").set(fields)
     assert dict(sampler.config.operations) == {"a": OperationStrategy(0.3), "b": OperationStrategy(0.2)}
