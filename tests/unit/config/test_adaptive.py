@@ -150,7 +150,7 @@ def test_dsampler_check_accepts_the_section_and_names_its_errors(tmp_path: Path,
     good.write_text(json.dumps({"adaptive": {"target_traces_per_second": 50, "window": "5s"}}))
     bad.write_text(json.dumps({"adaptive": {"target_traces_per_second": 50, "window": "1s"}}))
     assert main(["check", str(good)]) == 0
-    assert f"{good}: OK: adaptive rate (target 50/s) (fnv1a)" in capsys.readouterr().out
+    assert f"{good}: OK: adaptive rate (target 50/s per process) (fnv1a)" in capsys.readouterr().out
     assert main(["check", str(bad)]) == 2
     assert (
         f"{bad}: adaptive.window: expected within the minimum and maximum window" in capsys.readouterr().err
