@@ -84,8 +84,9 @@ def _per_process_limits(config: SamplingConfig) -> bool:
 class HostShare:
     """A controller's slot in its service's table on this host (see the module)."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, folder: Path | None = None) -> None:
         self._now = clock.monotonic
+        self._folder = folder  # None: /dev/shm, else $XDG_RUNTIME_DIR
         self._creator = os.getpid()
         self._table: SlotTable | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
@@ -147,7 +148,7 @@ class HostShare:
             return None
 
     def _claim(self, service: str, rate: float) -> float | None:
-        folder = directory()
+        folder = self._folder or directory()
         if folder is None:
             raise RefusedError("no writable /dev/shm or $XDG_RUNTIME_DIR")
         pid = os.getpid()
@@ -167,7 +168,7 @@ class HostShare:
         self._seen = {s.index: (s.pid, s.claimed, s.count) for s in slots}
         told = "dsampler: adaptive budget of %r shared on this host through %s"
         _once(logging.INFO, str(path), told, service, path)
-        peers = [s.rate for s in slots if s.pid != pid and s.fresh(now)]
+        peers = [s.rate for s in slots if s.index != index and s.fresh(now)]
         return sum(peers) / len(peers) if peers else None
 
     def exchange(self, now: float, own: int, rate: float) -> int:
