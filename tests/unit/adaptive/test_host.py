@@ -46,7 +46,9 @@ def test_a_new_file_is_filled_and_slots_are_claimed_and_freed(table: SlotTable) 
     assert table.read(1) is None
     assert table.claim(me, 10.0, 0.5) == 1
     assert [s.index for s in table.slots()] == [0, 1, 2]
-    assert table.read(0) is not None and table.read(0).rate == 0.5  # type: ignore[union-attr]
+    first = table.read(0)
+    assert first is not None
+    assert first.rate == 0.5
 
 
 def test_a_slot_of_another_pid_is_not_freed_by_its_neighbour(table: SlotTable) -> None:
@@ -199,7 +201,8 @@ def test_the_last_process_out_removes_the_file_and_a_dead_master_s_is_swept(tmp_
     a.join({"service.name": "s"}, CONFIG, 1.0, 0.1)
     b.join({"service.name": "s"}, CONFIG, 1.0, 0.1)
     path = a.path
-    assert path is not None and path.exists()
+    assert path is not None
+    assert path.exists()
     a.leave()
     assert path.exists()
     b.leave()
@@ -210,7 +213,9 @@ def test_the_last_process_out_removes_the_file_and_a_dead_master_s_is_swept(tmp_
     for p in (gone, alive, other):
         p.write_bytes(SlotTable.initial())
     assert sweep(tmp_path) == 1
-    assert not gone.exists() and alive.exists() and other.exists()
+    assert not gone.exists()
+    assert alive.exists()
+    assert other.exists()
 
 
 def test_no_shared_memory_is_told_once_and_the_budget_is_per_process(
@@ -242,6 +247,7 @@ def test_per_process_limits_are_named_once(caplog: pytest.LogCaptureFixture) -> 
     try:
         warned = [r for r in caplog.records if "stay per process" in r.getMessage()]
         assert len(warned) <= 1  # once per process: a test before may have told it
-        assert sampler.controller is not None and sampler.controller.stats()["host_processes"] == 1
+        assert sampler.controller is not None
+        assert sampler.controller.stats()["host_processes"] == 1
     finally:
         sampler.close()
