@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import signal
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,43 @@ def test_workers_recycled_by_max_requests_hold_the_budget(scale: Scale, tmp_path
         found = lines(s.folder)
     assert len(workers(found, start + WARM_S)) >= 6  # recycled during the run
     check(found, start + WARM_S, end, scale)
+
+
+def _pool_worker(_: int) -> int | None:
+    """In a pool worker: decide, tick, and tell how many processes share the budget."""
+    import time
+
+    sampler = _POOL_SAMPLER[0]
+    controller = sampler.controller
+    assert controller is not None
+    for _ in range(50):
+        for trace_id in range(1, 200):
+            sampler.should_sample(None, trace_id << 64 | os.getpid(), "GET /")
+        controller.tick()
+        time.sleep(0.02)
+    processes: int | None = controller.stats()["host_processes"]
+    return processes
+
+
+_POOL_SAMPLER: list[Any] = []
+
+
+@pytest.mark.slow
+def test_a_multiprocessing_pool_made_after_the_sampler_shares_its_budget() -> None:
+    """A sampler built in the parent, a fork pool of 3 made after it: each worker holds
+    its own slot of one table."""
+    import multiprocessing
+
+    from dsampler import DSampler
+
+    sampler = DSampler(
+        adaptive={"target_traces_per_second": 20, "share": "host"},
+        resource={"service.name": f"pool-{os.getpid()}"},
+    )
+    _POOL_SAMPLER[:] = [sampler]
+    try:
+        with multiprocessing.get_context("fork").Pool(3) as pool:
+            seen = pool.map(_pool_worker, range(3), chunksize=1)
+    finally:
+        sampler.close()
+    assert all(n is not None and n >= 3 for n in seen), seen
