@@ -9,7 +9,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,jit]'
 	touch $@
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
@@ -17,10 +17,11 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[yaml,plot]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[yaml,plot,jit]'
 	touch $@
 
-## The README's first command: install (with the plot extra) and run the demo, writing demo.png
+## The README's first command: install (with the plot and jit extras: the demo's workload draws
+## with numpy) and run the demo, writing demo.png
 ## (a 45 s run: 49 s once installed, 84 s from a fresh clone with the install, on a shared 2-core machine).
 demo: $(VENV)/.installed-demo
 	$(BIN)/dsampler demo --plot demo.png
@@ -36,7 +37,7 @@ quickstart: $(VENV)/.installed
 ## workers. PYTEST_PARALLEL= runs everything in one process.
 PYTEST_PARALLEL ?= -n auto --dist loadfile
 
-## The README's second command: install, lint, type-check and run the whole test suite, the
+## The README's second command: install (dev and jit), lint, type-check and run the whole test suite, the
 ## benchmarks' smoke run (each benchmark once, untimed) included, in one pytest run.
 ## Bytecode is written (as Python does by default) even where PYTHONDONTWRITEBYTECODE is set:
 ## without it every worker and every subprocess of the suite compiles dsampler's sources again.

@@ -1,6 +1,8 @@
 """``dsampler check FILE...``: validate configuration files (``-`` reads standard input).
 
-Prints one summary line per valid file on stdout; one line per problem on stderr,
+Prints one summary line per valid file on stdout, then which path would hash each of
+their hash schemes in this environment (numba's kernels, pure Python or C, and why); one
+line per problem on stderr,
 ``dsampler check: FILE: field.path: expected ..., got ...``. Exits 2 when any file has a problem, else
 0, whatever happens to the output: ``dsampler check bad.yaml | head -1`` still exits 2.
 
@@ -22,6 +24,7 @@ from dsampler._output import error, say
 from dsampler.config._files import MAX_FILE_BYTES, locate, parse_config_bytes, read_config_file
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
+from dsampler.hashing import hashing_path
 
 __all__ = ["STDIN_NAME", "add_parser", "run", "summary"]
 
@@ -110,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
             "or --no-limit to check them all",
         )
         return 2
-    failed = False
+    failed, hashes = False, []
     for name in args.files:
         label, outcome = _check_one(name)
         if isinstance(outcome, ConfigError):
@@ -119,4 +122,7 @@ def run(args: argparse.Namespace) -> int:
                 error("check", locate(label, problem))
         else:
             say(f"{label}: OK: {summary(outcome)}")
+            hashes.append(outcome.hash)
+    for name in dict.fromkeys(hashes):  # how this process would hash each, in order
+        say(f"hashing {name}: {hashing_path(name)}")
     return 2 if failed else 0

@@ -21,7 +21,7 @@ import argparse
 import dataclasses
 from typing import Any
 
-from dsampler._output import refuse
+from dsampler._output import error, refuse
 from dsampler._plotting import plot_path
 from dsampler._validate import MAX_SEED, parse_float, parse_int, show
 from dsampler.errors import ConfigError
@@ -110,6 +110,11 @@ def _unwritten(path: str, exc: OSError) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        import numpy  # noqa: F401 -- the simulator's arrays
+    except ImportError:
+        error("simulate", "needs numpy, which the jit extra brings: pip install 'dsampler[jit]'")
+        return 2
     if args.accuracy:
         return _accuracy(args)
     from dsampler.simulation._report import render
