@@ -6,6 +6,7 @@ tests check what is printed, never how fast anything was.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -125,7 +126,8 @@ def test_json_rows_match_the_suite_and_point_at_timed_cases(json_run: tuple[dict
     assert [r["case"] for r in doc["rows"]] == [row.label for row in _rows()]
     assert doc["rounds"] == 1
     assert doc["settings"] == {"rounds": 1, "seconds": 0.2, "quick": True}
-    assert doc["jit"] == "ready"
+    # the compiled kernels where numba (the jit extra) is installed, else pure Python
+    assert doc["jit"] == ("ready" if importlib.util.find_spec("numba") else "unavailable")
     assert doc["skipped"] == []
     for row in doc["rows"]:
         assert row["dsampler_case"] in doc["cases"]
