@@ -2,14 +2,13 @@
 
 Prints one summary line per valid file on stdout, then which path would hash each of
 their hash schemes in this environment (numba's kernels, pure Python or C, and why); one
-line per problem on stderr,
-``dsampler check: FILE: field.path: expected ..., got ...``. Exits 2 when any file has a problem, else
-0, whatever happens to the output: ``dsampler check bad.yaml | head -1`` still exits 2.
+line per problem on stderr, ``dsampler check: FILE: field.path: expected ..., got ...``.
+Exits 2 when any file has a problem, else 0, whatever happens to the output:
+``dsampler check bad.yaml | head -1`` still exits 2.
 
 Each file is at most 1 MiB (any dsampler configuration's bound, refused after reading
-1 MiB and a byte), which parses in about a second at worst; files named at once are at
-most :data:`MAX_TOTAL_BYTES` in all (about a minute), refused before any is read, in one
-line, unless ``--no-limit``.
+1 MiB and a byte); files named at once are at most :data:`MAX_TOTAL_BYTES` in all,
+refused before any is read, in one line, unless ``--no-limit``.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ class RatioSampler(FaultCountingSampler):
     :class:`~dsampler.ParentBasedSampler` so children follow their parent.
 
     Like OpenTelemetry's own samplers it adds no span attributes (each costs the SDK
-    about a microsecond per sampled span); with ``sampler_tags=True`` sampled spans carry
+    time on every sampled span); with ``sampler_tags=True`` sampled spans carry
     ``sampler.type="probabilistic"`` and ``sampler.param=rate``, the tags Jaeger's
     adaptive sampling learns from, unless the span sets those attributes itself. The
     parent's tracestate is returned unchanged with every decision.

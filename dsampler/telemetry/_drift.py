@@ -1,8 +1,9 @@
 """The drift audit: per configuration version, the rate the default rate actually kept
 against the rate configured, with a binomial bound.
 
-A hash scheme is only as good as the trace IDs it sees: raw FNV-1a keeps 0% of
-sequential IDs at rate 0.1, the low-bits schemes keep all or nothing of them. The audit
+A hash scheme is only as good as the trace IDs it sees: raw FNV-1a, and the schemes that
+read the trace ID's bits unhashed, can keep all or none of sequential IDs (each scheme's
+``bias`` in the table of schemes says why). The audit
 notices: for each recent version with enough decisions, ``z = (kept - n r) /
 sqrt(n r (1 - r))``, ``r`` the probability the sampled spans' ``th`` states (the
 threshold's: the same as the rate within ``2**-56``; the rate where no ``th`` is
