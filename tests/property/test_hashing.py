@@ -38,6 +38,7 @@ def test_jitted_scalar_equals_reference(trace_id: int, rule: str) -> None:
 
 
 @pytest.mark.usefixtures("jit")
+@settings(deadline=None)  # the first batch times the two fnv1a kernels (fnv_batch_form)
 @given(st.lists(trace_ids, min_size=0, max_size=64), st.sampled_from(_COMPILED), rates)
 def test_batch_kernels_equal_reference(ids: list[int], rule: str, rate: float) -> None:
     """Every batch kernel of a compiled scheme (for fnv1a both forms, whichever this
