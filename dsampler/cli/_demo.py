@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from dsampler._output import error, refuse, say
 from dsampler._validate import MAX_SEED, check_seconds, parse_float, parse_int, show
+from dsampler.cli._simulate import without_numpy
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -166,6 +167,8 @@ def _run(settings: Settings) -> tuple[Record | None, str]:
 def run(args: argparse.Namespace) -> int:
     from dsampler._demo._summary import summary
 
+    if without_numpy("demo"):
+        return 2
     try:
         settings = settings_of(args)
     except ConfigError as exc:

@@ -26,7 +26,7 @@ from dsampler._plotting import plot_path
 from dsampler._validate import MAX_SEED, parse_float, parse_int, show
 from dsampler.errors import ConfigError
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "without_numpy"]
 
 
 def add_parser(commands: Any) -> None:
@@ -109,11 +109,18 @@ def _unwritten(path: str, exc: OSError) -> int:
     return refuse("simulate", ConfigError("--plot", f"cannot write {show(path)}: {exc.strerror or exc}"))
 
 
-def run(args: argparse.Namespace) -> int:
+def without_numpy(command: str) -> bool:
+    """True, having said which extra brings it, where numpy is not installed."""
     try:
-        import numpy  # noqa: F401 -- the simulator's arrays
+        import numpy  # noqa: F401 -- the simulator's and the demo's arrays
     except ImportError:
-        error("simulate", "needs numpy, which the jit extra brings: pip install 'dsampler[jit]'")
+        error(command, "needs numpy, which the jit extra brings: pip install 'dsampler[jit]'")
+        return True
+    return False
+
+
+def run(args: argparse.Namespace) -> int:
+    if without_numpy("simulate"):
         return 2
     if args.accuracy:
         return _accuracy(args)

@@ -91,7 +91,10 @@ def test_quick_run_prints_every_row_with_its_ratio(table_run: subprocess.Complet
 
 def test_quick_run_reports_the_kernels_and_the_figures(table_run: subprocess.CompletedProcess[str]) -> None:
     """The kernel state is named and the 0.5x target gets its summary line."""
-    assert "numba kernels: ready" in table_run.stdout
+    assert (
+        f"numba kernels: {'ready' if importlib.util.find_spec('numba') else 'unavailable'}"
+        in table_run.stdout
+    )
     assert re.search(r"target <= 0\.5x \(root, child\): met by \d of 6 rows", table_run.stdout)
     assert "skipped:" not in table_run.stdout  # jaeger-client is a dev dependency
 

@@ -13,6 +13,8 @@ import tempfile
 import numpy as np
 import pytest
 
+pytest.importorskip("numba", reason="the compiled kernels are the jit extra: pip install 'dsampler[jit]'")
+
 from dsampler.hashing import _fnv_blocks
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._reference import MASK64, fmix64, fnv1a64_key
