@@ -131,7 +131,7 @@ class Snapshot:
         self.tracked = tracked
         self.parent_based = config.parent_based
         # stating thresholds, the consistent scheme's R is a parent's rv when it has one
-        self.reads_rv = config.write_th and default.scheme.name == "consistent"
+        self.reads_rv = config.write_th and default.scheme.by_trace
         self.follow = follow  # children following their parent (Runtime's, by write_th)
         self.lower_bound = config.default_lower_bound_per_second
         self.lower_results = tagger.results("lowerbound", config.rate) if self.lower_bound > 0 else _UNUSED

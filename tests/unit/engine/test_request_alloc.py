@@ -43,7 +43,6 @@ def _child_context(trace_state: TraceState | None) -> object:
     return set_span_in_context(NonRecordingSpan(sc))
 
 
-@pytest.mark.usefixtures("jit")
 @pytest.mark.parametrize(
     ("label", "sampler", "context"),
     [
