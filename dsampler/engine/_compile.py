@@ -86,7 +86,7 @@ def _at_rate(config: SamplingConfig, previous: Snapshot, runtime: Runtime) -> Sn
     """``previous`` at ``config``'s default rate: its rules, operations, buckets and
     anchors as they are (nothing else changed, so no running limit changes either)."""
     default = default_decider(config, previous.default.scheme, previous.tagger, previous.cap)
-    counts = counts_for(config, previous, runtime)
+    counts = counts_for(config, runtime)
     snapshot = Snapshot(
         config,
         previous.tagger,
@@ -106,18 +106,10 @@ def _at_rate(config: SamplingConfig, previous: Snapshot, runtime: Runtime) -> Sn
     return snapshot
 
 
-def counts_for(config: SamplingConfig, previous: Snapshot | None, runtime: Runtime) -> DecisionCounts | None:
-    """What a snapshot of ``config`` counts its decisions into: nothing while nothing
-    counts; counts that ask the engine at their first increment while it waits for its
-    first decision; else new counts, or the asking counts of the same version settled
-    (the decisions made while the engine asked are kept)."""
-    if runtime.stats is None:
-        first = runtime.first
-        return None if first is None else DecisionCounts(config.version, config.rate, config.hash, first)
-    held = None if previous is None else previous.counts
-    if held is not None and held.asking and held.version == config.version:
-        return held.settled()
-    return DecisionCounts(config.version, config.rate, config.hash)
+def counts_for(config: SamplingConfig, runtime: Runtime) -> DecisionCounts | None:
+    """What a snapshot of ``config`` counts its decisions into: nothing while its
+    engine does not count."""
+    return None if runtime.stats is None else DecisionCounts(config.version, config.rate, config.hash)
 
 
 def default_decider(
@@ -172,7 +164,7 @@ class _Build:
             cap,
             self.runtime.tracked,
             self.load,
-            counts_for(config, previous, self.runtime),
+            counts_for(config, self.runtime),
             self.runtime.stated_children if config.write_th else self.runtime.children,
         )
 

@@ -10,7 +10,6 @@ added without any lock, so a decision never waits for a writer.
 from __future__ import annotations
 
 import itertools
-import weakref
 from collections.abc import Callable, Container, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -127,7 +126,6 @@ class Runtime:
     __slots__ = (
         "children",
         "clock",
-        "first",
         "new_bucket",
         "resource",
         "stated_children",
@@ -147,9 +145,6 @@ class Runtime:
         self.children = ChildResults()
         self.stated_children = ThresholdChildren()
         self.stats: CountHistory | None = None  # decisions are counted while set (telemetry)
-        #: while set (and nothing counts yet), what the first decision calls to ask
-        #: whether to count from it on (:meth:`~dsampler.engine.Engine.count_from_first_decision`)
-        self.first: weakref.WeakMethod[Any] | None = None
 
     def to_monotonic(self, wall: float) -> float:
         """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""
