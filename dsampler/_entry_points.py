@@ -42,6 +42,7 @@ from dsampler._instrument import expect
 from dsampler._validate import check_bool, check_rate, check_text, show
 from dsampler.config._files import load_document
 from dsampler.config._model import DEFAULT_RATE, SamplingConfig
+from dsampler.config._shape import MAX_ARG_CHARS, key_values
 from dsampler.errors import ConfigError
 from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
 
@@ -55,7 +56,6 @@ __all__ = [
     "sampler_from_settings",
 ]
 
-_MAX_ARG_CHARS: Final = 4096
 _log = logging.getLogger("dsampler.otel")
 
 
@@ -70,31 +70,25 @@ class SamplerArg:
 
 
 def parse_sampler_arg(arg: object) -> SamplerArg:
-    """``OTEL_TRACES_SAMPLER_ARG`` -> settings, or :class:`ConfigError` naming the field.
-
-    ``None`` and blank strings give the defaults.
+    """``OTEL_TRACES_SAMPLER_ARG`` -> settings, or :class:`ConfigError` naming the field
+    (every problem found). ``None`` and blank strings give the defaults; a key given
+    twice takes its last value (:func:`~dsampler.config._shape.key_values`, which names it).
     """
-    if arg is None:
-        return SamplerArg()
     if isinstance(arg, (int, float)) and not isinstance(arg, bool):
         return SamplerArg(rate=check_rate(arg, "OTEL_TRACES_SAMPLER_ARG"))
-    if not isinstance(arg, str):
-        raise ConfigError("OTEL_TRACES_SAMPLER_ARG", f"expected a string, got {type(arg).__name__}")
-    if len(arg) > _MAX_ARG_CHARS:
-        raise ConfigError(
-            "OTEL_TRACES_SAMPLER_ARG", f"expected at most {_MAX_ARG_CHARS} characters, got {len(arg)}"
-        )
-    text = arg.strip()
-    if not text:
-        return SamplerArg()
-    if text.startswith("config="):  # the whole rest is the path, commas included
-        path = text.removeprefix("config=").strip()
-        if not path:
-            raise ConfigError("config", "expected config=PATH with a path")
-        return SamplerArg(config=path)
-    if "=" not in text:
-        return SamplerArg(rate=_parse_rate(text, "OTEL_TRACES_SAMPLER_ARG"))
-    return SamplerArg(**_parse_pairs(text))
+    if isinstance(arg, str) and len(arg) <= MAX_ARG_CHARS:
+        text = arg.strip()
+        if text.startswith("config="):  # the whole rest is the path, commas included
+            path = text.removeprefix("config=").strip()
+            if not path:
+                raise ConfigError("config", "expected config=PATH with a path")
+            return SamplerArg(config=path)
+        if text and "=" not in text:
+            return SamplerArg(rate=_parse_rate(text, "OTEL_TRACES_SAMPLER_ARG"))
+    settings, problems = key_values(arg, _PAIR_PARSERS)
+    if problems:
+        raise ConfigError.of(problems)
+    return SamplerArg(**settings)
 
 
 def parse_sampler_properties(properties: Mapping[str, object]) -> SamplerArg:
@@ -105,7 +99,7 @@ def parse_sampler_properties(properties: Mapping[str, object]) -> SamplerArg:
     if "config" in properties:
         if len(properties) > 1:
             raise ConfigError("config", "expected config alone: the file holds the rate and hash")
-        path = check_text(properties["config"], "config", _MAX_ARG_CHARS).strip()
+        path = check_text(properties["config"], "config", MAX_ARG_CHARS).strip()
         if not path:
             raise ConfigError("config", "expected the path of a configuration file")
         return SamplerArg(config=path)
@@ -133,10 +127,15 @@ def _bool_value(value: str) -> bool:
     return value.lower() == "true"
 
 
+def _config_alone(value: str) -> str:
+    raise ConfigError("config", "expected config=PATH alone: the file holds the rate and hash")
+
+
 _PAIR_PARSERS: Final[dict[str, Callable[[str], object]]] = {
     "rate": _rate_value,
     "hash": _hash_name,
     "sampler_tags": _bool_value,
+    "config": _config_alone,
 }
 
 
@@ -145,24 +144,6 @@ _PROPERTY_CHECKS: Final[dict[str, Callable[[object], object]]] = {
     "hash": lambda value: get_scheme(value, "hash").name,
     "sampler_tags": lambda value: check_bool(value, "sampler_tags"),
 }
-
-
-def _parse_pairs(text: str) -> dict[str, Any]:
-    settings: dict[str, Any] = {}
-    for item in text.split(","):
-        key, sep, value = (part.strip() for part in item.partition("="))
-        if not sep or not key:
-            raise ConfigError(
-                "OTEL_TRACES_SAMPLER_ARG", f"expected key=value pairs, got {show(item.strip())}"
-            )
-        if key in settings:
-            raise ConfigError(key, "given twice")
-        if key == "config":
-            raise ConfigError("config", "expected config=PATH alone: the file holds the rate and hash")
-        if key not in _PAIR_PARSERS:
-            raise ConfigError(key, "unknown key; expected rate, hash, sampler_tags or config")
-        settings[key] = _PAIR_PARSERS[key](value)
-    return settings
 
 
 def _parse_rate(text: str, field: str) -> float:
