@@ -59,7 +59,8 @@ def compile_snapshot(
         or config.max_operations != previous.config.max_operations
     ):
         room = max(0, config.max_operations - len(config.operations)) if lower > 0 else 0
-        refit = runtime.tracked.refit(lower, room, config.operations)
+        new, change = (lambda name: runtime.new_bucket(lower)), (lambda bucket: bucket.update(lower))
+        refit = runtime.tracked.refit(room, config.operations, new, change)
     # Everything that can fail has run: from here on, the publish's effects, all of them.
     for bucket, per_second in build.rates:
         bucket.update(per_second)
