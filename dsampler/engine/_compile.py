@@ -22,6 +22,7 @@ from typing import Any, Final
 from dsampler.config._model import FIELD_CHECKS, SamplingConfig
 from dsampler.config._rule import Action, Drop, Match, RateLimit, Rollout, Rule, Sample
 from dsampler.decision._bucket import TokenBucket
+from dsampler.decision._match import Predicate, compile_match
 from dsampler.engine._counts import DecisionCounts
 from dsampler.engine._deciders import (
     Decider,
@@ -33,7 +34,6 @@ from dsampler.engine._deciders import (
     Tagger,
 )
 from dsampler.engine._index import RuleIndex
-from dsampler.engine._match import Predicate, compile_match
 from dsampler.engine._runtime import Runtime
 from dsampler.engine._snapshot import OfferedLoad, Snapshot
 from dsampler.hashing._schemes import HashScheme, get_scheme
