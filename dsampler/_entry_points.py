@@ -30,7 +30,6 @@ of a declarative configuration file (:func:`parse_sampler_properties`, used by
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -42,7 +41,7 @@ from dsampler._instrument import expect
 from dsampler._validate import check_bool, check_rate, check_text, show
 from dsampler.config._files import load_document
 from dsampler.config._model import DEFAULT_RATE, SamplingConfig
-from dsampler.config._shape import MAX_ARG_CHARS, key_values
+from dsampler.config._shape import MAX_ARG_CHARS, key_values, parse_rate
 from dsampler.errors import ConfigError
 from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
 
@@ -84,7 +83,7 @@ def parse_sampler_arg(arg: object) -> SamplerArg:
                 raise ConfigError("config", "expected config=PATH with a path")
             return SamplerArg(config=path)
         if text and "=" not in text:
-            return SamplerArg(rate=_parse_rate(text, "OTEL_TRACES_SAMPLER_ARG"))
+            return SamplerArg(rate=parse_rate(text, "OTEL_TRACES_SAMPLER_ARG"))
     settings, problems = key_values(arg, _PAIR_PARSERS)
     if problems:
         raise ConfigError.of(problems)
@@ -112,14 +111,6 @@ def parse_sampler_properties(properties: Mapping[str, object]) -> SamplerArg:
     return SamplerArg(**settings)
 
 
-def _hash_name(value: str) -> str:
-    return get_scheme(value, "hash").name
-
-
-def _rate_value(value: str) -> float:
-    return _parse_rate(value, "rate")
-
-
 def _bool_value(value: str) -> bool:
     # OpenTelemetry's boolean environment values: true or false, any case.
     if value.lower() not in ("true", "false"):
@@ -132,8 +123,8 @@ def _config_alone(value: str) -> str:
 
 
 _PAIR_PARSERS: Final[dict[str, Callable[[str], object]]] = {
-    "rate": _rate_value,
-    "hash": _hash_name,
+    "rate": lambda value: parse_rate(value, "rate"),
+    "hash": lambda value: get_scheme(value, "hash").name,
     "sampler_tags": _bool_value,
     "config": _config_alone,
 }
@@ -144,16 +135,6 @@ _PROPERTY_CHECKS: Final[dict[str, Callable[[object], object]]] = {
     "hash": lambda value: get_scheme(value, "hash").name,
     "sampler_tags": lambda value: check_bool(value, "sampler_tags"),
 }
-
-
-def _parse_rate(text: str, field: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ConfigError(field, f"expected a number in [0, 1], got {show(text)}") from None
-    if math.isnan(value):
-        raise ConfigError(field, f"expected a number in [0, 1], got {show(text)}")
-    return check_rate(value, field, written=text)
 
 
 def _sampler_from_arg(arg: object, entry: str, parent_based: bool) -> DSampler:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, Final, TypeVar
 
-from dsampler._validate import check_seconds, show, typed
+from dsampler._validate import check_rate, check_seconds, show, typed
 from dsampler.errors import ConfigError
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "no_unknown_keys",
     "one_key",
     "parse_duration",
+    "parse_rate",
     "parse_time",
     "render_path",
     "render_step",
@@ -168,6 +169,17 @@ def parse_duration(value: object, path: str, within: tuple[float, float] | None 
     if within is not None:
         return check_seconds(total, path, *within, written=value)
     return total
+
+
+def parse_rate(text: str, field: str) -> float:
+    """A rate written as text (``"0.25"``, ``"1e-3"``), in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        raise ConfigError(field, f"expected a number in [0, 1], got {show(text)}")
+    return check_rate(value, field, written=text)
 
 
 def parse_time(value: object, path: str) -> datetime:

@@ -37,7 +37,7 @@ from opentelemetry.sdk.trace.sampling import Sampler
 
 from dsampler._validate import check_number, check_rate, check_seconds, check_text, show
 from dsampler.config._model import DEFAULT_RATE
-from dsampler.config._shape import MAX_ARG_CHARS, key_values
+from dsampler.config._shape import MAX_ARG_CHARS, key_values, parse_rate
 from dsampler.errors import ConfigError
 from dsampler.remote._url import DEFAULT_ENDPOINT, sampling_url
 
@@ -73,10 +73,6 @@ def _interval(value: str) -> float:
     return check_seconds(milliseconds / 1000.0, "pollingIntervalMs", 0.01, 7 * 86400.0, written=value)
 
 
-def _rate(value: str) -> float:
-    return check_rate(_number(value, "initialSamplingRate"), "initialSamplingRate", written=value)
-
-
 def _number(text: str, field: str) -> float:
     try:
         value = float(text)
@@ -90,7 +86,7 @@ def _number(text: str, field: str) -> float:
 _KEYS: Final[dict[str, tuple[str, Callable[[str], Any]]]] = {
     "endpoint": ("endpoint", _endpoint),
     "pollingIntervalMs": ("polling_interval_s", _interval),
-    "initialSamplingRate": ("initial_rate", _rate),
+    "initialSamplingRate": ("initial_rate", lambda value: parse_rate(value, "initialSamplingRate")),
 }
 
 

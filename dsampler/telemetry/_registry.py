@@ -28,9 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "count_everywhere",
-    "counting",
     "expected",
-    "metrics_configured",
     "numbered",
     "pollers",
     "register",
@@ -64,21 +62,16 @@ def register(sampler: Observed) -> bool:
     return first
 
 
-def metrics_configured() -> bool:
-    """The global MeterProvider reports: it is not the API's own (its proxy before any
-    is set, or its no-op one), such as the SDK's ``MeterProvider``."""
+def expected() -> bool:
+    """Whether a MeterProvider that reports is, or is about to be, the global one: one
+    is (one of the SDK's, say: not the API's own proxy or no-op provider; then every new
+    sampler counts), or OpenTelemetry's SDK metrics are loaded."""
     from opentelemetry import metrics
 
     provider = metrics.get_meter_provider()
-    return not isinstance(provider, metrics.NoOpMeterProvider) and not type(provider).__module__.startswith(
+    if not isinstance(provider, metrics.NoOpMeterProvider) and not type(provider).__module__.startswith(
         "opentelemetry.metrics."
-    )
-
-
-def expected() -> bool:
-    """Whether a MeterProvider that reports is, or is about to be, the global one: one
-    is (then every new sampler counts), or OpenTelemetry's SDK metrics are loaded."""
-    if metrics_configured():
+    ):
         _state["counting"] = True
         return True
     return "opentelemetry.sdk.metrics" in sys.modules
@@ -102,10 +95,6 @@ def count_everywhere() -> None:
         _state["counting"] = True
     for sampler in samplers():
         sampler.count_decisions()
-
-
-def counting() -> bool:
-    return _state["counting"]
 
 
 def samplers() -> list[Observed]:
