@@ -26,7 +26,7 @@ __all__ = ["Predicate", "compile_match", "compile_span", "match_anything"]
 Predicate = Callable[[str, "SpanKind | None", Attributes], bool]
 
 _KINDS = {kind.name.lower(): kind for kind in SpanKind}
-_TEXT_ONLY: Final = (str, bytes, bytearray)  # sequences whose items are not values of an array
+_SCALARS: Final = (str, bool, int, float, bytes, bytearray)  # no array: one value, one text
 
 
 def match_anything(name: str, kind: SpanKind | None, attributes: Attributes) -> bool:
@@ -64,8 +64,15 @@ def _value_matcher(match: AttributeMatch) -> Callable[[object], bool]:
         excluded = _string_matcher(match.excluded) if match.excluded else None
 
         def text(value: object) -> bool:
-            items = value if isinstance(value, Sequence) and not isinstance(value, _TEXT_ONLY) else (value,)
-            return any(strings(t) and (excluded is None or not excluded(t)) for t in map(str, items))
+            if isinstance(value, _SCALARS) or not isinstance(value, Sequence):  # concrete types first
+                items: Sequence[object] = (value,)
+            else:
+                items = value
+            for item in items:
+                t = str(item)
+                if strings(t) and (excluded is None or not excluded(t)):
+                    return True
+            return False
 
         return text
     scalars = frozenset((type(v), v) for v in match.values if not isinstance(v, Pattern))
