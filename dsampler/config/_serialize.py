@@ -38,7 +38,7 @@ def _dump_attribute(m: AttributeMatch) -> object:
     values = [_dump_value(v) for v in m.values]
     if not m.text:
         return values
-    return {"text": values, "excluded": [_dump_pattern(p) for p in m.excluded]}
+    return {"text": values, **({"excluded": [_dump_pattern(p) for p in m.excluded]} if m.excluded else {})}
 
 
 def _dump_seconds(seconds: float) -> str:
