@@ -25,10 +25,9 @@ from dsampler.consistent import (
 from dsampler.consistent._predicates import SpanKindPredicate
 
 PACKAGE = str(Path(consistent.__file__).parent)
-ABOVE = (
+ABOVE = (  # the layers above consistent/ (configuration, below, holds the rule language it uses)
     "engine",
     "samplers",
-    "config",
     "remote",
     "adaptive",
     "telemetry",

@@ -9,6 +9,8 @@ import random
 import pytest
 
 from dsampler import DSampler
+from dsampler.config import SamplingConfig
+from dsampler.engine import Engine
 from dsampler.telemetry import audit
 
 
@@ -56,7 +58,7 @@ def test_mixed_schemes_do_not_drift_on_sequential_ids() -> None:
 def test_no_counting_no_audit_and_counts_are_per_version() -> None:
     """A sampler that does not count has nothing to audit; one that does keeps each
     version's counts apart, so a new rate starts a fresh comparison."""
-    plain = DSampler(rate=0.1, parent_based=False, resource={})
+    plain = Engine(SamplingConfig(rate=0.1, parent_based=False), resource={})  # not registered: never counts
     for i in range(5000):
         plain.should_sample(None, i, "x")
     assert audit(plain) == []
