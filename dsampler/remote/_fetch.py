@@ -168,9 +168,7 @@ class HttpFetcher:
         conn: http.client.HTTPConnection | None = None
         try:
             # Inside the try: a redirect's host may be one http.client refuses (InvalidURL).
-            # The Host header's name: the socket is ours; an IPv6 zone names this machine's
-            # interface only (http.client drops it from 3.11 on; 3.10 sent it).
-            host = (parts.hostname or "").partition("%")[0]
+            host = (parts.hostname or "").partition("%")[0]  # Host: no IPv6 zone (3.10 sent it)
             conn = http.client.HTTPConnection(host, parts.port, timeout=self.timeout_s)
             conn.sock = self._connect(parts, deadline)
             target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
