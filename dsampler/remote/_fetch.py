@@ -1,9 +1,8 @@
 """The one client module that opens a socket: ``GET {endpoint}?service={name}``.
 
-Standard library only (``http.client``), so it costs no dependency and no HTTP library's
-instrumentation sees it; the request is also made under OpenTelemetry's
-``suppress_instrumentation`` context keys, so no instrumented library can trace the
-sampler's own polls (a poll traced by the sampler it feeds would be noise at best).
+Standard library only (``http.client``), made under OpenTelemetry's
+``suppress_instrumentation`` context keys: no instrumented library traces the sampler's
+own polls.
 
 Every bound holds against a hostile server: one deadline (``timeout_s``) covers name
 resolution, connect, headers, body and every redirect, enforced before each read (see
