@@ -11,7 +11,7 @@ $(BIN)/python:
 ## The toolchain's pins (constraints.txt) apply to the dev install only: no extra pins them.
 ## The version is in the editable install's metadata: a new one reinstalls.
 $(VENV)/.installed-dev: pyproject.toml constraints.txt dsampler/_version.py | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev,jit]'
 	touch $@
 
 $(VENV)/.installed-dist: | $(BIN)/python
@@ -23,10 +23,11 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[yaml,plot]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[yaml,plot,jit]'
 	touch $@
 
-## The README's first command: install (with the plot extra) and run the demo, writing demo.png
+## The README's first command: install (with the plot and jit extras: the demo's workload draws
+## with numpy) and run the demo, writing demo.png
 ## (a 45 s run: 49 s once installed, 84 s from a fresh clone with the install, on a shared 2-core machine).
 demo: $(VENV)/.installed-demo
 	$(BIN)/dsampler demo --plot demo.png
@@ -42,7 +43,7 @@ quickstart: $(VENV)/.installed
 ## workers. PYTEST_PARALLEL= runs everything in one process.
 PYTEST_PARALLEL ?= -n auto --dist loadfile
 
-## The README's second command: install, lint, type-check and run the whole test suite, the
+## The README's second command: install (dev and jit), lint, type-check and run the whole test suite, the
 ## benchmarks' smoke run (each benchmark once, untimed) included, in one pytest run.
 ## Bytecode is written (as Python does by default) even where PYTHONDONTWRITEBYTECODE is set:
 ## without it every worker and every subprocess of the suite compiles dsampler's sources again.

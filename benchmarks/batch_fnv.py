@@ -1,29 +1,31 @@
-"""Batch FNV-1a: ``decide_batch(hi, lo, 0.1, hash="fnv1a")`` against the kernel it
-replaced, both in one run, on this CPU and compiled without AVX-512.
+"""Batch FNV-1a: ``decide_batch(hi, lo, 0.1, hash="fnv1a")`` against a plain numba loop
+(one ID after another), both in one run, on this CPU and compiled without AVX-512.
 
     python benchmarks/batch_fnv.py                    # ~3 min on a 2-vCPU VM
     python benchmarks/batch_fnv.py --ids 200000 --rounds 5 --check 100000   # smoke
 
-The previous kernel (one ID after another, ``h = (h ^ byte) * PRIME`` sixteen times,
-vectorised by LLVM four IDs at a time) is compiled here, from its source as it was,
-beside dsampler's current one (:mod:`dsampler.hashing._fnv_blocks`). Each
-configuration runs in a child process with a fresh numba cache, so that both kernels
-are compiled for the same target:
+The plain loop (``h = (h ^ byte) * PRIME`` sixteen times per ID, vectorised by LLVM four
+IDs at a time) is compiled here from its own source, beside dsampler's kernels: the
+block kernel (:mod:`dsampler.hashing._fnv_blocks`) and its own plain loop, of which
+``decide_batch`` runs the one the process timed faster on first use
+(``_kernels.fnv_batch_form``). Each configuration runs in a child process with a fresh
+numba cache, so that every kernel is compiled for the same target:
 
 * this CPU: numba's defaults (the host's CPU name and features);
 * without AVX-512 (only where the CPU has it): ``NUMBA_CPU_FEATURES`` = the host's
   features with every AVX-512, AVX10 and AMX feature turned off, which is the code an
-  AVX2-only CPU gets (on this core's ports and caches; another AVX2 core, an AMD Zen 2
-  or 3 say, has other ports and would give other figures).
+  AVX2-only CPU gets (on this core's ports and caches).
 
-Per child: what numba compiles for, the 10 M-ID check (the two kernels' keys and
-decisions at four rates must agree on every ID, and the golden trace-ID vectors of
-``tests/data/vectors/fnv1a64.json`` must come out), then ``--rounds`` interleaved rounds
-of both kernels over the same ``--ids`` random IDs: the best and median rate of each,
-the ratio old/new of each round's pair (adjacent in time, so they share what else the
-machine was doing) as median and quartiles, and the ratio of the bests. The clock is
-estimated from a chain of dependent 64-bit multiplies (``imul``: 3 cycles each on
-current x86 cores), so the table can give cycles per ID.
+Per child: what numba compiles for and the form ``decide_batch`` chose, the 10 M-ID check
+(keys and decisions at four rates equal the plain loop's on every ID, and the golden
+trace-ID vectors of ``tests/data/vectors/fnv1a64.json`` come out), then ``--rounds``
+interleaved rounds of the plain loop, ``decide_batch`` and the block kernel over the same
+``--ids`` random IDs: the best and median rate of each, the ratio plain/``decide_batch``
+of each round's pair (adjacent in time, so they share what else the machine was doing)
+as median and quartiles (1.00x or more: ``decide_batch`` is not slower), the ratio of
+the bests, and the block kernel's best. The clock is estimated from a chain of dependent
+64-bit multiplies (``imul``: 3 cycles each on current x86 cores), so the table can give
+cycles per ID.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ _OFFSET, _PRIME, _BYTE = U(FNV_OFFSET_BASIS), U(FNV_PRIME), U(0xFF)
 
 
 @njit(uint64(uint64, uint64), cache=False)
-def old_fnv1a(hi, lo):  # the previous kernel's scalar function, as it was
+def old_fnv1a(hi, lo):  # the plain loop's scalar function
     h = _OFFSET
     for i in range(8):
         h = (h ^ ((hi >> np.uint64(56 - 8 * i)) & _BYTE)) * _PRIME
@@ -65,7 +67,7 @@ def old_fnv1a(hi, lo):  # the previous kernel's scalar function, as it was
 
 
 @njit(boolean[::1](uint64[::1], uint64[::1], uint64), cache=False, nogil=True)
-def old_decide(hi, lo, bound):  # the previous batch_decide's fnv1a loop
+def old_decide(hi, lo, bound):  # the plain loop
     out = np.empty(hi.shape[0], dtype=np.bool_)
     for i in range(hi.shape[0]):
         out[i] = old_fnv1a(hi[i], lo[i]) < bound
@@ -73,7 +75,7 @@ def old_decide(hi, lo, bound):  # the previous batch_decide's fnv1a loop
 
 
 @njit(uint64[::1](uint64[::1], uint64[::1]), cache=False, nogil=True)
-def old_keys(hi, lo):  # the previous batch_keys's fnv1a loop
+def old_keys(hi, lo):  # the plain loop, keys
     out = np.empty(hi.shape[0], dtype=np.uint64)
     for i in range(hi.shape[0]):
         out[i] = old_fnv1a(hi[i], lo[i])
@@ -124,6 +126,7 @@ def timing(n, rounds):
     runs = {
         "old": lambda: old_decide(hi, lo, bound),
         "new": lambda: dsampler.decide_batch(hi, lo, 0.1, hash="fnv1a"),
+        "blocks": lambda: blocks(hi, lo, bound, False),
     }
     times = {name: [] for name in runs}
     for name, run in runs.items():
@@ -135,6 +138,8 @@ def timing(n, rounds):
 
 
 assert dsampler.wait_for_jit(600), dsampler.jit_status()
+from dsampler.hashing import _kernels as kernels
+blocks = next(decide for form, (_, decide) in kernels.FNV_FORMS.items() if form.startswith("blocks"))
 features = _fnv_blocks.target_features().split(",")
 report = {
     "host_cpu": llvm.get_host_cpu_name(),
@@ -142,6 +147,7 @@ report = {
     "numba_cpu_features_set": numba.config.CPU_FEATURES is not None,
     "avx512f": "+avx512f" in features, "avx512dq": "+avx512dq" in features, "avx2": "+avx2" in features,
     "form": "wide" if _fnv_blocks.WIDE_MULTIPLY else "split",
+    "chosen": kernels.fnv_batch_form(),
     "check": check(CHECK), "ghz": clock_ghz(), "times": timing(IDS, ROUNDS), "ids": IDS,
 }
 print(json.dumps(report))
@@ -187,16 +193,16 @@ def _model_name() -> str:
 
 def _row(label: str, r: dict[str, Any]) -> str:
     n, ghz = r["ids"], r["ghz"]
-    old, new = r["times"]["old"], r["times"]["new"]
+    old, new, blocks = r["times"]["old"], r["times"]["new"], r["times"]["blocks"]
     paired = sorted(o / w for o, w in zip(old, new, strict=True))  # rounds are adjacent in time
     med_old, med_new = sorted(old)[len(old) // 2], sorted(new)[len(new) // 2]
     cycles = min(new) * ghz * 1e9 / n
     checked = r["check"]
     return (
-        f"| {label} | {r['form']} | {n / min(old) / 1e6:.0f} / {n / med_old / 1e6:.0f} M/s "
+        f"| {label} | {r['chosen']} | {n / min(old) / 1e6:.0f} / {n / med_old / 1e6:.0f} M/s "
         f"| {n / min(new) / 1e6:.0f} / {n / med_new / 1e6:.0f} M/s | {paired[len(paired) // 2]:.2f}x "
         f"({paired[len(paired) // 4]:.2f}-{paired[3 * len(paired) // 4]:.2f}) | {min(old) / min(new):.2f}x "
-        f"| {ghz:.2f} GHz: {cycles:.1f} cycles/ID at best "
+        f"| {n / min(blocks) / 1e6:.0f} M/s ({r['form']}) | {ghz:.2f} GHz: {cycles:.1f} cycles/ID at best "
         f"| {checked['ids']:,} IDs x {checked['rates']} rates, {checked['vectors']} vectors: identical |"
     )
 
@@ -217,10 +223,10 @@ def main() -> None:
     print(f"CPU: {_model_name()}; LLVM host CPU name: {first['host_cpu']}; AVX2 {first['avx2']}, "
           f"AVX-512F {first['avx512f']}, AVX-512DQ {first['avx512dq']}")  # fmt: skip
     print()
-    print("| compiled for | form | previous kernel, best / median | decide_batch, best / median "
-          "| ratio, paired rounds: median (quartiles) | ratio of bests | clock, new kernel "
-          "| bit-identical |")  # fmt: skip
-    print("|---|---|---:|---:|---:|---:|---|---|")
+    print("| compiled for | decide_batch runs | plain loop, best / median | decide_batch, best / median "
+          "| decide_batch / plain, paired rounds: median (quartiles) | ratio of bests | block kernel, best "
+          "| clock, decide_batch | bit-identical |")  # fmt: skip
+    print("|---|---|---:|---:|---:|---:|---:|---|---|")
     for label, r in results:
         print(_row(label, r))
     print(f"\n({args.ids:,} random IDs per call, {args.rounds} interleaved rounds, "

@@ -9,6 +9,7 @@ with like.
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import numpy as np
@@ -29,8 +30,14 @@ BenchIds = Ids
 
 
 @pytest.fixture(scope="session", autouse=True)
-def compiled_kernels() -> None:
-    """Wait for the numba kernels: benchmarks must time the compiled core, not the fallback."""
+def compiled_kernels(request: pytest.FixtureRequest) -> None:
+    """Wait for the numba kernels: benchmarks time the compiled core, not the fallback.
+    Without numba (the jit extra) the untimed smoke run (``--benchmark-disable``) runs
+    on the pure-Python path, and a timed run is skipped."""
+    if importlib.util.find_spec("numba") is None:
+        if not request.config.getoption("benchmark_disable"):
+            pytest.skip("the figures are for numba's compiled kernels: pip install 'dsampler[jit]'")
+        return
     assert dsampler.wait_for_jit(JIT_TIMEOUT_S), f"numba kernels not ready: {dsampler.jit_status()}"
 
 

@@ -87,7 +87,7 @@ elif case == "attrs":
 else:
     raise SystemExit(f"unknown case {case}")
 decide = sampler.should_sample
-decide(ctx, ids[0], name, None, attrs)  # the first decision settles whether it counts
+decide(ctx, ids[0], name, None, attrs)  # whether it counts was decided when it was made
 engine = getattr(sampler, "engine", sampler)
 if hasattr(engine, "snapshot"):  # the figure is the one it says it is
     assert (engine.snapshot.counts is not None) == with_metrics, case

@@ -33,7 +33,6 @@ of a declarative configuration file (:func:`parse_sampler_properties`, used by
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -45,6 +44,7 @@ from dsampler._instrument import expect
 from dsampler._validate import check_bool, check_rate, check_text, show
 from dsampler.config._files import load_document
 from dsampler.config._model import DEFAULT_RATE, SamplingConfig
+from dsampler.config._shape import MAX_ARG_CHARS, key_values, parse_rate
 from dsampler.errors import ConfigError
 from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
 
@@ -58,7 +58,6 @@ __all__ = [
     "sampler_from_settings",
 ]
 
-_MAX_ARG_CHARS: Final = 4096
 _log = logging.getLogger("dsampler.otel")
 
 
@@ -73,31 +72,25 @@ class SamplerArg:
 
 
 def parse_sampler_arg(arg: object) -> SamplerArg:
-    """``OTEL_TRACES_SAMPLER_ARG`` -> settings, or :class:`ConfigError` naming the field.
-
-    ``None`` and blank strings give the defaults.
+    """``OTEL_TRACES_SAMPLER_ARG`` -> settings, or :class:`ConfigError` naming the field
+    (every problem found). ``None`` and blank strings give the defaults; a key given
+    twice takes its last value (:func:`~dsampler.config._shape.key_values`, which names it).
     """
-    if arg is None:
-        return SamplerArg()
     if isinstance(arg, (int, float)) and not isinstance(arg, bool):
         return SamplerArg(rate=check_rate(arg, "OTEL_TRACES_SAMPLER_ARG"))
-    if not isinstance(arg, str):
-        raise ConfigError("OTEL_TRACES_SAMPLER_ARG", f"expected a string, got {type(arg).__name__}")
-    if len(arg) > _MAX_ARG_CHARS:
-        raise ConfigError(
-            "OTEL_TRACES_SAMPLER_ARG", f"expected at most {_MAX_ARG_CHARS} characters, got {len(arg)}"
-        )
-    text = arg.strip()
-    if not text:
-        return SamplerArg()
-    if text.startswith("config="):  # the whole rest is the path, commas included
-        path = text.removeprefix("config=").strip()
-        if not path:
-            raise ConfigError("config", "expected config=PATH with a path")
-        return SamplerArg(config=path)
-    if "=" not in text:
-        return SamplerArg(rate=_parse_rate(text, "OTEL_TRACES_SAMPLER_ARG"))
-    return SamplerArg(**_parse_pairs(text))
+    if isinstance(arg, str) and len(arg) <= MAX_ARG_CHARS:
+        text = arg.strip()
+        if text.startswith("config="):  # the whole rest is the path, commas included
+            path = text.removeprefix("config=").strip()
+            if not path:
+                raise ConfigError("config", "expected config=PATH with a path")
+            return SamplerArg(config=path)
+        if text and "=" not in text:
+            return SamplerArg(rate=parse_rate(text, "OTEL_TRACES_SAMPLER_ARG"))
+    settings, problems = key_values(arg, _PAIR_PARSERS)
+    if problems:
+        raise ConfigError.of(problems)
+    return SamplerArg(**settings)
 
 
 def parse_sampler_properties(properties: Mapping[str, object]) -> SamplerArg:
@@ -108,7 +101,7 @@ def parse_sampler_properties(properties: Mapping[str, object]) -> SamplerArg:
     if "config" in properties:
         if len(properties) > 1:
             raise ConfigError("config", "expected config alone: the file holds the rate and hash")
-        path = check_text(properties["config"], "config", _MAX_ARG_CHARS).strip()
+        path = check_text(properties["config"], "config", MAX_ARG_CHARS).strip()
         if not path:
             raise ConfigError("config", "expected the path of a configuration file")
         return SamplerArg(config=path)
@@ -121,14 +114,6 @@ def parse_sampler_properties(properties: Mapping[str, object]) -> SamplerArg:
     return SamplerArg(**settings)
 
 
-def _hash_name(value: str) -> str:
-    return get_scheme(value, "hash").name
-
-
-def _rate_value(value: str) -> float:
-    return _parse_rate(value, "rate")
-
-
 def _bool_value(value: str) -> bool:
     # OpenTelemetry's boolean environment values: true or false, any case.
     if value.lower() not in ("true", "false"):
@@ -136,10 +121,15 @@ def _bool_value(value: str) -> bool:
     return value.lower() == "true"
 
 
+def _config_alone(value: str) -> str:
+    raise ConfigError("config", "expected config=PATH alone: the file holds the rate and hash")
+
+
 _PAIR_PARSERS: Final[dict[str, Callable[[str], object]]] = {
-    "rate": _rate_value,
-    "hash": _hash_name,
+    "rate": lambda value: parse_rate(value, "rate"),
+    "hash": lambda value: get_scheme(value, "hash").name,
     "sampler_tags": _bool_value,
+    "config": _config_alone,
 }
 
 
@@ -148,34 +138,6 @@ _PROPERTY_CHECKS: Final[dict[str, Callable[[object], object]]] = {
     "hash": lambda value: get_scheme(value, "hash").name,
     "sampler_tags": lambda value: check_bool(value, "sampler_tags"),
 }
-
-
-def _parse_pairs(text: str) -> dict[str, Any]:
-    settings: dict[str, Any] = {}
-    for item in text.split(","):
-        key, sep, value = (part.strip() for part in item.partition("="))
-        if not sep or not key:
-            raise ConfigError(
-                "OTEL_TRACES_SAMPLER_ARG", f"expected key=value pairs, got {show(item.strip())}"
-            )
-        if key in settings:
-            raise ConfigError(key, "given twice")
-        if key == "config":
-            raise ConfigError("config", "expected config=PATH alone: the file holds the rate and hash")
-        if key not in _PAIR_PARSERS:
-            raise ConfigError(key, "unknown key; expected rate, hash, sampler_tags or config")
-        settings[key] = _PAIR_PARSERS[key](value)
-    return settings
-
-
-def _parse_rate(text: str, field: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ConfigError(field, f"expected a number in [0, 1], got {show(text)}") from None
-    if math.isnan(value):
-        raise ConfigError(field, f"expected a number in [0, 1], got {show(text)}")
-    return check_rate(value, field, written=text)
 
 
 def _sampler_from_arg(arg: object, entry: str, parent_based: bool | None) -> DSampler:

@@ -67,7 +67,9 @@ def _kernels_loaded_before_tests() -> None:
 
 @pytest.fixture(scope="session")
 def jit() -> None:
-    """Compiled numba kernels serving (tests of the jitted path need them)."""
+    """Compiled numba kernels serving (tests of the jitted path need them; they skip
+    where numba, the ``jit`` extra, is not installed)."""
+    pytest.importorskip("numba", reason="the compiled kernels are the jit extra: pip install 'dsampler[jit]'")
     assert dsampler.wait_for_jit(120), f"numba kernels unavailable: {dsampler.jit_status()}"
 
 

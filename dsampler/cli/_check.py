@@ -4,14 +4,15 @@ A file is a dsampler configuration (YAML or JSON), or a Jaeger strategies file, 
 apart and checked as ``dsampler serve`` reads it (JSON with ``default_strategy`` or
 ``service_strategies``); the warnings ``serve`` would log for it are printed too.
 Prints one summary line per valid file on stdout (and, for a file with an ``adaptive:``
-section, a second: what its health policy does to the rate); one line per problem on stderr,
+section, a second: what its health policy does to the rate), then which path would hash each
+of their hash schemes in this environment (numba's kernels, pure Python or C, and why); one
+line per problem on stderr,
 ``dsampler check: FILE: field.path: expected ..., got ...``. Exits 2 when any file has a problem, else
 0, whatever happens to the output: ``dsampler check bad.yaml | head -1`` still exits 2.
 
 Each file is at most 1 MiB (any dsampler configuration's bound, refused after reading
-1 MiB and a byte), which parses in about a second at worst; files named at once are at
-most :data:`MAX_TOTAL_BYTES` in all (about a minute), refused before any is read, in one
-line, unless ``--no-limit``.
+1 MiB and a byte); files named at once are at most :data:`MAX_TOTAL_BYTES` in all,
+refused before any is read, in one line, unless ``--no-limit``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dsampler.cli._output import error, say
 from dsampler.config._files import MAX_FILE_BYTES, locate, parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
+from dsampler.hashing import hashing_path
 from dsampler.protocol._strategy import StrategyResponse
 from dsampler.serve._strategies import Strategies, jaeger_document, load_strategies
 from dsampler.serve._strategies_file import count_services
@@ -157,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
             "or --no-limit to check them all",
         )
         return 2
-    failed = False
+    failed, hashes = False, []
     for name in args.files:
         label, outcome = _check_one(name)
         if isinstance(outcome, ConfigError):
@@ -172,4 +174,7 @@ def run(args: argparse.Namespace) -> int:
             say(f"{label}: OK: {summary(outcome)}")
             if (policy := health(outcome)) is not None:
                 say(f"{label}: {policy}")
+            hashes.append(outcome.hash)
+    for name in dict.fromkeys(hashes):  # how this process would hash each, in order
+        say(f"hashing {name}: {hashing_path(name)}")
     return 2 if failed else 0

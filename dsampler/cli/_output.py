@@ -20,7 +20,7 @@ from typing import TextIO
 
 from dsampler.errors import ConfigError
 
-__all__ = ["discard", "error", "is_terminal", "refuse", "say"]
+__all__ = ["discard", "error", "is_terminal", "refuse", "say", "without_numpy"]
 
 
 def say(line: str, *, err: bool = False) -> None:
@@ -76,3 +76,13 @@ def is_terminal(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def without_numpy(command: str) -> bool:
+    """True, having said which extra brings it, where numpy is not installed."""
+    try:
+        import numpy  # noqa: F401 -- the simulator's and the demo's arrays
+    except ImportError:
+        error(command, "needs numpy, which the jit extra brings: pip install 'dsampler[jit]'")
+        return True
+    return False

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Final
 
 from dsampler._validate import check_per_second, check_rate, check_text, show, typed
 from dsampler.config._rule import (
+    ANY_TEXT,
     KINDS,
     Action,
     AttributeMatch,
@@ -59,11 +61,23 @@ def _attribute_matches(value: object, path: str) -> tuple[AttributeMatch, ...]:
     out = []
     for key, wanted in data.items():
         where = key_path(path, key)
+        if isinstance(wanted, Mapping) and ("text" in wanted or "excluded" in wanted):
+            out.append(_text_match(check_text(key, where), wanted, where))
+            continue
         values = tuple(_value(v, f"{where}[{i}]") for i, v in enumerate(items(wanted, where)))
         if not values:
             raise ConfigError(where, "expected at least one value")
         out.append(AttributeMatch(check_text(key, where), values))
     return tuple(out)
+
+
+def _text_match(key: str, value: object, path: str) -> AttributeMatch:
+    """``{text: [patterns], excluded: [patterns]}``: compared as text, OpenTelemetry's way
+    (no ``text``: any value)."""
+    data = mapping(value, path)
+    no_unknown_keys(data, ("text", "excluded"), path)
+    text = _patterns(data["text"], f"{path}.text") if "text" in data else ANY_TEXT
+    return AttributeMatch(key, text, _patterns(data.get("excluded", []), f"{path}.excluded"), text=True)
 
 
 def _span_kinds(value: object, path: str) -> tuple[str, ...]:
@@ -75,7 +89,7 @@ def _span_kinds(value: object, path: str) -> tuple[str, ...]:
     return tuple(sorted(set(kinds), key=KINDS.index))
 
 
-def _span_names(value: object, path: str) -> tuple[Pattern, ...]:
+def _patterns(value: object, path: str) -> tuple[Pattern, ...]:
     return tuple(_pattern(v, f"{path}[{i}]") for i, v in enumerate(items(value, path)))
 
 
@@ -83,7 +97,7 @@ def _match(value: object, path: str) -> Match:
     data = mapping(value, path)
     no_unknown_keys(data, ("span_name", "span_kind", "attributes", "resource"), path)
     p = Problems()
-    names = p.run(_span_names, data.get("span_name", []), f"{path}.span_name")
+    names = p.run(_patterns, data.get("span_name", []), f"{path}.span_name")
     kinds = p.run(_span_kinds, data.get("span_kind", []), f"{path}.span_kind")
     attributes = p.run(_attribute_matches, data.get("attributes", {}), f"{path}.attributes")
     resource = p.run(_attribute_matches, data.get("resource", {}), f"{path}.resource")

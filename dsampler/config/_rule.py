@@ -17,6 +17,7 @@ from dsampler._validate import check_per_second, check_rate, check_text, show, t
 from dsampler.errors import ConfigError
 
 __all__ = [
+    "ANY_TEXT",
     "KINDS",
     "Action",
     "AttributeMatch",
@@ -74,26 +75,36 @@ class Pattern:
 
 #: One accepted attribute value: a string pattern, or a bool, int or float compared exactly.
 Value: TypeAlias = Pattern | bool | int | float
+#: The values of an attribute compared as text that accept any value.
+ANY_TEXT: Final = (Pattern("glob", "*"),)
 
 
 @dataclass(frozen=True, slots=True)
 class AttributeMatch:
-    """Attribute ``key`` present with one of ``values`` (a value of the same type)."""
+    """Attribute ``key`` present with one of ``values`` (a value of the same type). With
+    ``text``, as OpenTelemetry's attribute predicates compare: the text of the value, or
+    of any item of an array, matches one of ``values`` (string patterns; none: nothing
+    matches) and none of ``excluded``."""
 
     key: str
     values: tuple[Value, ...]
+    excluded: tuple[Pattern, ...] = ()
+    text: bool = False
 
     def __post_init__(self) -> None:
         check_text(self.key, "key")
         values = tuple_of(self, "values", (Pattern, bool, int, float))
-        check(len(values) > 0, self.key, "expected at least one value")
+        tuple_of(self, "excluded", Pattern)
+        check(isinstance(self.text, bool), "text", f"expected true or false, got {show(self.text)}")
+        check(self.text or len(values) > 0, self.key, "expected at least one value")
+        check(self.text or not self.excluded, f"{self.key}.excluded", "excluded patterns compare text")
         for value in values:
             if isinstance(value, float) and math.isnan(value):
                 raise ConfigError(self.key, "NaN never equals anything; expected a number")
             check(
-                isinstance(value, (Pattern, bool, int, float)),
+                isinstance(value, Pattern) or not self.text,
                 self.key,
-                f"expected a string, number or bool, got {type(value).__name__}",
+                f"compared as text: expected string patterns, got {type(value).__name__}",
             )
 
 

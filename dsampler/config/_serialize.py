@@ -30,8 +30,15 @@ def _dump_value(v: Value) -> object:
     return _dump_pattern(v) if isinstance(v, Pattern) else v
 
 
-def _dump_attributes(matches: tuple[AttributeMatch, ...]) -> dict[str, list[object]]:
-    return {m.key: [_dump_value(v) for v in m.values] for m in matches}
+def _dump_attributes(matches: tuple[AttributeMatch, ...]) -> dict[str, object]:
+    return {m.key: _dump_attribute(m) for m in matches}
+
+
+def _dump_attribute(m: AttributeMatch) -> object:
+    values = [_dump_value(v) for v in m.values]
+    if not m.text:
+        return values
+    return {"text": values, **({"excluded": [_dump_pattern(p) for p in m.excluded]} if m.excluded else {})}
 
 
 def _dump_seconds(seconds: float) -> str:

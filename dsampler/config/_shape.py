@@ -1,31 +1,36 @@
-"""The parser's toolkit: field paths, collected problems, shape checks, durations and
-times. Every reader of configuration mappings (the config file, its ``adaptive:``
-section, remote strategies) reports problems the same way with these.
+"""The parser's toolkit: field paths, collected problems, shape checks, durations,
+times and ``key=value`` arguments. Every reader of configuration mappings (the config
+file, its ``adaptive:`` section, remote strategies) and of ``OTEL_TRACES_SAMPLER_ARG``
+reports problems the same way with these.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, Final, TypeVar
 
-from dsampler._validate import check_seconds, show, typed
+from dsampler._validate import check_rate, check_seconds, show, typed
 from dsampler.errors import ConfigError
 
 __all__ = [
+    "MAX_ARG_CHARS",
     "MAX_ITEMS",
     "Problems",
     "build",
     "items",
     "join",
     "key_path",
+    "key_values",
     "mapping",
     "no_unknown_keys",
     "one_key",
     "parse_duration",
+    "parse_rate",
     "parse_time",
     "render_path",
     "render_step",
@@ -45,6 +50,8 @@ _UNITS: Final = {
     "d": 86400.0,
 }
 MAX_ITEMS: Final = 100_000  # rules, values, steps: a bound so hostile input stays cheap
+MAX_ARG_CHARS: Final = 4096  # a key=value argument (an environment variable)
+_log = logging.getLogger("dsampler.otel")
 
 
 class Problems:
@@ -164,6 +171,17 @@ def parse_duration(value: object, path: str, within: tuple[float, float] | None 
     return total
 
 
+def parse_rate(text: str, field: str) -> float:
+    """A rate written as text (``"0.25"``, ``"1e-3"``), in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        raise ConfigError(field, f"expected a number in [0, 1], got {show(text)}")
+    return check_rate(value, field, written=text)
+
+
 def parse_time(value: object, path: str) -> datetime:
     if isinstance(value, str) and len(value) <= 64:
         with contextlib.suppress(ValueError):
@@ -180,3 +198,44 @@ def build(path: str, cls: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return cls(*args, **kwargs)
     except ConfigError as exc:
         raise ConfigError.of([ConfigError(join(path, e.field), e.problem) for e in exc.errors]) from None
+
+
+def key_values(
+    arg: object, parsers: Mapping[str, Callable[[str], Any]], field: str = "OTEL_TRACES_SAMPLER_ARG"
+) -> tuple[dict[str, Any], list[ConfigError]]:
+    """A ``key=value,key=value`` argument -> each key's value as its parser reads it, and
+    the problems of the entries left out (not a string, too long, an entry without a key
+    or ``=``, an unknown key, a value its parser refuses). Entries split on the first
+    ``=``, blanks trimmed, blank entries skipped. A key given twice takes its last value,
+    and a WARNING names it: OpenTelemetry reads its other ``key=value`` variables so
+    (Python's ``OTEL_RESOURCE_ATTRIBUTES``, Java's map properties), so one variable set
+    for a fleet means the same in every language, and the value overridden is not
+    dropped unseen."""
+    if not isinstance(arg, str):
+        return {}, [] if arg is None else [ConfigError(field, f"expected a string, got {type(arg).__name__}")]
+    if len(arg) > MAX_ARG_CHARS:
+        return {}, [ConfigError(field, f"expected at most {MAX_ARG_CHARS} characters, got {len(arg)}")]
+    values: dict[str, Any] = {}
+    problems: list[ConfigError] = []
+    for item in arg.split(","):
+        key, sep, text = (part.strip() for part in item.partition("="))
+        if not key and not sep:
+            continue  # a blank entry ("a=1,,b=2", a trailing comma)
+        try:
+            value = _key_value(key, sep, text, parsers, field)
+        except ConfigError as exc:
+            problems.append(exc)
+            continue
+        if key in values:
+            _log.warning("dsampler: %s gives %s twice; the last value, %s, is used", field, key, show(text))
+        values[key] = value
+    return values, problems
+
+
+def _key_value(key: str, sep: str, text: str, parsers: Mapping[str, Callable[[str], Any]], field: str) -> Any:
+    if not sep or not key:
+        raise ConfigError(field, f"expected key=value, got {show(f'{key}{sep}{text}')}")
+    if key not in parsers:
+        *most, last = parsers
+        raise ConfigError(key, f"unknown key; expected {', '.join(most)} or {last}")
+    return parsers[key](text)

@@ -177,17 +177,6 @@ class ConfigStore(Generic[S]):
             self.current = self._compile(self.current.config, self._held)
             return self.current
 
-    def try_refresh(self) -> bool:
-        """:meth:`refresh`, unless a writer holds the lock at this moment (False): what
-        the request path may ask, which never waits."""
-        if not self._lock.acquire(blocking=False):
-            return False
-        try:
-            self.current = self._compile(self.current.config, self._held)
-        finally:
-            self._lock.release()
-        return True
-
     # -- overlays ------------------------------------------------------------------------
 
     def overlay(self, name: str, fields: Mapping[str, Any] = _NONE, *, tap: object = None) -> Overlay:

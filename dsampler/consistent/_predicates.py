@@ -4,14 +4,17 @@ The same predicates, names, call signature and descriptions as OpenTelemetry Pyt
 ``_sampling_experimental`` (and the declarative configuration's ``rule_based`` rules):
 attribute values, attribute patterns, span kinds, the kind of parent, all of several, and
 always. A predicate is any callable taking ``parent_ctx, name, span_kind, attributes,
-links, trace_state`` (by keyword); theirs work here and these work there. As OTEP 250
-requires, none looks at the sampled flag or at the trace ID's randomness.
+links, trace_state``; theirs work here and these work there. As OTEP 250 requires, none
+looks at the sampled flag or at the trace ID's randomness.
+
+They are the rules of a configuration file: each but the parent's is a
+:class:`~dsampler.config.Match` (attributes compared as text, OpenTelemetry's way),
+compiled once by the same compiler as a configuration's rules
+(:mod:`dsampler.decision._match`). A span without a kind is internal to both.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import re
 from collections.abc import Iterable, Sequence
 from typing import Final, Protocol
 
@@ -21,7 +24,9 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler._validate import check_text, show, typed
+from dsampler.config._rule import ANY_TEXT, AttributeMatch, Match, Pattern
 from dsampler.consistent._sdk import parent_span_context
+from dsampler.decision._match import compile_span
 from dsampler.errors import ConfigError
 
 __all__ = [
@@ -29,6 +34,7 @@ __all__ = [
     "AlwaysMatchPredicate",
     "AttributePatternsPredicate",
     "AttributeValuesPredicate",
+    "MatchPredicate",
     "ParentPredicate",
     "Predicate",
     "SpanKindPredicate",
@@ -57,17 +63,20 @@ def _texts(values: object, field: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(check_text(v, f"{field}[{i}]") for i, v in enumerate(values)))
 
 
-def _values_of(value: object) -> Sequence[object]:
-    """An attribute's values: the items of an array attribute, else the value alone."""
-    if isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
-        return value
-    return (value,)
+def _never(name: str, kind: SpanKind | None, attributes: Attributes) -> bool:
+    return False
 
 
-class AlwaysMatchPredicate:
-    """Matches every span."""
+class MatchPredicate:
+    """A rule of the configuration's language, :class:`~dsampler.config.Match`, with
+    OpenTelemetry's predicate signature; ``str()`` is ``description``."""
 
-    __slots__ = ()
+    __slots__ = ("_description", "_test", "match")
+
+    def __init__(self, match: Match, description: str) -> None:
+        self.match = match
+        self._test = compile_span(match)
+        self._description = description
 
     def __call__(
         self,
@@ -78,10 +87,72 @@ class AlwaysMatchPredicate:
         links: Sequence[Link] | None,
         trace_state: TraceState | None,
     ) -> bool:
-        return True
+        return self._test(name, span_kind, attributes)
 
     def __str__(self) -> str:
-        return "AlwaysMatch"
+        return self._description
+
+
+class AlwaysMatchPredicate(MatchPredicate):
+    """Matches every span."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(Match(), "AlwaysMatch")
+
+
+class AttributeValuesPredicate(MatchPredicate):
+    """Matches a span whose attribute ``key`` (or an item of it, for an array) reads,
+    as a string, as one of ``values``: ``"404"`` matches the integer 404."""
+
+    __slots__ = ()
+
+    def __init__(self, key: str, values: Sequence[str]) -> None:
+        key, texts = check_text(key, "key"), _texts(values, "values")
+        exact = tuple(Pattern("exact", text) for text in texts)
+        super().__init__(_attribute(key, exact), f"{key} in [{','.join(sorted(texts))}]")
+
+
+class AttributePatternsPredicate(MatchPredicate):
+    """Matches a span whose attribute ``key`` (or an item of it) matches one of the
+    ``included`` glob patterns (all, when none is given) and none of the ``excluded``
+    ones; case-sensitive, ``*`` and ``?`` as in :func:`fnmatch.fnmatchcase`."""
+
+    __slots__ = ()
+
+    def __init__(
+        self, key: str, included: Sequence[str] | None = None, excluded: Sequence[str] | None = None
+    ) -> None:
+        key = check_text(key, "key")
+        match = _attribute(key, _globs(included, "included") or ANY_TEXT, _globs(excluded, "excluded"))
+        super().__init__(match, f"{key} matches")
+
+
+def _globs(patterns: Sequence[str] | None, field: str) -> tuple[Pattern, ...]:
+    return tuple(Pattern("glob", text) for text in _texts(patterns or (), field))
+
+
+def _attribute(key: str, values: tuple[Pattern, ...], excluded: tuple[Pattern, ...] = ()) -> Match:
+    return Match(attributes=(AttributeMatch(key, values, excluded, text=True),))
+
+
+class SpanKindPredicate(MatchPredicate):
+    """Matches spans of one of ``span_kinds``."""
+
+    __slots__ = ()
+
+    def __init__(self, span_kinds: Sequence[SpanKind]) -> None:
+        if isinstance(span_kinds, (str, bytes)) or not isinstance(span_kinds, Iterable):
+            raise ConfigError("span_kinds", f"expected a list of SpanKind, got {typed(span_kinds)}")
+        kinds = tuple(dict.fromkeys(span_kinds))
+        for i, kind in enumerate(kinds):
+            if not isinstance(kind, SpanKind):
+                raise ConfigError(f"span_kinds[{i}]", f"expected a SpanKind, got {typed(kind)}")
+        names = tuple(kind.name.lower() for kind in kinds)
+        super().__init__(Match(span_kind=names), f"span_kind in [{','.join(names)}]")
+        if not kinds:  # no kind at all: a Match without kinds would match every one
+            self._test = _never
 
 
 class AllPredicate:
@@ -122,103 +193,6 @@ class AllPredicate:
 
     def __str__(self) -> str:
         return " && ".join(str(predicate) for predicate in self._predicates)
-
-
-class AttributeValuesPredicate:
-    """Matches a span whose attribute ``key`` (or an item of it, for an array) reads,
-    as a string, as one of ``values``: ``"404"`` matches the integer 404."""
-
-    __slots__ = ("_key", "_values")
-
-    def __init__(self, key: str, values: Sequence[str]) -> None:
-        self._key = check_text(key, "key")
-        self._values = frozenset(_texts(values, "values"))
-
-    def __call__(
-        self,
-        parent_ctx: Context | None,
-        name: str,
-        span_kind: SpanKind | None,
-        attributes: Attributes,
-        links: Sequence[Link] | None,
-        trace_state: TraceState | None,
-    ) -> bool:
-        if not attributes or self._key not in attributes:
-            return False
-        return any(str(value) in self._values for value in _values_of(attributes[self._key]))
-
-    def __str__(self) -> str:
-        return f"{self._key} in [{','.join(sorted(self._values))}]"
-
-
-class AttributePatternsPredicate:
-    """Matches a span whose attribute ``key`` (or an item of it) matches one of the
-    ``included`` glob patterns (all, when none is given) and none of the ``excluded``
-    ones; case-sensitive, ``*`` and ``?`` as in :func:`fnmatch.fnmatchcase`."""
-
-    __slots__ = ("_excluded", "_included", "_key")
-
-    def __init__(
-        self, key: str, included: Sequence[str] | None = None, excluded: Sequence[str] | None = None
-    ) -> None:
-        self._key = check_text(key, "key")
-        self._included = self._compile(included, "included")
-        self._excluded = self._compile(excluded, "excluded")
-
-    @staticmethod
-    def _compile(patterns: Sequence[str] | None, field: str) -> re.Pattern[str] | None:
-        texts = () if patterns is None else _texts(patterns, field)
-        return re.compile("|".join(fnmatch.translate(p) for p in texts)) if texts else None
-
-    def __call__(
-        self,
-        parent_ctx: Context | None,
-        name: str,
-        span_kind: SpanKind | None,
-        attributes: Attributes,
-        links: Sequence[Link] | None,
-        trace_state: TraceState | None,
-    ) -> bool:
-        if not attributes or self._key not in attributes:
-            return False
-        return any(self._matches(str(value)) for value in _values_of(attributes[self._key]))
-
-    def _matches(self, value: str) -> bool:
-        if self._included is not None and self._included.match(value) is None:
-            return False
-        return self._excluded is None or self._excluded.match(value) is None
-
-    def __str__(self) -> str:
-        return f"{self._key} matches"
-
-
-class SpanKindPredicate:
-    """Matches spans of one of ``span_kinds``."""
-
-    __slots__ = ("_kinds",)
-
-    def __init__(self, span_kinds: Sequence[SpanKind]) -> None:
-        if isinstance(span_kinds, (str, bytes)) or not isinstance(span_kinds, Iterable):
-            raise ConfigError("span_kinds", f"expected a list of SpanKind, got {typed(span_kinds)}")
-        kinds = tuple(dict.fromkeys(span_kinds))
-        for i, kind in enumerate(kinds):
-            if not isinstance(kind, SpanKind):
-                raise ConfigError(f"span_kinds[{i}]", f"expected a SpanKind, got {typed(kind)}")
-        self._kinds = kinds
-
-    def __call__(
-        self,
-        parent_ctx: Context | None,
-        name: str,
-        span_kind: SpanKind | None,
-        attributes: Attributes,
-        links: Sequence[Link] | None,
-        trace_state: TraceState | None,
-    ) -> bool:
-        return span_kind in self._kinds
-
-    def __str__(self) -> str:
-        return f"span_kind in [{','.join(kind.name.lower() for kind in self._kinds)}]"
 
 
 class ParentPredicate:

@@ -5,14 +5,15 @@ else its trace ID's low 56 bits) satisfies ``R >= T``: that is what every downst
 consistent sampler checks. Each hash scheme gets one :class:`Statement`:
 
 * ``ALWAYS``: rate 1 under any scheme. Every ``R`` passes ``T = 0``: ``th:0``, exact.
-* ``BY_TRACE``: the ``consistent`` scheme. Its key is ``2**56 - 1 - R`` and its bound
-  ``2**56 - T``, so ``key < bound`` is ``R >= T`` exactly (with the parent's ``rv`` as
-  ``R`` when it has one): ``th:T``.
-* ``BY_KEY``: schemes whose key has at least 56 uniform bits (``fnv1a``, ``fnv1a-mix``,
-  ``xxh3``, ``otel``, ``jaeger``: 64; ``jaeger-go`` and ``otel-java``: 63). Their
-  decision is unrelated to the trace ID's low 56 bits, so ``th`` alone would be false;
-  with an explicit ``rv`` derived from the key it is exact. With ``u`` the key above
-  the scheme's ``offset`` and ``s`` the bits past 56: ``R = 2**56 - 1 - (u >> s)``,
+* ``BY_TRACE``: a scheme whose key is ``2**56 - 1 - R`` (``HashScheme.by_trace``:
+  ``consistent``) and its bound ``2**56 - T``, so ``key < bound`` is ``R >= T`` exactly
+  (with the parent's ``rv`` as ``R`` when it has one): ``th:T``.
+* ``BY_KEY``: schemes whose key has at least 56 uniform bits (``HashScheme.uniform``, the
+  offset and bits past 56 of each: ``fnv1a``, ``xxh3``, ``otel``: 64 bits; ``jaeger-go``
+  and ``otel-java``: 63). Their decision is unrelated to the trace ID's low 56 bits, so
+  ``th`` alone would be false; with an explicit ``rv`` derived from the key it is exact.
+  With ``u`` the key above the scheme's ``offset`` and ``s`` the bits past 56:
+  ``R = 2**56 - 1 - (u >> s)``,
   ``T = 2**56 - ((bound - offset) >> s)``. Every ``u`` below ``limit = (2**56 - T) << s``
   is sampled and has ``R >= T``; the few sampled keys in ``[limit, bound)`` (fewer than
   ``2**s`` of ``2**64``: a chance below ``2**-56`` a trace) have ``R < T`` and carry
@@ -36,7 +37,6 @@ __all__ = [
     "ALWAYS",
     "BY_KEY",
     "BY_TRACE",
-    "KEYED_FORMS",
     "NOTHING",
     "NOTHING_STATED",
     "Statement",
@@ -47,17 +47,6 @@ NOTHING: Final = 0
 ALWAYS: Final = 1
 BY_TRACE: Final = 2
 BY_KEY: Final = 3
-
-#: Scheme -> (offset, bits past 56) of its key's uniform part (module docstring).
-KEYED_FORMS: Final[dict[str, tuple[int, int]]] = {
-    "fnv1a": (0, 8),
-    "fnv1a-mix": (0, 8),
-    "xxh3": (0, 8),
-    "otel": (0, 8),
-    "jaeger": (0, 8),
-    "jaeger-go": (0, 7),  # the low 63 bits
-    "otel-java": (1 << 63, 7),  # abs(s) + 2**63: abs(s) in [0, 2**63), and 2**63 itself at key 0
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,13 +84,12 @@ def statement(scheme: HashScheme, rate: float, bound: int) -> Statement:
         return Statement(ALWAYS, 0, "0")
     if bound <= 0:
         return NOTHING_STATED
-    if scheme.name == "consistent":
+    if scheme.by_trace:
         threshold = MAX_THRESHOLD - bound
         return Statement(BY_TRACE, threshold, encode_th(threshold))
-    form = KEYED_FORMS.get(scheme.name)
-    if form is None:
+    if scheme.uniform is None:
         return NOTHING_STATED
-    offset, shift = form
+    offset, shift = scheme.uniform
     stated = (bound - offset) >> shift
     if stated <= 0:
         return NOTHING_STATED

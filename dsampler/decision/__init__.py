@@ -1,5 +1,6 @@
 """The pieces every decision is made of: its shared results, the parent span context,
-following the parent, the fault fallback, and the token bucket."""
+following the parent, the fault fallback, the token bucket, the rule language compiled
+into predicates, and the tracker of operations first seen."""
 
 import typing
 

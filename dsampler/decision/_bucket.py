@@ -14,19 +14,20 @@ A full bucket checked sparsely, the hard cap's case and a limiter above its call
 costs what a drained one does (about 2,500 instructions with the call; the numbered
 tickets this replaced had to mint and renumber on every such check, 7,500).
 
-Exclusion without a lock and without waiting: the right to read and write that state
-is one ``True`` in a list (the baton). A check takes it with ``del baton[0]`` and puts
-it back with ``append()``, both atomic on every CPython build, free-threaded too. (A
+Exclusion without a lock and without waiting: the right to read and write that state is
+one ``True`` in a list (the baton). A check takes it with ``del baton[0]`` and puts it
+back with ``append()``, both atomic on every CPython build, free-threaded too. (A
 ``del``, not a ``pop()``: the interpreter may raise a pending signal's exception, a
-KeyboardInterrupt, right after a call returns, and a baton popped then would be lost
-for good; a ``del`` is no call, and from there on a ``finally`` puts it back.) The clock
-is read before the baton is taken, so the baton is never held across a call, where the
-interpreter may switch threads for a whole switch interval: under the GIL no check ever
-finds it taken. On a free-threaded build one that does (another check is within those
-few operations) is refused, and so is one whose clock reading went stale meanwhile: the
-bucket admits less than a continuous one then, never more, and a refused check spends
-nothing. :meth:`update` waits for the baton (briefly), and a fork child gets it back if
-a thread of the parent held it.
+KeyboardInterrupt, right after a call returns, and a baton popped then would be lost for
+good; a ``del`` is no call, and from there on a ``finally`` puts it back.) The clock is
+read before the baton is taken, so the baton is never held across a call, where the
+interpreter may switch threads for a whole switch interval, nor (in :meth:`update`)
+across a branch, where CPython 3.10 may too: under the GIL no check ever finds it taken.
+On a free-threaded build one that does (another check is within those few operations) is
+refused, and so is one whose clock reading went stale meanwhile: the bucket admits less
+than a continuous one then, never more, and a refused check spends nothing.
+:meth:`update` waits for the baton (briefly), and a fork child gets it back if a thread
+of the parent held it.
 """
 
 from __future__ import annotations
@@ -173,20 +174,15 @@ class TokenBucket:
             held = True
         except IndexError:
             held = self._wait_for_baton()
-        try:  # no call while the baton is held: no thread switch, no fork, in between
+        try:  # no call and no branch while the baton is held: no thread switch, no fork
             at = self._at
-            if not now >= at:  # NaN, or behind the line's reading: stay on that reading
-                now = at
-            owed = self._owed - (now - at) * self.credits_per_second if now > at else self._owed
-            if owed < 0.0:  # noqa: PLR1730 -- no call to max() while the baton is held
-                owed = 0.0
-            old_max = self.max_balance
-            balance = old_max - owed
-            if old_max > 0:
-                balance = balance * maximum / old_max
-            owed = maximum - balance if balance < maximum else 0.0
-            if owed > maximum:  # noqa: PLR1730 -- as above
-                owed = maximum
+            now = (at, now)[now >= at]  # NaN, or behind the line's reading: stay on that reading
+            owed = self._owed - (now - at) * self.credits_per_second
+            owed *= owed > 0.0
+            old_max = self.max_balance  # one of 0 held nothing: its divisor is 1, and 0 stays 0
+            owed = maximum - (old_max - owed) * maximum / (old_max + (old_max == 0.0))
+            owed *= owed > 0.0
+            owed = (owed, maximum)[owed > maximum]
             # every field in one statement: a fork lands before it or after it
             self.credits_per_second, self.max_balance, self._room, self._owed, self._at = (
                 rate,

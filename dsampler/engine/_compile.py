@@ -22,6 +22,7 @@ from typing import Any, Final
 from dsampler.config._model import FIELD_CHECKS, SamplingConfig
 from dsampler.config._rule import Action, Drop, Match, RateLimit, Rollout, Rule, Sample
 from dsampler.decision._bucket import TokenBucket
+from dsampler.decision._match import Predicate, compile_match
 from dsampler.engine._counts import DecisionCounts
 from dsampler.engine._deciders import (
     Decider,
@@ -33,7 +34,6 @@ from dsampler.engine._deciders import (
     Tagger,
 )
 from dsampler.engine._index import RuleIndex
-from dsampler.engine._match import Predicate, compile_match
 from dsampler.engine._runtime import Runtime
 from dsampler.engine._snapshot import OfferedLoad, Snapshot
 from dsampler.hashing._schemes import HashScheme, get_scheme
@@ -59,7 +59,8 @@ def compile_snapshot(
         or config.max_operations != previous.config.max_operations
     ):
         room = max(0, config.max_operations - len(config.operations)) if lower > 0 else 0
-        refit = runtime.tracked.refit(lower, room, config.operations)
+        new, change = (lambda name: runtime.new_bucket(lower)), (lambda bucket: bucket.update(lower))
+        refit = runtime.tracked.refit(room, config.operations, new, change)
     # Everything that can fail has run: from here on, the publish's effects, all of them.
     for bucket, per_second in build.rates:
         bucket.update(per_second)
@@ -86,7 +87,7 @@ def _at_rate(config: SamplingConfig, previous: Snapshot, runtime: Runtime) -> Sn
     """``previous`` at ``config``'s default rate: its rules, operations, buckets and
     anchors as they are (nothing else changed, so no running limit changes either)."""
     default = default_decider(config, previous.default.scheme, previous.tagger, previous.cap)
-    counts = counts_for(config, previous, runtime)
+    counts = counts_for(config, runtime)
     snapshot = Snapshot(
         config,
         previous.tagger,
@@ -106,18 +107,10 @@ def _at_rate(config: SamplingConfig, previous: Snapshot, runtime: Runtime) -> Sn
     return snapshot
 
 
-def counts_for(config: SamplingConfig, previous: Snapshot | None, runtime: Runtime) -> DecisionCounts | None:
-    """What a snapshot of ``config`` counts its decisions into: nothing while nothing
-    counts; counts that ask the engine at their first increment while it waits for its
-    first decision; else new counts, or the asking counts of the same version settled
-    (the decisions made while the engine asked are kept)."""
-    if runtime.stats is None:
-        first = runtime.first
-        return None if first is None else DecisionCounts(config.version, config.rate, config.hash, first)
-    held = None if previous is None else previous.counts
-    if held is not None and held.asking and held.version == config.version:
-        return held.settled()
-    return DecisionCounts(config.version, config.rate, config.hash)
+def counts_for(config: SamplingConfig, runtime: Runtime) -> DecisionCounts | None:
+    """What a snapshot of ``config`` counts its decisions into: nothing while its
+    engine does not count."""
+    return None if runtime.stats is None else DecisionCounts(config.version, config.rate, config.hash)
 
 
 def default_decider(
@@ -172,7 +165,7 @@ class _Build:
             cap,
             self.runtime.tracked,
             self.load,
-            counts_for(config, previous, self.runtime),
+            counts_for(config, self.runtime),
             self.runtime.stated_children if config.write_th else self.runtime.children,
         )
 

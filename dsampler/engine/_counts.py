@@ -1,12 +1,9 @@
 """Decision counts: what the request path adds when telemetry is on, and nothing else.
 
 Each compiled snapshot gets its own :class:`DecisionCounts` (so counts are per
-configuration version, which is what the drift audit compares) when its DSampler
-counts; otherwise the snapshot holds None and a decision pays one ``is None`` test. A
-snapshot compiled while its engine waits for its first decision to say whether to count
-(:meth:`~dsampler.engine.Engine.count_from_first_decision`) gets counts whose rows call
-the engine back at their increments, until it has answered and replaced the snapshot:
-the first decisions are counted all the same, and kept if it counts.
+configuration version, which is what the drift audit compares) once its engine counts
+(:meth:`~dsampler.engine.Engine.count_decisions`, which telemetry calls when it decides
+to); otherwise the snapshot holds None and a decision pays one ``is None`` test.
 Counting is plain ``list[i] += 1`` on small lists: no lock, no allocation of note, and
 under thread contention an increment may now and then be lost (a GIL switch between
 the read and the write), which a metric can afford. :class:`CountHistory` keeps the counts of
@@ -16,9 +13,8 @@ down.
 
 from __future__ import annotations
 
-import weakref
 from collections import deque
-from typing import Any, Final
+from typing import Final
 
 __all__ = [
     "CAPPED",
@@ -47,31 +43,18 @@ class DecisionCounts:
     it, then refused by the global cap or the adaptive hard cap; also counted kept).
     The hot paths hold one strategy's list and add at ``[sampled]``: a bool is 0 or 1."""
 
-    __slots__ = ("asking", "rate", "scheme", "tally", "version")
+    __slots__ = ("rate", "scheme", "tally", "version")
 
-    def __init__(
-        self, version: int, rate: float, scheme: str, first: weakref.WeakMethod[Any] | None = None
-    ) -> None:
+    def __init__(self, version: int, rate: float, scheme: str) -> None:
         self.version = version
         self.rate = rate  # the default rate of this version, for the drift audit
         self.scheme = scheme
-        #: counting before the engine knows whether to count (its rows call ``first``)
-        self.asking = first is not None
-        self.tally: list[list[int]] = (
-            [[0, 0, 0] for _ in STRATEGIES] if first is None else [_Asking(first) for _ in STRATEGIES]
-        )
-
-    def settled(self) -> DecisionCounts:
-        """These counts so far, in plain rows that call nobody back (the engine counts)."""
-        out = DecisionCounts(self.version, self.rate, self.scheme)
-        out.tally = [[*row] for row in self.tally]
-        return out
+        self.tally = [[0, 0, 0] for _ in STRATEGIES]
 
     def zero(self) -> None:
         """Start again from nothing (in a forked child: the parent's decisions are its own)."""
         for row in self.tally:
-            del row[:]  # neither calls an asking row back
-            row.extend((0, 0, 0))
+            row[:] = (0, 0, 0)
 
     def of(self, strategy: int, outcome: int) -> int:
         return self.tally[strategy][outcome]
@@ -80,27 +63,6 @@ class DecisionCounts:
     def default_decided(self) -> int:
         """Decisions the default rate made (its own outcome, before any cap)."""
         return self.of(DEFAULT, KEPT) + self.of(DEFAULT, NOT_KEPT)
-
-
-class _Asking(list[int]):
-    """A tally row that calls its engine back after each increment (a weak method: a
-    snapshot keeps no engine alive); whatever the call does, the increment is made and
-    nothing is raised on the request path."""
-
-    __slots__ = ("_first",)
-
-    def __init__(self, first: weakref.WeakMethod[Any]) -> None:
-        super().__init__((0, 0, 0))
-        self._first = first
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        list.__setitem__(self, index, value)
-        try:
-            call = self._first()
-            if call is not None:
-                call()
-        except Exception:  # a decision is never refused for a metric
-            pass
 
 
 class CountHistory:

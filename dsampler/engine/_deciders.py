@@ -22,8 +22,7 @@ from dsampler.consistent._stated_results import StatedResults
 from dsampler.decision._bucket import TokenBucket
 from dsampler.decision._results import DROPPED, EMPTY, Results
 from dsampler.hashing._ratio import Ratio
-from dsampler.hashing._reference import MASK64
-from dsampler.hashing._schemes import MASK128, HashScheme
+from dsampler.hashing._schemes import HashScheme
 
 __all__ = [
     "Decider",
@@ -157,13 +156,7 @@ class RatioDecider(Ratio):
         self.keyed = isinstance(self.results, StatedResults) and self.results.keyed
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        # Ratio.admits, inlined: a rule or the default rate decides here (a call costs a
-        # tenth of a decision); a property test holds every copy equal to admits.
-        of_bytes = self.scheme.of_bytes  # xxh3's C entry over the 16 bytes, else None
-        if of_bytes is not None:
-            key = of_bytes((trace_id & MASK128).to_bytes(16, "big"))
-        else:
-            key = self.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
+        key = self.key(trace_id)
         if key < self.bound:
             return self.stated(key, attributes, trace_state)
         return self.results.dropped(trace_state)
@@ -183,7 +176,7 @@ class RatioDecider(Ratio):
         if not isinstance(trace_id, int):
             return DROPPED
         try:
-            sampled = self.admits_by_reference(trace_id)
+            sampled = self.key_of(trace_id) < self.bound
         except Exception:  # defensive: int's own operators on an int do not raise
             return DROPPED
         return self.results.sampled if sampled else DROPPED

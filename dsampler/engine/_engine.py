@@ -4,13 +4,11 @@ request path that decides under one whole snapshot.
 It knows nothing of who writes to it. The user (through :class:`~dsampler.DSampler`)
 writes the base configuration; owners (the adaptive controller, a remote endpoint)
 hold named overlays (:meth:`Engine.overlay`) and set their fields; telemetry reads
-:attr:`Engine.snapshot` and turns counting on with :meth:`Engine.count_decisions`, or
-has the first decision ask whether to with :meth:`Engine.count_from_first_decision`.
+:attr:`Engine.snapshot` and turns counting on with :meth:`Engine.count_decisions`.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -86,7 +84,6 @@ class Engine(RequestPath):
         )
         self._fault_log = FaultLog(name)
         self._name = name
-        self._wanted: Callable[[], bool] | None = None  # see count_from_first_decision
         _fork.register(self._reset_after_fork, self._restart_after_fork)
         LOADER.ensure_started()
 
@@ -220,32 +217,6 @@ class Engine(RequestPath):
         if self._runtime.stats is None:
             self._runtime.stats = CountHistory()
             self._store.refresh()
-
-    def count_from_first_decision(self, wanted: Callable[[], bool]) -> None:
-        """Ask ``wanted`` at the first decision whether to count from that decision on
-        (telemetry: a MeterProvider may be set between now and then); till then the
-        snapshot counts and its first increment asks. Nothing if it counts already."""
-        if self._runtime.stats is None and self._runtime.first is None:
-            self._wanted = wanted
-            self._runtime.first = weakref.WeakMethod(self._first_decision)
-            self._store.refresh()
-
-    def _first_decision(self) -> None:
-        """The first decisions' increments call this (on the request path: it never waits):
-        ask once, then replace the asking snapshot by one that counts or one that does not."""
-        runtime = self._runtime
-        wanted, self._wanted = self._wanted, None
-        if wanted is not None:
-            try:
-                if wanted() and runtime.stats is None:
-                    runtime.stats = CountHistory()
-            finally:
-                runtime.first = None  # answered: new snapshots count, or do not
-        elif runtime.first is not None:
-            return  # another decision is asking: its answer replaces the snapshot
-        counts = self._store.current.counts
-        if counts is not None and counts.asking:
-            self._store.try_refresh()  # else a writer is publishing: a later increment asks again
 
     # -- fork ------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from opentelemetry.util.types import Attributes
 
 from dsampler._validate import MAX_TEXT
 from dsampler.config._rule import AttributeMatch, Match, Pattern
-from dsampler.engine._match import Predicate
+from dsampler.decision._match import Predicate
 
 __all__ = ["RuleIndex"]
 
@@ -110,9 +110,10 @@ class RuleIndex(Generic[D]):
     def _index_attribute(self, first: AttributeMatch, bit: int) -> None:
         """Under the rule's first attribute key: by value when it accepts exact values
         only (by text, or by type too once a key has a value that is not a string),
-        else as a rule any value of the key may satisfy."""
+        else (patterns, or values compared as text) as a rule any value of the key may
+        satisfy."""
         loose, values, typed = self._keyed.get(first.key, (0, {}, False))
-        if any(isinstance(v, Pattern) and v.kind != "exact" for v in first.values):
+        if first.text or any(isinstance(v, Pattern) and v.kind != "exact" for v in first.values):
             self._keyed[first.key] = (loose | bit, values, typed)
             return
         scalars = [v for v in first.values if not isinstance(v, Pattern)]

@@ -1,19 +1,20 @@
 """The request path of an engine: one read of the current snapshot, then a decision
 under that whole snapshot, with no lock, no I/O and no allocation in steady state.
 
-Written inline on purpose (a Python call costs about 650 instructions, a seventh of a
-decision; ``benchmarks/request_path_callgrind.py`` counts each case): a valid parent is
-followed from results built once, a snapshot of one rate is decided here, anything else
-by :meth:`~dsampler.engine.Snapshot.decide_root`. A sampled decision of an adaptive
-snapshot asks the controller's hard cap (``snap.admit``, its bucket's own check), after
-folding the offered-load list if nobody has counted it for long (``fold`` answers
-False). Whatever goes wrong becomes a fallback decision, never an exception (:meth:`RequestPath._fallback`).
+Written inline on purpose (a Python call is a large share of a decision;
+``benchmarks/request_path_callgrind.py`` counts each case): a valid parent is followed
+from results built once, a snapshot of one rate is decided here (the one inlined copy of
+:meth:`~dsampler.hashing.Ratio.key`), anything else by
+:meth:`~dsampler.engine.Snapshot.decide_root`. A sampled decision of an adaptive snapshot
+asks the controller's hard cap (``snap.admit``, its bucket's own check), after folding the
+offered-load list if nobody has counted it for long (``fold`` answers False). Whatever
+goes wrong becomes a fallback decision, never an exception (:meth:`RequestPath._fallback`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace.sampling import SamplingResult
@@ -32,6 +33,8 @@ from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import MASK128
 
 __all__ = ["RequestPath"]
+
+_M64: Final = MASK64
 
 
 class RequestPath(FaultCountingSampler):
@@ -64,11 +67,11 @@ class RequestPath(FaultCountingSampler):
                 ts, trace_id = snap.parent_state(sc.trace_state, trace_id)  # decided as a root
             if not snap.simple and (decided := snap.decide_root(trace_id, name, kind, attributes, ts)):
                 return decided
-            d = snap.default  # Ratio.admits, inlined: a snapshot of one rate costs what a RatioSampler does
+            d = snap.default  # Ratio.key, inlined: its one copy
             if (of_bytes := d.scheme.of_bytes) is not None:  # xxh3's C entry over the 16 bytes
                 key = of_bytes((trace_id & MASK128).to_bytes(16, "big"))
-            else:
-                key = d.scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
+            else:  # a masking scheme's low bits, else the scheme's key(hi, lo)
+                key = trace_id & m if (m := d.mask) else d.scheme.key(trace_id >> 64 & _M64, trace_id & _M64)
             if (offered := snap.offered) is not None:  # the adaptive controller's count: one append
                 offered.append(None)
             if snap.default_tally is not None:  # telemetry on (engine/_counts.py); not named: "off" pays

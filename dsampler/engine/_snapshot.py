@@ -4,7 +4,7 @@ reads (once), and never changes after it is published.
 Built by :func:`dsampler.engine._compile.compile_snapshot`. What must outlive it
 (token-bucket balances, rollout anchors) is held by reference, so the next snapshot
 finds it again; what the request path adds to (operations seen for the first time)
-lives beside it, in :class:`~dsampler.engine._runtime.TrackedOperations`.
+lives beside it, in the runtime's :class:`~dsampler.decision._tracked.Tracked`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from dsampler.consistent._tracestate import explicit_randomness
 from dsampler.decision._bucket import TokenBucket
 from dsampler.decision._children import ChildResults
 from dsampler.decision._results import RECORD_AND_SAMPLE, Results
+from dsampler.decision._tracked import Tracked
 from dsampler.engine._counts import CAPPED, DEFAULT, KEPT, NOT_KEPT, OPERATION, PARENT, RULE, DecisionCounts
 from dsampler.engine._deciders import (
     BY_LOWER_BOUND,
@@ -36,7 +37,6 @@ from dsampler.engine._deciders import (
     guaranteed,
 )
 from dsampler.engine._index import RuleIndex
-from dsampler.engine._runtime import TrackedOperations
 
 __all__ = ["OfferedLoad", "Snapshot"]
 
@@ -114,7 +114,7 @@ class Snapshot:
         anchors: Mapping[Rollout, float],
         operations: Mapping[str, OperationDecider],
         cap: TokenBucket | None,
-        tracked: TrackedOperations,
+        tracked: Tracked[TokenBucket],
         load: OfferedLoad | None = None,
         counts: DecisionCounts | None = None,
         follow: Follow = _PLAIN_CHILDREN,
@@ -131,7 +131,7 @@ class Snapshot:
         self.tracked = tracked
         self.parent_based = config.parent_based
         # stating thresholds, the consistent scheme's R is a parent's rv when it has one
-        self.reads_rv = config.write_th and default.scheme.name == "consistent"
+        self.reads_rv = config.write_th and default.scheme.by_trace
         self.follow = follow  # children following their parent (Runtime's, by write_th)
         self.lower_bound = config.default_lower_bound_per_second
         self.lower_results = tagger.results("lowerbound", config.rate) if self.lower_bound > 0 else _UNUSED
@@ -242,7 +242,7 @@ class Snapshot:
         plus the lower-bound bucket tracked for its name (none past max_operations)."""
         d = self.default
         key = d.key(trace_id)
-        outcome = guaranteed(key < d.bound, self.tracked.bucket(name))
+        outcome = guaranteed(key < d.bound, self.tracked.get(name))
         if outcome == BY_RATIO:
             return d.stated(key, attributes, trace_state)
         if outcome == BY_LOWER_BOUND:

@@ -1,8 +1,9 @@
 """Scalar and batch entry points of the decision core (public API).
 
 Batch entries take the trace IDs as two ``uint64`` arrays, the high and the low halves,
-because numpy has no 128-bit integer. They run the numba kernels when those are ready
-and a vectorised numpy twin otherwise (bit-identical, 20-50x slower). The kernel load
+because numpy has no 128-bit integer, so they need numpy (``pip install 'dsampler[jit]'``).
+They run the numba kernels of the schemes that hash when those are ready, and a
+vectorised numpy twin otherwise (bit-identical, several times slower). The kernel load
 starts when the twin's work would pay for it: a batch the twin would take longer over
 than a load takes (:data:`~dsampler.hashing._loader.TYPICAL_LOAD_S`), or once the twin
 has spent that long in all. A large batch runs on the twin in chunks of :data:`CHUNK`
@@ -19,15 +20,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from dsampler._validate import check_rate
-from dsampler.hashing._loader import LOADER, TYPICAL_LOAD_S
+from dsampler.hashing._loader import LOAD_AT_PER_SECOND, LOADER, TYPICAL_LOAD_S, JitStatus, mode
 from dsampler.hashing._reference import MASK64
-from dsampler.hashing._schemes import DEFAULT_SCHEME, SCHEMES, get_scheme
+from dsampler.hashing._schemes import DEFAULT_SCHEME, SCHEMES, HashScheme, get_scheme
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["decide_batch", "fnv1a64", "fnv1a64_batch", "jit_status", "wait_for_jit"]
+__all__ = ["decide_batch", "fnv1a64", "fnv1a64_batch", "hashing_path", "jit_status", "wait_for_jit"]
 
 _MAX_ID = (1 << 128) - 1
 CHUNK = 1 << 20
@@ -53,14 +54,50 @@ def fnv1a64(trace_id: int) -> int:
     return SCHEMES["fnv1a"].key(trace_id >> 64, trace_id & MASK64)
 
 
-def jit_status() -> str:
-    """``idle``, ``loading``, ``ready`` or ``unavailable`` (then pure Python serves)."""
-    return LOADER.state
+def jit_status() -> JitStatus:
+    """Which path hashes, and why: the numba kernels (``ready``), or pure Python and C
+    while they are ``idle`` (below the load threshold), ``loading`` or ``unavailable``
+    (not installed, disabled, failed)."""
+    return LOADER.status()
+
+
+def hashing_path(hash: str) -> str:
+    """Which path hashes the scheme ``hash`` in this process, and why (what
+    ``dsampler check`` prints).
+
+    Raises:
+        ConfigError: ``hash`` is unknown.
+    """
+    scheme = get_scheme(hash)
+    if scheme.of_bytes is not None:
+        return "C (the xxhash library), no JIT"
+    if not scheme.jit:
+        return "Python integer operations, no JIT needed"
+    status = LOADER.status()
+    if status.state == "ready":
+        return "numba kernels"
+    if status.state == "unavailable":
+        return f"pure Python: {status.reason}"
+    if mode() == "eager":
+        return "numba kernels, loaded in the background with the first sampler; pure Python until then"
+    return f"pure Python, then numba kernels past {LOAD_AT_PER_SECOND:,} hashed decisions a second"
 
 
 def wait_for_jit(timeout: float | None = None) -> bool:
     """Start the kernel load if needed and wait for it; True once compiled kernels serve."""
     return LOADER.wait(timeout)
+
+
+def _numpy(entry: str) -> Any:
+    """numpy, or an ImportError that says which extra brings it."""
+    try:
+        import numpy
+    except ImportError as exc:
+        raise ModuleNotFoundError(
+            f"{entry} takes numpy arrays: pip install 'dsampler[jit]' (numpy and numba's kernels)",
+            name="numpy",
+        ) from exc
+    return numpy
 
 
 def _as_u64(name: str, values: Any) -> np.ndarray[Any, np.dtype[np.uint64]]:
@@ -88,27 +125,38 @@ def _halves(hi: Any, lo: Any) -> tuple[Any, Any, tuple[int, ...]]:
 
 
 def fnv1a64_batch(hi: npt.ArrayLike, lo: npt.ArrayLike) -> np.ndarray[Any, np.dtype[np.uint64]]:
-    """FNV-1a 64 of many trace IDs given as high and low ``uint64`` halves (any shape)."""
-    return cast("np.ndarray[Any, np.dtype[np.uint64]]", _keys(hi, lo, SCHEMES["fnv1a"].code))
+    """FNV-1a 64 of many trace IDs given as high and low ``uint64`` halves (any shape).
 
-
-def _keys(hi: Any, lo: Any, code: int) -> Any:
+    Raises:
+        ModuleNotFoundError: numpy is not installed.
+    """
+    _numpy("fnv1a64_batch")
     from dsampler.hashing import _numpy_twin
 
+    scheme = SCHEMES["fnv1a"]
     flat_hi, flat_lo, shape = _halves(hi, lo)
     out = _by_chunks(
+        scheme,
         flat_hi.shape[0],
-        lambda kernels, a, b: kernels.batch_keys(flat_hi[a:b], flat_lo[a:b], code),
-        lambda a, b: _numpy_twin.keys(code, flat_hi[a:b], flat_lo[a:b]),
+        lambda kernels, a, b: kernels.batch_keys(flat_hi[a:b], flat_lo[a:b], scheme.kernel),
+        lambda a, b: _numpy_twin.keys(scheme.kernel, flat_hi[a:b], flat_lo[a:b]),
     )
-    return out.reshape(shape)
+    return cast("np.ndarray[Any, np.dtype[np.uint64]]", out.reshape(shape))
 
 
-def _by_chunks(n: int, by_kernel: Callable[[Any, int, int], Any], by_twin: Callable[[int, int], Any]) -> Any:
+def _by_chunks(
+    scheme: HashScheme,
+    n: int,
+    by_kernel: Callable[[Any, int, int], Any],
+    by_twin: Callable[[int, int], Any],
+) -> Any:
     """IDs ``[0, n)`` by the kernel when it serves, else by the twin chunk by chunk,
-    moving to the kernel (or waiting for it) as described in the module docstring."""
+    moving to the kernel (or waiting for it) as described in the module docstring; by
+    the twin alone for a scheme numba does not compile."""
     import numpy as np
 
+    if not scheme.jit:
+        return by_twin(0, n)
     kernels = LOADER.kernels
     if kernels is not None:
         return by_kernel(kernels, 0, n)
@@ -119,7 +167,7 @@ def _by_chunks(n: int, by_kernel: Callable[[Any, int, int], Any], by_twin: Calla
     while pos < n:
         twin_s = (n - pos) / ids_per_s
         if LOADER.state == "idle" and max(twin_s, _twin_s[0]) > TYPICAL_LOAD_S:
-            LOADER.start()
+            LOADER.start("a batch the numpy twin would take long over")
         expected = LOADER.expected_wait_s()
         if expected is not None and expected < twin_s and LOADER.wait(twin_s):
             kernels = LOADER.kernels
@@ -146,20 +194,21 @@ def decide_batch(
     Raises:
         ConfigError: ``rate`` is not a number in [0, 1] or ``hash`` is unknown.
         TypeError, ValueError: the arrays are not integer arrays of one shape.
+        ModuleNotFoundError: numpy is not installed.
     """
-    import numpy as np
-
+    numpy = _numpy("decide_batch")
     from dsampler.hashing import _numpy_twin
 
     scheme = get_scheme(hash)
     bound = scheme.bound(check_rate(rate))
     flat_hi, flat_lo, shape = _halves(hi, lo)
     if bound > MASK64:  # rate 1 under a 64-bit key: 2**64 does not fit a uint64
-        return np.ones(shape, dtype=np.bool_)
-    u_bound = np.uint64(bound)
+        return cast("np.ndarray[Any, np.dtype[np.bool_]]", numpy.ones(shape, dtype=numpy.bool_))
+    u_bound = numpy.uint64(bound)
     out = _by_chunks(
+        scheme,
         flat_hi.shape[0],
-        lambda kernels, a, b: kernels.batch_decide(flat_hi[a:b], flat_lo[a:b], u_bound, scheme.code),
-        lambda a, b: _numpy_twin.keys(scheme.code, flat_hi[a:b], flat_lo[a:b]) < u_bound,
+        lambda kernels, a, b: kernels.batch_decide(flat_hi[a:b], flat_lo[a:b], u_bound, scheme.kernel),
+        lambda a, b: _numpy_twin.keys(scheme.kernel, flat_hi[a:b], flat_lo[a:b]) < u_bound,
     )
     return cast("np.ndarray[Any, np.dtype[np.bool_]]", out.reshape(shape))

@@ -1,33 +1,35 @@
-"""numba kernels for the hash schemes, bit-identical to :mod:`dsampler.hashing._reference`.
+"""numba kernels of the schemes that hash (``jit`` in :mod:`dsampler.hashing._schemes`),
+bit-identical to :mod:`dsampler.hashing._reference`.
 
 Importing this module compiles (or loads from the on-disk cache) every kernel, which
 takes seconds on a cold cache: only :mod:`dsampler.hashing._loader` imports it, off the
 request path. Every signature is explicit ``uint64``: untyped, a Python int above
 2**63 would be typed as float64 and silently lose bits. Constants are ``np.uint64`` for
 the same reason; mixing a uint64 with a plain int literal promotes to float in numba.
+
+Batches of ``fnv1a`` and ``fnv1a-mix`` have two kernels: the block kernel of
+:mod:`dsampler.hashing._fnv_blocks` and the plain loop, one ID after another. Which is
+faster depends on the core (its vector multiplies and ports), so the first batch times
+both on the same IDs and keeps the faster for the process (:func:`fnv_batch_form`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import Any, Final
 
 import numpy as np
-from numba import boolean, int64, njit, uint64
+from numba import boolean, njit, uint64
 
 from dsampler.hashing import _reference as ref
-from dsampler.hashing._fnv_blocks import fnv1a_decide, fnv1a_keys
+from dsampler.hashing._fnv_blocks import WIDE_MULTIPLY, fnv1a_decide, fnv1a_keys
 
-__all__ = ["SCALAR_BY_CODE", "batch_decide", "batch_keys"]
+__all__ = ["FNV_FORMS", "SCALAR", "batch_decide", "batch_keys", "fnv_batch_form"]
 
 _OFFSET = np.uint64(ref.FNV_OFFSET_BASIS)
 _PRIME = np.uint64(ref.FNV_PRIME)
 _BYTE = np.uint64(0xFF)
 _M32 = np.uint64(0xFFFFFFFF)
-_M63 = np.uint64(ref.MASK63)
-_M56 = np.uint64(ref.MASK56)
-_SIGN = np.uint64(ref.SIGN64)
-_ZERO = np.uint64(0)
-_TWO32 = np.uint64(1 << 32)
 _S8 = np.uint64(8)
 _S32 = np.uint64(32)
 _S33 = np.uint64(33)
@@ -40,11 +42,13 @@ _XXH3_AVALANCHE = np.uint64(ref.XXH3_AVALANCHE)
 _SIXTEEN = np.uint64(16)
 
 _SCALAR = uint64(uint64, uint64)
-# Scalar kernels keep the GIL: releasing and retaking it costs more (40 ns) than the hash,
-# and under contention turns every decision into a thread switch. Batch kernels release
-# it, so a long batch does not stall the request threads.
+# Scalar kernels keep the GIL: releasing and retaking it costs more than the hash, and
+# under contention turns every decision into a thread switch. Batch kernels release it,
+# so a long batch does not stall the request threads.
 _OPTS: dict[str, Any] = {"cache": True}
 _BATCH_OPTS: dict[str, Any] = {"cache": True, "nogil": True}
+_KEYS_SIG = uint64[::1](uint64[::1], uint64[::1], boolean)
+_DECIDE_SIG = boolean[::1](uint64[::1], uint64[::1], uint64, boolean)
 
 
 @njit(_SCALAR, **_OPTS)
@@ -104,84 +108,30 @@ def xxh3(hi: int, lo: int) -> int:
     return acc ^ (acc >> _S32)
 
 
-@njit(_SCALAR, **_OPTS)
-def low64(hi: int, lo: int) -> int:
-    return lo
+#: Scalar kernels by scheme name: what the loader swaps in on the request path.
+SCALAR: Final = {"fnv1a": fnv1a, "fnv1a-mix": fnv1a_mix, "xxh3": xxh3}
 
 
-@njit(_SCALAR, **_OPTS)
-def low63(hi: int, lo: int) -> int:
-    return lo & _M63
-
-
-@njit(_SCALAR, **_OPTS)
-def consistent56(hi: int, lo: int) -> int:
-    return _M56 - (lo & _M56)
-
-
-@njit(_SCALAR, **_OPTS)
-def java_abs(hi: int, lo: int) -> int:
-    magnitude = lo if lo < _SIGN else _ZERO - lo  # Math.abs, two's complement
-    return magnitude ^ _SIGN
-
-
-@njit(_SCALAR, **_OPTS)
-def xor32(hi: int, lo: int) -> int:
-    if (hi | lo) == _ZERO:
-        return _TWO32
-    return (hi ^ (hi >> _S32) ^ lo ^ (lo >> _S32)) & _M32
-
-
-# The batch entries take a scheme's code (``HashScheme.code``, the order of
-# SCALAR_BY_CODE) and call a kernel with one loop per code, chosen before the loop so
-# that LLVM vectorises each loop on its own (a switch inside the loop halved
-# throughput); closures, one kernel per scheme, cannot be cached by numba reliably.
-# ``fnv1a`` and ``fnv1a-mix`` hash block by block (:mod:`dsampler.hashing._fnv_blocks`);
-# the choice is made in Python, so that no kernel here embeds that module's code (numba's
-# cache would not see it change).
-
-
-@njit(uint64[::1](uint64[::1], uint64[::1], int64), **_BATCH_OPTS)
-def _unhashed_keys(hi: Any, lo: Any, code: int) -> Any:
-    n = hi.shape[0]
-    out = np.empty(n, dtype=np.uint64)
-    if code == 3:
-        for i in range(n):
-            out[i] = lo[i]
-    elif code == 4:
-        for i in range(n):
-            out[i] = lo[i] & _M63
-    elif code == 5:
-        for i in range(n):
-            out[i] = _M56 - (lo[i] & _M56)
-    elif code == 6:
-        for i in range(n):
-            out[i] = java_abs(hi[i], lo[i])
-    else:
-        for i in range(n):
-            out[i] = xor32(hi[i], lo[i])
+@njit(_KEYS_SIG, **_BATCH_OPTS)
+def _plain_keys(hi: Any, lo: Any, mix: bool) -> Any:
+    out = np.empty(hi.shape[0], dtype=np.uint64)
+    for i in range(hi.shape[0]):
+        out[i] = fnv1a(hi[i], lo[i])
+    if mix:
+        for i in range(hi.shape[0]):
+            out[i] = _fmix64(out[i])
     return out
 
 
-@njit(boolean[::1](uint64[::1], uint64[::1], uint64, int64), **_BATCH_OPTS)
-def _unhashed_decide(hi: Any, lo: Any, bound: int, code: int) -> Any:
-    n = hi.shape[0]
-    out = np.empty(n, dtype=np.bool_)
-    if code == 3:
-        for i in range(n):
-            out[i] = lo[i] < bound
-    elif code == 4:
-        for i in range(n):
-            out[i] = (lo[i] & _M63) < bound
-    elif code == 5:
-        for i in range(n):
-            out[i] = (_M56 - (lo[i] & _M56)) < bound
-    elif code == 6:
-        for i in range(n):
-            out[i] = java_abs(hi[i], lo[i]) < bound
+@njit(_DECIDE_SIG, **_BATCH_OPTS)
+def _plain_decide(hi: Any, lo: Any, bound: int, mix: bool) -> Any:
+    out = np.empty(hi.shape[0], dtype=np.bool_)
+    if mix:
+        for i in range(hi.shape[0]):
+            out[i] = _fmix64(fnv1a(hi[i], lo[i])) < bound
     else:
-        for i in range(n):
-            out[i] = xor32(hi[i], lo[i]) < bound
+        for i in range(hi.shape[0]):
+            out[i] = fnv1a(hi[i], lo[i]) < bound
     return out
 
 
@@ -201,21 +151,42 @@ def _xxh3_decide(hi: Any, lo: Any, bound: int) -> Any:
     return out
 
 
-def batch_keys(hi: Any, lo: Any, code: int) -> Any:
-    """The keys of the scheme with kernel ``code`` for contiguous ``uint64`` halves."""
-    if code <= 1:
-        return fnv1a_keys(hi, lo, code == 1)
-    return _xxh3_keys(hi, lo) if code == 2 else _unhashed_keys(hi, lo, code)
+#: The ``fnv1a`` batch kernels, by form: ``(keys, decide)`` of each.
+FNV_FORMS: Final = {
+    "blocks, wide multiply" if WIDE_MULTIPLY else "blocks, split multiply": (fnv1a_keys, fnv1a_decide),
+    "plain": (_plain_keys, _plain_decide),
+}
+_TRIAL_IDS: Final = 1 << 16  # IDs each form decides in a trial (1 MiB of input)
+_TRIALS: Final = 5
+_chosen: list[str] = []  # the faster form, once timed (a race times it twice, harmlessly)
 
 
-def batch_decide(hi: Any, lo: Any, bound: Any, code: int) -> Any:
-    """``key < bound`` for every ID under the scheme with kernel ``code`` (``bound`` a
+def fnv_batch_form() -> str:
+    """The ``fnv1a`` batch kernel this process uses (a key of :data:`FNV_FORMS`): the
+    faster of the two on this machine, timed on first use over the same random IDs."""
+    if not _chosen:
+        rng = np.random.default_rng(0)
+        hi, lo = (rng.integers(0, 1 << 64, size=_TRIAL_IDS, dtype=np.uint64) for _ in range(2))
+        best = dict.fromkeys(FNV_FORMS, float("inf"))
+        for _ in range(_TRIALS):  # interleaved: both see the same machine
+            for form, (_, decide) in FNV_FORMS.items():
+                started = time.perf_counter()
+                decide(hi, lo, _FMIX1, False)
+                best[form] = min(best[form], time.perf_counter() - started)
+        _chosen.append(min(best, key=best.__getitem__))
+    return _chosen[0]
+
+
+def batch_keys(hi: Any, lo: Any, name: str) -> Any:
+    """The keys of scheme ``name`` (``jit``) for contiguous ``uint64`` halves."""
+    if name == "xxh3":
+        return _xxh3_keys(hi, lo)
+    return FNV_FORMS[fnv_batch_form()][0](hi, lo, name == "fnv1a-mix")
+
+
+def batch_decide(hi: Any, lo: Any, bound: Any, name: str) -> Any:
+    """``key < bound`` for every ID under scheme ``name`` (``jit``; ``bound`` a
     ``numpy.uint64``)."""
-    if code <= 1:
-        return fnv1a_decide(hi, lo, bound, code == 1)
-    return _xxh3_decide(hi, lo, bound) if code == 2 else _unhashed_decide(hi, lo, bound, code)
-
-
-#: Scalar kernels by scheme code (dsampler.hashing._schemes: FNV1A, FNV1A_MIX, XXH3, LOW64, LOW63,
-#: LOW56, JAVA_ABS, XOR32).
-SCALAR_BY_CODE = (fnv1a, fnv1a_mix, xxh3, low64, low63, consistent56, java_abs, xor32)
+    if name == "xxh3":
+        return _xxh3_decide(hi, lo, bound)
+    return FNV_FORMS[fnv_batch_form()][1](hi, lo, bound, name == "fnv1a-mix")

@@ -1,101 +1,102 @@
 """Loads the numba kernels off the request path, when they pay, then swaps them in.
 
-Until the kernels are ready every hash scheme serves its pure-Python reference, so no
-decision waits for the JIT. numba costs a process ~60 MB and, left to the garbage
-collector, makes every full collection several times longer; it pays only where
-decisions are many. So by default (``DSAMPLER_JIT`` unset or ``auto``) the load starts
-when the pure-Python path is busy: more than :data:`LOAD_AT_PER_SECOND` hashed
-decisions a second, which a process deciding flat out reaches in its first
-milliseconds and a web worker deciding a few thousand roots a second never does.
-``wait_for_jit()`` and large batches start it at once; ``DSAMPLER_JIT=eager`` starts it
-with the first sampler; ``DSAMPLER_JIT=0`` (or ``NUMBA_DISABLE_JIT=1``, under which
-numba would run its kernels interpreted, slower than the reference) never does. The
-``xxh3`` scheme hashes in C through the xxhash library and never needs numba: it is the
-lean mode. Compiled code is cached on disk by numba (``cache=True``; set
-``NUMBA_CACHE_DIR`` where the package directory is read-only).
+numba is the ``jit`` extra (``pip install 'dsampler[jit]'``). Until the kernels are
+ready, and wherever numba is not installed, every hash scheme serves its pure-Python
+reference (``xxh3`` its C function from the xxhash library), so no decision waits for
+the JIT. numba costs a process tens of megabytes and pays only where decisions are many.
+``DSAMPLER_JIT`` says when to load it:
 
-While the load runs (:class:`_LoadWindow`): the garbage collector is paused, because
-the ~100,000 objects that importing numba creates would trigger full collections that
-hold the GIL for 30-100 ms; the switch interval is lowered, because each of the
-loader's ~9,000 GIL releases (file reads, ctypes calls) could otherwise cost it a whole
-5 ms interval behind a busy thread. Both are restored afterwards (the application's own
-values, unless it changed them meanwhile), and everything tracked by then is moved out
-of the collector's sight with ``gc.freeze()`` so that later full collections do not
-rescan numba's objects (``DSAMPLER_GC_FREEZE=0`` skips the freeze).
+* ``auto`` (the default): when the pure-Python path is busy, more than
+  :data:`LOAD_AT_PER_SECOND` hashed decisions a second (a process deciding flat out
+  reaches it in its first milliseconds; a web worker deciding a few thousand roots a
+  second never does); ``wait_for_jit()`` and large batches start it at once;
+* ``warn``: as ``auto``, and the load is announced at WARNING instead of INFO when it
+  brings numba into a process that had not imported it;
+* ``eager``: with the first sampler that hashes in Python;
+* ``0`` (or ``off``, ``false``, ``no``), and ``NUMBA_DISABLE_JIT=1`` (under which
+  numba would interpret its kernels, slower than the reference): never.
 
-Fork safety: a fork while the loader thread is importing leaves the child with modules
-half-imported by a thread that does not exist there; importing them again deadlocks.
-So the first fork that comes during a load waits for it (at most ``FORK_WAIT_S``);
-later ones do not wait, and the child of a fork that came mid-load keeps the
-pure-Python path for its lifetime (and says so) instead of hanging.
+The load runs in a background thread and changes nothing in the host process but the
+modules it imports (the collector, its frozen generation and the switch interval stay as
+the application set them); it is announced once, with the resident memory it added.
+numba caches compiled code on disk (``NUMBA_CACHE_DIR`` where the package is read-only).
+
+A fork mid-load leaves the child with modules half-imported by a thread it does not have
+(importing them again deadlocks): the first such fork waits for the load (at most
+``FORK_WAIT_S``), later ones do not, and their children keep pure Python and say so.
 """
 
 from __future__ import annotations
 
-import gc
+import importlib.util
 import itertools
 import logging
 import os
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Final
+from typing import Final
 
 from dsampler.hashing._schemes import SCHEMES, KeyFn
 
-__all__ = ["FORK_WAIT_S", "LOADER", "LOAD_AT_PER_SECOND", "KernelLoader", "State"]
+__all__ = ["FORK_WAIT_S", "LOADER", "LOAD_AT_PER_SECOND", "JitStatus", "KernelLoader", "mode"]
 
 _log = logging.getLogger("dsampler.hashing")
 
-if TYPE_CHECKING:  # typing.Literal's first use costs 1-2 ms at import
-    from typing import Literal
-
-    State = Literal["idle", "loading", "ready", "unavailable"]
-else:
-    State = str
 FORK_WAIT_S = 10.0
-#: Hashed decisions per second on the pure-Python path above which the kernels load:
-#: there they save about 2% of a core (1 us a decision).
+#: Hashed decisions per second on the pure-Python path above which the kernels load.
 LOAD_AT_PER_SECOND: Final = 20_000
 _WATCH_EVERY: Final = 1024  # decisions between two looks at the clock (a power of two)
-LOAD_SWITCH_INTERVAL_S: Final = 0.0001
 _YIELD_EVERY: Final = 16  # pure-Python decisions between two hand-overs of the GIL while loading
 _YIELD_S: Final = 0.0001  # long enough for the loader to take the GIL
-#: A warm-cache load takes 0.3-0.4 s here; batches use this to decide whether to wait.
+#: About how long a warm-cache load takes; batches use it to decide whether to wait.
 TYPICAL_LOAD_S: Final = 0.5
 _OFF: Final = frozenset({"0", "false", "no", "off"})
+_MODES: Final = frozenset({"", "auto", "warn", "eager"}) | _OFF
+_INSTALL: Final = "pip install 'dsampler[jit]'"
 
 
-def _fast_entry(dispatcher: Any) -> Any:
-    """The compiled function behind a single-signature dispatcher.
+@dataclass(frozen=True)
+class JitStatus:
+    """Which path hashes, and why (:func:`dsampler.jit_status`).
 
-    Calling it skips numba's per-call type dispatch (about 60 ns of 160 ns); the
-    dispatcher itself still serves if numba's internals ever move.
+    Attributes:
+        state: ``ready`` (numba's kernels serve); else pure Python (C for ``xxh3``) serves
+            while ``idle`` (not needed yet, or below the load threshold), ``loading``, or
+            ``unavailable`` (not installed, disabled, or failed to load).
+        reason: the why, in a sentence.
     """
+
+    state: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.state}: {self.reason}"
+
+
+def _fast_entry(dispatcher: object) -> KeyFn:
+    """The compiled function behind a single-signature dispatcher (no per-call type
+    dispatch); the dispatcher itself if numba's internals ever move."""
     try:
-        return dispatcher.overloads[dispatcher.signatures[0]].entry_point
+        return dispatcher.overloads[dispatcher.signatures[0]].entry_point  # type: ignore[attr-defined,no-any-return]
     except (AttributeError, IndexError, KeyError):
-        return dispatcher
+        return dispatcher  # type: ignore[return-value]
 
 
-class _LoadWindow:
-    """The collector paused and a short switch interval, for the duration of a load."""
+def _resident_mib() -> float | None:
+    """This process's resident memory in MiB (Linux), else None."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return None
 
-    def __init__(self) -> None:
-        self._gc_was_enabled = gc.isenabled()
-        self._interval = sys.getswitchinterval()
-        gc.disable()
-        sys.setswitchinterval(min(self._interval, LOAD_SWITCH_INTERVAL_S))
-        self._lowered = sys.getswitchinterval()  # as the interpreter rounded it
 
-    def close(self, *, freeze: bool) -> None:
-        if sys.getswitchinterval() == self._lowered:
-            sys.setswitchinterval(self._interval)  # unless the application set its own
-        if freeze and os.environ.get("DSAMPLER_GC_FREEZE", "1").strip().lower() not in _OFF:
-            gc.freeze()
-        if self._gc_was_enabled:
-            gc.enable()
+def mode() -> str:
+    """``DSAMPLER_JIT``, as read."""
+    return os.environ.get("DSAMPLER_JIT", "auto").strip().lower()
 
 
 class KernelLoader:
@@ -104,25 +105,44 @@ class KernelLoader:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._done = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._window: _LoadWindow | None = None
         self._armed = False
         self._fork_waited = False
         self._calls = itertools.count(1)
         self._window_start = time.monotonic()
+        self._why = ""
         self.started_at: float | None = None
-        self.state: State = "idle"
-        self.error: str | None = None
+        self.state: str = "idle"
         self.kernels: ModuleType | None = None
+
+    def status(self) -> JitStatus:
+        """Which path hashes now, and why."""
+        state = self.state
+        if state in ("ready", "unavailable"):
+            return JitStatus(state, self._why)
+        if state == "loading":
+            elapsed = time.monotonic() - (self.started_at or time.monotonic())
+            return JitStatus(state, f"loading for {elapsed:.1f} s ({self._why}); pure Python meanwhile")
+        refused = self._refused()
+        if refused is not None:
+            return JitStatus("unavailable", refused)
+        if self._armed:
+            return JitStatus(
+                "idle",
+                f"below the load threshold: loads once the pure-Python path makes more than "
+                f"{LOAD_AT_PER_SECOND:,} hashed decisions a second",
+            )
+        return JitStatus("idle", "not needed yet: no sampler hashes in Python")
 
     def ensure_started(self) -> None:
         """What a sampler calls when it is built: arm the rate trigger (``auto``), start
-        the load (``eager``) or settle on pure Python (``0``). Never blocks."""
+        the load (``eager``) or settle on pure Python. Never blocks."""
         if self._armed or self.state != "idle":
             return
-        mode = os.environ.get("DSAMPLER_JIT", "auto").strip().lower()
-        if mode == "eager" or self._refused():
-            self.start()
+        asked = mode()
+        if asked not in _MODES:
+            _log.warning("dsampler: DSAMPLER_JIT=%r is not one of auto, warn, eager, 0; using auto", asked)
+        if asked == "eager" or self._refused():
+            self.start("DSAMPLER_JIT=eager")
             return
         with self._lock:
             if not self._armed and self.state == "idle":
@@ -131,7 +151,7 @@ class KernelLoader:
                     if scheme.needs_kernel:
                         scheme.key = self._watching(scheme.reference)
 
-    def start(self) -> None:
+    def start(self, why: str = "wait_for_jit()") -> None:
         """Start loading in the background unless it has started or cannot. Never blocks."""
         if self.state != "idle":
             return
@@ -142,13 +162,12 @@ class KernelLoader:
             if refused is not None:
                 self._finish_unavailable(refused, level=logging.INFO)
                 return
-            self.state = "loading"
+            self.state, self._why = "loading", why
             self.started_at = time.monotonic()
             for scheme in SCHEMES.values():  # while loading, deciders make way for the loader
                 if scheme.needs_kernel:
                     scheme.key = self._yielding(scheme.reference)
-            self._thread = threading.Thread(target=self._run, name="dsampler-jit", daemon=True)
-            self._thread.start()
+            threading.Thread(target=self._run, name="dsampler-jit", daemon=True).start()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Start if needed and wait until the kernels are ready; False if unavailable."""
@@ -167,15 +186,19 @@ class KernelLoader:
 
     @staticmethod
     def _refused() -> str | None:
-        if os.environ.get("DSAMPLER_JIT", "").strip().lower() in _OFF:
-            return "disabled by DSAMPLER_JIT"
+        if mode() in _OFF:
+            return f"disabled by DSAMPLER_JIT={os.environ.get('DSAMPLER_JIT', '').strip()}"
         if os.environ.get("NUMBA_DISABLE_JIT", "0").strip() not in ("", "0"):
             return "NUMBA_DISABLE_JIT is set, under which numba would interpret its kernels"
-        return None
+        if "numba" in sys.modules:
+            missing = sys.modules["numba"] is None
+        else:
+            missing = importlib.util.find_spec("numba") is None
+        return f"numba is not installed ({_INSTALL} for the compiled kernels)" if missing else None
 
     def _watching(self, reference: KeyFn) -> KeyFn:
         """``reference`` counting its calls: every 1,024th looks at the clock, and starts
-        the load if those calls came faster than :data:`LOAD_AT_PER_SECOND`."""
+        the load if they came faster than :data:`LOAD_AT_PER_SECOND`."""
         calls, mask = self._calls, _WATCH_EVERY - 1
 
         def key(hi: int, lo: int) -> int:
@@ -189,13 +212,8 @@ class KernelLoader:
     def _yielding(reference: KeyFn) -> KeyFn:
         """``reference`` that steps aside every 16th call while the kernels load (a 100 us
         sleep): a thread deciding flat out would otherwise hold the GIL for whole switch
-        intervals while the loader, which gives it up at each of its ~9,000 system calls,
-        waits to get it back, behind every other busy thread. Measured ready times, one
-        busy thread / four: 2.2-2.4 s / over 8 s with no yield; 1.06 / 4.07 s yielding
-        (``sleep(0)``) every 64th call; 0.80 / 2.43 s with this. The cost is confined to
-        the load window (about a second): a decision there is never delayed by more
-        than the sleep.
-        """
+        intervals while the loader, which gives it up at each of its thousands of system
+        calls, waits behind every busy thread to get it back."""
         calls, mask, sleep = itertools.count(1), _YIELD_EVERY - 1, time.sleep
 
         def key(hi: int, lo: int) -> int:
@@ -210,21 +228,28 @@ class KernelLoader:
         busy = now - self._window_start < _WATCH_EVERY / LOAD_AT_PER_SECOND
         self._window_start = now  # a race between two ticks costs one window at most
         if busy:
-            self.start()
+            self.start(f"more than {LOAD_AT_PER_SECOND:,} hashed decisions a second")
 
     def _run(self) -> None:
-        self._window = window = _LoadWindow()
-        try:
-            why = self._import()
-        finally:
-            self._window = None
-            window.close(freeze=True)
+        numba_before, rss_before = "numba" in sys.modules, _resident_mib()
+        why = self._import()
         if why is not None:
             self._finish_unavailable(why, level=logging.WARNING)
             return
+        took, rss_after = time.monotonic() - (self.started_at or 0.0), _resident_mib()
+        grown = ""
+        if rss_before is not None and rss_after is not None:
+            grown = f", {rss_after - rss_before:+.0f} MiB resident"
+        self._why = f"numba kernels loaded in {took:.2f} s ({self._why}){grown}"
         self.state = "ready"
         self._done.set()
-        _log.debug("dsampler: numba kernels ready")
+        loud = mode() == "warn" and not numba_before
+        _log.log(
+            logging.WARNING if loud else logging.INFO,
+            "dsampler: %s%s; DSAMPLER_JIT=0 keeps pure Python, hash=xxh3 needs no JIT",
+            self._why,
+            ", into a process that had not imported numba" if loud else "",
+        )
 
     def _import(self) -> str | None:
         """Import the kernels and swap them in; the reason if they cannot serve."""
@@ -238,7 +263,7 @@ class KernelLoader:
             return f"{type(exc).__name__}: {exc}"
         for scheme in SCHEMES.values():
             if scheme.needs_kernel:
-                scheme.key = _fast_entry(_kernels.SCALAR_BY_CODE[scheme.code])
+                scheme.key = _fast_entry(_kernels.SCALAR[scheme.kernel])
                 scheme.compiled = True
         self.kernels = _kernels
         return None
@@ -247,7 +272,7 @@ class KernelLoader:
         for scheme in SCHEMES.values():  # drop the rate watch: nothing left to trigger
             if scheme.needs_kernel:
                 scheme.key = scheme.reference
-        self.error = why
+        self._why = why
         self.state = "unavailable"
         self._done.set()
         _log.log(
@@ -265,9 +290,6 @@ class KernelLoader:
     def _after_fork_in_child(self) -> None:
         self._lock = threading.Lock()  # a fork inside start() would leave it held
         if self.state == "loading":  # the parent's loader thread does not exist here
-            if self._window is not None:  # nor will it end the load window
-                self._window.close(freeze=False)
-                self._window = None
             self._done = threading.Event()
             self._finish_unavailable("the process was forked while numba was loading", level=logging.WARNING)
 

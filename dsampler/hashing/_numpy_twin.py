@@ -1,8 +1,10 @@
-"""Vectorised numpy versions of the hash schemes: the batch fallback when numba is unavailable.
+"""Vectorised numpy versions of the hash schemes' keys, by ``HashScheme.kernel``: the
+batch path of the schemes numba does not compile, and of the others until (or unless)
+the kernels serve.
 
 numpy's uint64 arithmetic wraps modulo 2**64 like the kernels, so these agree bit for
 bit with :mod:`dsampler.hashing._reference` (property-tested); they allocate a temporary
-per step and run several times slower than the kernels.
+per step.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from dsampler.hashing import _reference as ref
-from dsampler.hashing._schemes import FNV1A, FNV1A_MIX, JAVA_ABS, LOW56, LOW63, LOW64, XOR32, XXH3
 
 __all__ = ["keys"]
 
@@ -77,18 +78,19 @@ def _xor32(hi: Any, lo: Any) -> Any:
     return out
 
 
-_BY_CODE: dict[int, Callable[[Any, Any], Any]] = {
-    FNV1A: _fnv1a,
-    FNV1A_MIX: lambda hi, lo: _fmix64(_fnv1a(hi, lo)),
-    XXH3: _xxh3,
-    LOW64: lambda hi, lo: lo.copy(),  # otel, jaeger
-    LOW63: lambda hi, lo: lo & _U(ref.MASK63),
-    LOW56: lambda hi, lo: _U(ref.MASK56) - (lo & _U(ref.MASK56)),
-    JAVA_ABS: lambda hi, lo: _java_abs(lo),
-    XOR32: _xor32,
+_BY_KERNEL: dict[str, Callable[[Any, Any], Any]] = {
+    "fnv1a": _fnv1a,
+    "fnv1a-mix": lambda hi, lo: _fmix64(_fnv1a(hi, lo)),
+    "xxh3": _xxh3,
+    "low64": lambda hi, lo: lo.copy(),
+    "low63": lambda hi, lo: lo & _U(ref.MASK63),
+    "low56": lambda hi, lo: _U(ref.MASK56) - (lo & _U(ref.MASK56)),
+    "java-abs": lambda hi, lo: _java_abs(lo),
+    "xor32": _xor32,
 }
 
 
-def keys(code: int, hi: Any, lo: Any) -> Any:
-    """The 64-bit keys of the scheme with kernel ``code`` for contiguous ``uint64`` halves."""
-    return _BY_CODE[code](hi, lo)
+def keys(kernel: str, hi: Any, lo: Any) -> Any:
+    """The 64-bit keys of the scheme whose ``kernel`` this is, for contiguous ``uint64``
+    halves."""
+    return _BY_KERNEL[kernel](hi, lo)

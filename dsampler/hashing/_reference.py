@@ -69,11 +69,15 @@ def fnv1a64_bytes(data: bytes) -> int:
 
 
 def fnv1a64_key(hi: int, lo: int) -> int:
-    """FNV-1a 64 over the 16 big-endian bytes of ``hi:lo`` (dsampler's canonical scheme)."""
+    """FNV-1a 64 over the 16 big-endian bytes of ``hi:lo`` (dsampler's canonical scheme).
+
+    Reduced modulo ``2**64`` once, at the end: the XOR with a byte touches only the low 8
+    bits, so every step's low 64 bits are those of the step reduced each time.
+    """
     h = FNV_OFFSET_BASIS
     for byte in ((hi << 64) | lo).to_bytes(16, "big"):
-        h = ((h ^ byte) * FNV_PRIME) & MASK64
-    return h
+        h = (h ^ byte) * FNV_PRIME
+    return h & MASK64
 
 
 def fmix64(k: int) -> int:

@@ -1,11 +1,14 @@
 """Hash schemes: scheme name -> a 64-bit key of the trace ID and an exact integer bound.
 
-This table is the one list of schemes: the config's ``hash:`` values, the kernels'
-batch loops (by ``code``), the numpy twin and the docs all follow it. Every scheme
-decides ``sample iff key(hi, lo) < bound(rate)`` in exact integers. The rate is taken
-as its IEEE-754 double, and ``rate * 2**64`` is then exact (a power-of-two scaling), so
-each bound below is an exact function of the double (``otel-js``'s too: the double
-product JS computes, floored):
+:data:`SCHEMES` is the one table of schemes: one :class:`HashScheme` record each, holding
+every fact about it that any layer reads (the ``hash:`` value, the key and its bound, its
+batch loop, what its decisions can state in ``ot``, why trace IDs may bias it), so a
+new scheme is a record here, its key in :mod:`~dsampler.hashing._reference` and its batch
+loop in :mod:`~dsampler.hashing._numpy_twin` (and :mod:`~dsampler.hashing._kernels` if
+compiled). Every scheme decides ``sample iff key(hi, lo) < bound(rate)`` in exact
+integers. The rate is taken as its IEEE-754 double, and ``rate * 2**64`` is then exact (a
+power-of-two scaling), so each bound below is an exact function of the double
+(``otel-js``'s too: the double product JS computes, floored):
 
 ==========  ==========================  ===============================================
 scheme      key                         bound
@@ -29,37 +32,16 @@ otel-js     XOR of the four 32-bit      ``floor(rate * 0xffffffff)``, the produc
             all-zero ID)
 ==========  ==========================  ===============================================
 
-``otel-java``, derived: OpenTelemetry Java's ``TraceIdRatioBased`` samples iff
-``Math.abs(s) < B`` in signed 64-bit arithmetic, with ``B = (long)(rate *
-Long.MAX_VALUE)``; the long as a double is ``2**63``, so the product is exact and the
-cast truncates it; ``B`` is ``Long.MIN_VALUE`` at rate 0 and ``Long.MAX_VALUE`` at rate
-1. Adding ``2**63`` to both sides, modulo ``2**64``, maps the signed order onto the
-unsigned one: ``key = abs(s) + 2**63`` and ``bound = B + 2**63``, which is 0 at rate 0.
-``Math.abs(Long.MIN_VALUE)`` is ``Long.MIN_VALUE`` itself, so the low half ``2**63`` has
-key 0 and is sampled at every rate above 0, as Java samples it.
+How the ``otel-java`` and ``otel-js`` bounds are derived from those clients' code, and
+where dsampler differs from them at rates 0 and 1, is in ``docs/hashing.md``.
 
-``otel-js``, derived: OpenTelemetry JS (``@opentelemetry/sdk-trace`` 2.x) XORs the four
-32-bit words of the trace ID and samples iff the XOR is below ``floor(rate *
-0xffffffff)``, the product a double rounded to nearest before the floor (Python's
-``math.floor(rate * 4294967295.0)`` is the same arithmetic; at some rates it is one
-above the exact floor, e.g. 0.6 and 1/3), and ``2**32`` at rate 1. It never
-samples the all-zero trace ID (invalid), whose key here is ``2**32``. Before the fix of
-opentelemetry-js#6879 (in the 2.11.0 that ``@opentelemetry/sampler-jaeger-remote``
-0.222.0 uses) rate 1's bound was ``floor(0xffffffff)`` too, which leaves out the IDs
-whose XOR is ``0xffffffff``.
+``consistent`` is the one scheme whose decision is OpenTelemetry's ``R >= T`` on the trace
+itself (``by_trace``); a scheme whose key has 56 uniform bits (``uniform``) states its
+decision with an ``rv`` derived from the key; :mod:`dsampler.consistent` reads both
+facts from the table.
 
-``consistent`` is the one scheme whose decision a span can state in its tracestate
-(``ot=th:T``): :mod:`dsampler.consistent` holds the threshold ``T``, the ``ot`` entry
-and the explicit randomness ``rv`` that, when a parent carries it, replaces the trace
-ID's bits (``key_of_randomness``).
-
-Rate 0 never samples under every scheme (bound 0). jaeger-client-go would still sample
-trace IDs whose low 63 bits are all zero at rate 0 (1 in 2**63); dsampler does not.
-Rate 1 gives a bound above every key the scheme makes (``2**56`` for ``consistent``,
-whose keys are below it; ``2**32 + 1`` for ``otel-js``; at least ``2**63 + 1`` for the
-others), so every key passes. At ratio 1 OpenTelemetry Java still leaves out the two
-low halves whose absolute value is ``2**63 - 1`` (its bound is ``Long.MAX_VALUE``), and
-JS the all-zero trace ID; dsampler does not.
+Rate 0 never samples under every scheme (bound 0); rate 1 gives a bound above every key
+the scheme makes, so every key passes.
 """
 
 from __future__ import annotations
@@ -70,7 +52,7 @@ from typing import Final
 
 from dsampler._validate import check_rate, show
 from dsampler.errors import ConfigError
-from dsampler.hashing import _reference as reference
+from dsampler.hashing import _reference as ref
 
 __all__ = ["DEFAULT_SCHEME", "SCHEMES", "HashScheme", "get_scheme", "rate_to_bound"]
 
@@ -83,91 +65,108 @@ BytesFn = Callable[[bytes], int]
 MASK128: Final = (1 << 128) - 1
 
 
-def _floor_bound(rate: float) -> int:
+def _floor(rate: float) -> int:
     return int(rate * TWO64)
 
 
-def _round_bound(rate: float) -> int:
+def _round(rate: float) -> int:
     return round(rate * TWO64)
 
 
-def _ceil_bound(rate: float) -> int:
+def _ceil(rate: float) -> int:
     return math.ceil(rate * TWO64)
 
 
-def _go_bound(rate: float) -> int:
+def _go(rate: float) -> int:
     return int(rate * TWO63) + 1 if rate > 0.0 else 0
 
 
-def _java_bound(rate: float) -> int:
+def _java(rate: float) -> int:
     # Java's (long)(rate * Long.MAX_VALUE), plus 2**63 (module docstring); rate 1: 2**64.
     return 1 << 64 if rate >= 1.0 else int(rate * TWO63) + (1 << 63)
 
 
-def _js_bound(rate: float) -> int:
+def _js(rate: float) -> int:
     # JS's Math.floor(rate * 0xffffffff) on the double product; rate 1: above 2**32.
     return (1 << 32) + 1 if rate >= 1.0 else math.floor(rate * 4294967295.0)
 
 
-def _consistent_bound(rate: float) -> int:
+def _consistent(rate: float) -> int:
     # 2**56 - T with OpenTelemetry Python's T = 2**56 - round(rate * 2**56): Python's
     # round is half to even, and rate * 2**56 is exact.
     return round(rate * TWO56)
 
 
 class HashScheme:
-    """A named hash scheme.
+    """One hash scheme: every fact about it that any part of dsampler reads.
 
-    ``key`` is the scalar entry used on the request path: ``key(hi, lo)`` over the two
-    64-bit halves. ``of_bytes``, where a scheme has it, is a C function of the 16
-    big-endian trace-ID bytes (``xxh3``: xxhash's ``xxh3_64_intdigest``): a caller that
-    calls it inline, on ``(trace_id & MASK128).to_bytes(16, "big")``, skips both the split
-    into halves and a Python frame.
+    Args:
+        name: the ``hash:`` value that selects it.
+        reference: its definition, ``reference(hi, lo)`` over the two 64-bit halves of
+            the trace ID, in pure Python (what ``explain`` and the fallbacks read).
+        bound_of: the exact integer bound of a rate in (0, 1].
+        kernel: the name of its batch loop (:mod:`dsampler.hashing._numpy_twin`, and
+            :mod:`dsampler.hashing._kernels` where ``jit``).
+        jit: its key is a hash worth compiling: numba's kernels serve its batches and,
+            unless a C entry is bound (``bind``), its request path.
+        mask: nonzero when the key is the trace ID's low bits, ``trace_id & mask``: the
+            ratio test then reads them without a call.
+        uniform: ``(offset, bits past 56)`` when its key has at least 56 uniform bits
+            above ``offset``: a sampled span can state ``th`` with an ``rv`` of its key.
+        by_trace: its key is ``2**56 - 1 - R`` of the trace's randomness ``R``: a sampled
+            span states ``th`` exactly, and a parent's ``rv`` stands in for ``R``.
+        bias: why non-random trace IDs bias it (the drift audit's warning), if they do.
+        bind: binds its C entry (``of_bytes``) on first use.
 
-    For the schemes that hash in Python (``hashes`` and not ``native``),
-    :mod:`dsampler.hashing._loader` replaces ``key`` with the compiled kernel once that is
-    ready (one attribute assignment, so a concurrent reader sees the old or the new
-    function, both bit-identical). ``native`` schemes already hash in C (``xxh3`` through
-    the xxhash library) and never need numba on the request path. The masking schemes
-    only mask the low bits, which plain Python does faster (40 ns) than a call into
-    compiled code (110 ns); ``otel-java`` and ``otel-js`` are a few operations more, about
-    as fast in Python as through a compiled entry (118 and 183 ns against 93 and 183 ns,
-    measured on a loaded machine where the mask took 69 ns), which is not worth loading
-    numba for. ``code`` selects the scheme's loop in the batch kernels and the numpy twin.
+    ``key`` is the request path's entry ``key(hi, lo)``: the reference until
+    :mod:`dsampler.hashing._loader` swaps the compiled kernel in (one attribute
+    assignment: a concurrent reader sees the old or the new function, both
+    bit-identical). ``of_bytes``, once bound, is a C function of the 16 big-endian
+    trace-ID bytes (``xxh3``: xxhash's ``xxh3_64_intdigest``).
     """
 
     __slots__ = (
         "_bind",
-        "_bound_of",
-        "code",
+        "bias",
+        "bound_of",
+        "by_trace",
         "compiled",
-        "hashes",
+        "jit",
+        "kernel",
         "key",
+        "mask",
         "name",
-        "native",
         "of_bytes",
         "reference",
+        "uniform",
     )
 
     def __init__(
         self,
         name: str,
-        key: KeyFn,
+        reference: KeyFn,
         bound_of: Callable[[float], int],
+        kernel: str,
         *,
-        code: int,
-        hashes: bool,
+        jit: bool = False,
+        mask: int = 0,
+        uniform: tuple[int, int] | None = None,
+        by_trace: bool = False,
+        bias: str | None = None,
         bind: Callable[[HashScheme], None] | None = None,
     ) -> None:
         self.name = name
-        self.reference: KeyFn = key
-        self.key: KeyFn = key
+        self.reference: KeyFn = reference
+        self.key: KeyFn = reference
+        self.bound_of = bound_of
+        self.kernel = kernel
+        self.jit = jit
+        self.mask = mask
+        self.uniform = uniform
+        self.by_trace = by_trace
+        self.bias = bias
         self.of_bytes: BytesFn | None = None
-        self.code = code
-        self.hashes = hashes
-        self.native = False
         self.compiled = False
-        self._bound_of = bound_of
         self._bind = bind
 
     def bind(self) -> HashScheme:
@@ -181,19 +180,18 @@ class HashScheme:
     @property
     def needs_kernel(self) -> bool:
         """True if the numba kernel would make the request path faster."""
-        return self.hashes and not self.native
+        return self.jit and self.of_bytes is None
 
     def bound(self, rate: float) -> int:
         """Integer bound of a validated rate: sample iff ``key < bound``."""
-        return self._bound_of(rate) if rate > 0.0 else 0
+        return self.bound_of(rate) if rate > 0.0 else 0
 
     def __repr__(self) -> str:
-        return f"HashScheme({self.name!r}, compiled={self.compiled}, native={self.native})"
+        return f"HashScheme({self.name!r}, compiled={self.compiled}, native={self.of_bytes is not None})"
 
 
 def _bind_xxhash(scheme: HashScheme) -> None:
-    """The xxhash library's XXH3-64 over the 16 big-endian bytes: C, no JIT, and 2x
-    faster than numba's scalar entry once the split into halves is saved."""
+    """The xxhash library's XXH3-64 over the 16 big-endian bytes: C, no JIT."""
     try:
         from xxhash import xxh3_64_intdigest
     except ImportError:  # a core dependency; without it the numba kernel or Python serves
@@ -204,25 +202,32 @@ def _bind_xxhash(scheme: HashScheme) -> None:
 
     scheme.of_bytes = xxh3_64_intdigest
     scheme.key = key
-    scheme.native = True
     scheme.compiled = False  # a numba kernel swapped in before is replaced: C serves
 
 
-#: Kernel codes (the loops of ``_kernels.batch_keys`` and ``_numpy_twin.keys``).
-FNV1A, FNV1A_MIX, XXH3, LOW64, LOW63, LOW56, JAVA_ABS, XOR32 = range(8)
+# Why non-random trace IDs bias a scheme (its ``bias``), and a uniform key's part (``uniform``).
+_LOW: Final = "this scheme uses the trace ID's low 64 bits unhashed, so non-random trace IDs bias it"
+_LOW56: Final = (
+    "this scheme uses the trace ID's low 56 bits unhashed (OpenTelemetry presumes them random), so "
+    "non-random trace IDs bias it"
+)
+_XOR: Final = "this scheme XORs the trace ID's four 32-bit words unhashed, so non-random trace IDs bias it"
+_FNV: Final = "raw FNV-1a is badly biased on low-entropy trace IDs (sequential, counter or time-prefixed)"
+_U64: Final = (0, 8)  # 64 uniform bits from 0, 8 of them past 56
 
 SCHEMES: Final[dict[str, HashScheme]] = {
     scheme.name: scheme
     for scheme in (
-        HashScheme("fnv1a", reference.fnv1a64_key, _floor_bound, code=FNV1A, hashes=True),
-        HashScheme("fnv1a-mix", reference.fnv1a_mix_key, _floor_bound, code=FNV1A_MIX, hashes=True),
-        HashScheme("xxh3", reference.xxh3_key, _floor_bound, code=XXH3, hashes=True, bind=_bind_xxhash),
-        HashScheme("otel", reference.low64_key, _round_bound, code=LOW64, hashes=False),
-        HashScheme("jaeger", reference.low64_key, _ceil_bound, code=LOW64, hashes=False),
-        HashScheme("jaeger-go", reference.jaeger_go_key, _go_bound, code=LOW63, hashes=False),
-        HashScheme("consistent", reference.consistent_key, _consistent_bound, code=LOW56, hashes=False),
-        HashScheme("otel-java", reference.otel_java_key, _java_bound, code=JAVA_ABS, hashes=False),
-        HashScheme("otel-js", reference.otel_js_key, _js_bound, code=XOR32, hashes=False),
+        HashScheme("fnv1a", ref.fnv1a64_key, _floor, "fnv1a", jit=True, uniform=_U64, bias=_FNV),
+        HashScheme("fnv1a-mix", ref.fnv1a_mix_key, _floor, "fnv1a-mix", jit=True, uniform=_U64),
+        HashScheme("xxh3", ref.xxh3_key, _floor, "xxh3", jit=True, uniform=_U64, bind=_bind_xxhash),
+        HashScheme("otel", ref.low64_key, _round, "low64", mask=ref.MASK64, uniform=_U64, bias=_LOW),
+        HashScheme("jaeger", ref.low64_key, _ceil, "low64", mask=ref.MASK64, uniform=_U64, bias=_LOW),
+        HashScheme("jaeger-go", ref.jaeger_go_key, _go, "low63", mask=ref.MASK63, uniform=(0, 7), bias=_LOW),
+        HashScheme("consistent", ref.consistent_key, _consistent, "low56", by_trace=True, bias=_LOW56),
+        # abs(s) + 2**63: 63 uniform bits above 2**63 (and 2**63 itself at key 0)
+        HashScheme("otel-java", ref.otel_java_key, _java, "java-abs", uniform=(1 << 63, 7), bias=_LOW),
+        HashScheme("otel-js", ref.otel_js_key, _js, "xor32", bias=_XOR),  # 32 bits: no th to state
     )
 }
 DEFAULT_SCHEME: Final = "fnv1a"
@@ -242,4 +247,4 @@ def rate_to_bound(rate: float) -> int:
     Raises:
         ConfigError: ``rate`` is not a number in [0, 1].
     """
-    return _floor_bound(check_rate(rate))
+    return _floor(check_rate(rate))

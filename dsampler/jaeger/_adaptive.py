@@ -3,27 +3,26 @@ operation, from a Jaeger per-operation strategy (a ``PerOperationStrategy`` of
 :mod:`dsampler.remote`, or the ``operationSampling`` dict jaeger-client took, read by
 the same parser).
 
-The request path never waits. A tracked operation costs one dictionary lookup. The first
-sight of an operation is the one slow path, and it stays bounded: only a string of at most
-:data:`~dsampler._validate.MAX_TEXT` characters gets a sampler of its own (as a plain
-``str`` copy, so a subclass's ``__hash__`` or ``__eq__`` never runs); once
-``max_operations`` are tracked no lock is touched at all; otherwise the writer lock is only
-*tried*, and when a writer holds it the default sampler decides this one request (the
-operation is tracked at a later sight). The map of samplers is copy-on-write: a new
-operation publishes a new dictionary (O(tracked) once per operation, about 20 µs at
-2,000), and a published one never changes.
+The request path never waits and takes no lock. An operation costs one or two dictionary
+lookups. Operations the strategy does not name are tracked as the engine tracks them
+(:class:`~dsampler.decision._tracked.Tracked`: lock-free, up to ``max_operations`` in
+all, kept across updates): only a string of at most :data:`~dsampler._validate.MAX_TEXT`
+characters gets a sampler of its own (as a plain ``str`` copy, so a subclass's
+``__hash__`` or ``__eq__`` never runs).
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from dsampler import _fork
 from dsampler._validate import MAX_TEXT, check_max_operations
 from dsampler.clock import SYSTEM_CLOCK, Clock
+from dsampler.decision._tracked import Tracked
 from dsampler.jaeger._constants import DEFAULT_MAX_OPERATIONS
 from dsampler.jaeger._samplers import (
     GuaranteedThroughputProbabilisticSampler,
@@ -84,77 +83,64 @@ class AdaptiveSampler(Sampler):
         self._hash, self._clock, self._rng = hash, clock, rng
         self._lock = threading.Lock()
         _fork.register(self._reset_after_fork)
-        plan = per_operation_of(strategies)
-        self.default_sampling_probability = plan.default_rate
-        self.default_sampler = ProbabilisticSampler(plan.default_rate, hash=hash)
-        self.lower_bound = plan.default_lower_bound_per_second
-        self.samplers: dict[str, _Operation] = {
-            o.operation: self._new(o.operation, o.rate) for o in plan.operations
-        }
+        self._named: dict[str, _Operation] = {}  # the strategy's operations
+        self._tracked: Tracked[_Operation] = Tracked()  # those first seen since
+        self.default_sampling_probability = -1.0
         self._tags = {}
+        self.update(strategies)
 
-    def _new(self, operation: str, rate: float) -> _Operation:
-        return _Operation(
-            operation, self.lower_bound, rate, hash=self._hash, clock=self._clock, rng=self._rng
+    @property
+    def samplers(self) -> dict[str, _Operation]:
+        """jaeger-client's attribute: the sampler of each operation, the strategy's and
+        those tracked since (a copy)."""
+        return {**self._named, **self._tracked.by_name}
+
+    def _new(self, lower_bound: float, rate: float) -> Callable[[str], _Operation]:
+        """What makes an operation's sampler (holding no reference to this sampler)."""
+        return functools.partial(
+            _Operation, lower_bound=lower_bound, rate=rate, hash=self._hash, clock=self._clock, rng=self._rng
         )
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
         try:
-            sampler = self.samplers.get(operation) if type(operation) is str else None
-            if sampler is None:
-                sampler = self._first_sight(operation)
-            if sampler is not None:
-                return sampler.is_sampled(trace_id, operation)
+            name = operation if type(operation) is str else name_of(operation)
+            if name is not None:
+                sampler = self._named.get(name)
+                if sampler is None:
+                    sampler = self._tracked.get(name)
+                if sampler is not None:
+                    return sampler.is_sampled(trace_id, name)
         except Exception:  # never raises: the default sampler decides (MemoryError, a bug)
             pass
         return self.default_sampler.is_sampled(trace_id, operation)
-
-    def _first_sight(self, operation: object) -> _Operation | None:
-        """The sampler of an operation not found at once: tracked now if it is a name,
-        there is room and no writer holds the lock; None lets the default decide."""
-        name = name_of(operation)
-        if name is None:
-            return None
-        samplers = self.samplers
-        sampler = samplers.get(name)  # a str subclass of a tracked name
-        if sampler is not None or len(samplers) >= self.max_operations:
-            return sampler  # full: no lock at all
-        if not self._lock.acquire(blocking=False):
-            return None  # a writer is busy: never wait for it
-        try:
-            samplers = self.samplers  # read again: another first sight may have published
-            sampler = samplers.get(name)
-            if sampler is None and len(samplers) < self.max_operations:
-                sampler = self._new(name, self.default_sampling_probability)
-                self.samplers = {**samplers, name: sampler}  # copy-on-write: readers never see a change
-            return sampler
-        finally:
-            self._lock.release()
 
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()
 
     def update(self, strategies: Mapping[str, Any] | PerOperationStrategy) -> None:
         """Apply a new per-operation strategy: existing operations keep their limiter
-        balances, new ones are added, absent ones are dropped.
+        balances, new ones are added, those absent are dropped; operations tracked since
+        are kept, at the new default rate and lower bound.
 
         Raises:
             ConfigError: the strategies are invalid; nothing changes.
         """
         plan = per_operation_of(strategies)
-        lower = plan.default_lower_bound_per_second
+        lower, rate = plan.default_lower_bound_per_second, plan.default_rate
         with self._lock:
-            current = self.samplers
-            self.lower_bound = lower
-            updated = {}
+            named = {}
             for op in plan.operations:
-                sampler = current.get(op.operation) or self._new(op.operation, op.rate)
+                sampler = self._named.get(op.operation) or self._new(lower, op.rate)(op.operation)
                 sampler.update(lower, op.rate)
-                updated[op.operation] = sampler
-            if plan.default_rate != self.default_sampling_probability:
-                self.default_sampler = ProbabilisticSampler(plan.default_rate, hash=self._hash)
-                self.default_sampling_probability = plan.default_rate
-            self.samplers = updated
+                named[op.operation] = sampler
+            room = max(0, self.max_operations - len(named))
+            refit = self._tracked.refit(room, named, self._new(lower, rate), lambda s: s.update(lower, rate))
+            self.lower_bound = lower
+            if rate != self.default_sampling_probability:
+                self.default_sampler = ProbabilisticSampler(rate, hash=self._hash)
+                self.default_sampling_probability = rate
+            self._named = named
+            refit()
 
     def close(self) -> None:
         for sampler in self.samplers.values():

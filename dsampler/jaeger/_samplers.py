@@ -21,7 +21,6 @@ from dsampler.engine._deciders import BY_RATIO, DROP_IT, guaranteed
 from dsampler.errors import ConfigError
 from dsampler.hashing._loader import LOADER
 from dsampler.hashing._ratio import Ratio
-from dsampler.hashing._reference import MASK63, MASK64
 from dsampler.hashing._schemes import get_scheme
 from dsampler.jaeger._constants import (
     SAMPLER_PARAM_TAG_KEY,
@@ -132,18 +131,14 @@ class ProbabilisticSampler(Sampler):
     def __init__(self, rate: float, hash: str = "jaeger") -> None:
         self.rate = check_rate(rate, "rate")
         self._ratio = Ratio(self.rate, get_scheme(hash))
-        self._scheme, self._bound = self._ratio.scheme, self._ratio.bound
-        # The masking rules' key is the mask itself, inlined: as cheap as jaeger-client's.
-        self._mask = {"jaeger": MASK64, "otel": MASK64, "jaeger-go": MASK63}.get(self._scheme.name, 0)
+        self._scheme, self._key_of, self._bound = self._ratio.scheme, self._ratio.key, self._ratio.bound
         self._tags = {SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_PROBABILISTIC, SAMPLER_PARAM_TAG_KEY: rate}
-        if self._scheme.hashes:
+        if self._scheme.needs_kernel:
             LOADER.ensure_started()
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
         try:
-            if self._mask:
-                return (trace_id & self._mask) < self._bound, self._tags
-            return self._ratio.admits(trace_id), self._tags
+            return self._key_of(trace_id) < self._bound, self._tags
         except Exception:  # not an int, or an int subclass whose operators raise
             return self._on_value(trace_id), self._tags
 
@@ -153,8 +148,6 @@ class ProbabilisticSampler(Sampler):
         value = int_value(trace_id)
         if value is None:
             return False
-        if self._mask:
-            return (value & self._mask) < self._bound
         return self._ratio.admits(value)
 
     def close(self) -> None:

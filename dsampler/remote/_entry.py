@@ -1,7 +1,8 @@
 """Factories behind ``OTEL_TRACES_SAMPLER=jaeger_remote`` and ``parentbased_jaeger_remote``.
 
 ``OTEL_TRACES_SAMPLER_ARG`` takes the specification's form, comma-separated ``key=value``
-pairs split on the first ``=``, blanks trimmed::
+pairs split on the first ``=``, blanks trimmed, the last of a key given twice used (and
+named at WARNING)::
 
     endpoint=http://jaeger-agent:5778/sampling,pollingIntervalMs=5000,initialSamplingRate=0.25
 
@@ -36,6 +37,7 @@ from opentelemetry.sdk.trace.sampling import Sampler
 
 from dsampler._validate import check_number, check_rate, check_seconds, check_text, redact_url, show
 from dsampler.config._model import DEFAULT_RATE
+from dsampler.config._shape import MAX_ARG_CHARS, key_values, parse_rate
 from dsampler.errors import ConfigError
 from dsampler.remote._url import DEFAULT_ENDPOINT, sampling_url
 
@@ -50,7 +52,6 @@ __all__ = [
 ]
 
 _log = logging.getLogger("dsampler.otel")
-_MAX_ARG_CHARS: Final = 4096
 _GRPC_PORTS: Final = frozenset({14250, 5779})
 
 
@@ -72,10 +73,6 @@ def _interval(value: str) -> float:
     return check_seconds(milliseconds / 1000.0, "pollingIntervalMs", 0.01, 7 * 86400.0, written=value)
 
 
-def _rate(value: str) -> float:
-    return check_rate(_number(value, "initialSamplingRate"), "initialSamplingRate", written=value)
-
-
 def _number(text: str, field: str) -> float:
     try:
         value = float(text)
@@ -89,37 +86,15 @@ def _number(text: str, field: str) -> float:
 _KEYS: Final[dict[str, tuple[str, Callable[[str], Any]]]] = {
     "endpoint": ("endpoint", _endpoint),
     "pollingIntervalMs": ("polling_interval_s", _interval),
-    "initialSamplingRate": ("initial_rate", _rate),
+    "initialSamplingRate": ("initial_rate", lambda value: parse_rate(value, "initialSamplingRate")),
 }
 
 
 def parse_remote_arg(arg: object) -> tuple[RemoteArg, list[ConfigError]]:
-    """``OTEL_TRACES_SAMPLER_ARG`` -> settings, and the problems of the entries left out."""
-    if arg is None:
-        return RemoteArg(), []
-    if not isinstance(arg, str):
-        return RemoteArg(), [
-            ConfigError("OTEL_TRACES_SAMPLER_ARG", f"expected a string, got {type(arg).__name__}")
-        ]
-    if len(arg) > _MAX_ARG_CHARS:
-        problem = f"expected at most {_MAX_ARG_CHARS} characters, got {len(arg)}"
-        return RemoteArg(), [ConfigError("OTEL_TRACES_SAMPLER_ARG", problem)]
-    values: dict[str, Any] = {}
-    problems: list[ConfigError] = []
-    for item in arg.split(","):
-        key, sep, value = (part.strip() for part in item.partition("="))
-        if not key and not sep:
-            continue  # a blank entry ("a=1,,b=2" or a trailing comma)
-        try:
-            if not sep or not key:
-                raise ConfigError("OTEL_TRACES_SAMPLER_ARG", f"expected key=value, got {show(item.strip())}")
-            if key not in _KEYS:
-                raise ConfigError(key, f"unknown key; expected {', '.join(_KEYS)}")
-            field, parse = _KEYS[key]
-            values[field] = parse(value)  # a key given twice: the last one wins (as Go and Java)
-        except ConfigError as exc:
-            problems.append(exc)
-    return RemoteArg(**values), problems
+    """``OTEL_TRACES_SAMPLER_ARG`` -> settings, and the problems of the entries left out
+    (a key given twice takes its last value: :func:`~dsampler.config._shape.key_values`)."""
+    values, problems = key_values(arg, {key: parse for key, (_, parse) in _KEYS.items()})
+    return RemoteArg(**{_KEYS[key][0]: value for key, value in values.items()}), problems
 
 
 def parse_remote_properties(properties: Mapping[str, object]) -> tuple[RemoteArg, list[ConfigError]]:
@@ -161,7 +136,7 @@ def _initial_sampler(value: object) -> float:
 
 
 _PROPERTIES: Final[dict[str, tuple[str, Callable[[object], Any]]]] = {
-    "endpoint": ("endpoint", lambda value: _endpoint(check_text(value, "endpoint", _MAX_ARG_CHARS))),
+    "endpoint": ("endpoint", lambda value: _endpoint(check_text(value, "endpoint", MAX_ARG_CHARS))),
     "interval": ("polling_interval_s", _interval_ms),
     "initial_sampler": ("initial_rate", _initial_sampler),
 }

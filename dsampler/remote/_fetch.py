@@ -1,9 +1,8 @@
 """The one client module that opens a socket: ``GET {endpoint}?service={name}``.
 
-Standard library only (``http.client``), so it costs no dependency and no HTTP library's
-instrumentation sees it; the request is also made under OpenTelemetry's
-``suppress_instrumentation`` context keys, so no instrumented library can trace the
-sampler's own polls (a poll traced by the sampler it feeds would be noise at best).
+Standard library only (``http.client``), made under OpenTelemetry's
+``suppress_instrumentation`` context keys: no instrumented library traces the sampler's
+own polls.
 
 Every bound holds against a hostile server: one deadline (``timeout_s``) covers name
 resolution, connect, headers, body and every redirect, enforced before each read (see
@@ -168,7 +167,8 @@ class HttpFetcher:
         conn: http.client.HTTPConnection | None = None
         try:
             # Inside the try: a redirect's host may be one http.client refuses (InvalidURL).
-            conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=self.timeout_s)
+            host = (parts.hostname or "").partition("%")[0]  # Host: no IPv6 zone (3.10 sent it)
+            conn = http.client.HTTPConnection(host, parts.port, timeout=self.timeout_s)
             conn.sock = self._connect(parts, deadline)
             target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             headers = {"Accept": "application/json", "User-Agent": f"dsampler/{__version__}"}

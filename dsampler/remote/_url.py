@@ -31,8 +31,7 @@ def sampling_url(endpoint: object) -> SplitResult:
 def socket_host(hostname: str) -> str:
     """The host as the system resolver wants it: an IPv6 literal's zone is written
     ``%25eth0`` in a URL (RFC 6874, as Go's net/url reads it) and is ``%eth0`` to
-    getaddrinfo; an unencoded ``%eth0`` is taken as it is. (http.client leaves the zone
-    out of the Host header by itself.)"""
+    getaddrinfo; an unencoded ``%eth0`` is taken as it is."""
     address, percent, zone = hostname.partition("%")
     if percent and ":" in address and zone.startswith("25") and len(zone) > 2:
         return f"{address}%{unquote(zone[2:])}"

@@ -16,8 +16,7 @@ from dsampler.decision._faults import FaultCountingSampler, FaultLog, integer_va
 from dsampler.decision._results import DROPPED, Results
 from dsampler.engine._deciders import RatioDecider, Tagger
 from dsampler.hashing._loader import LOADER
-from dsampler.hashing._reference import MASK64
-from dsampler.hashing._schemes import DEFAULT_SCHEME, MASK128, get_scheme
+from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
 
 __all__ = ["RatioSampler"]
 
@@ -31,7 +30,7 @@ class RatioSampler(FaultCountingSampler):
     :class:`~dsampler.ParentBasedSampler` so children follow their parent.
 
     Like OpenTelemetry's own samplers it adds no span attributes (each costs the SDK
-    about a microsecond per sampled span); with ``sampler_tags=True`` sampled spans carry
+    time on every sampled span); with ``sampler_tags=True`` sampled spans carry
     ``sampler.type="probabilistic"`` and ``sampler.param=rate``, the tags Jaeger's
     adaptive sampling learns from, unless the span sets those attributes itself. The
     parent's tracestate is returned unchanged with every decision.
@@ -62,7 +61,7 @@ class RatioSampler(FaultCountingSampler):
             self._decider.bound,
             self._decider.results,
         )
-        self._of_bytes = self._scheme.of_bytes  # xxh3's C entry over the 16 bytes, else None
+        self._key = self._decider.key  # the ratio test's key (hashing.Ratio.key)
         self._sampled = self._results.sampled
         self._dropped = DROPPED
         self._fault_log = FaultLog(self.get_description())
@@ -97,12 +96,7 @@ class RatioSampler(FaultCountingSampler):
         try:
             span = (parent_context if parent_context is not None else current_context()).get(SPAN_KEY)
             ts = None if span is None else trace_state_of(span_context_of(span))
-            of_bytes = self._of_bytes  # Ratio.admits, inlined: a call would cost a seventh of this
-            if (
-                of_bytes((trace_id & MASK128).to_bytes(16, "big"))
-                if of_bytes is not None
-                else self._scheme.key((trace_id >> 64) & MASK64, trace_id & MASK64)
-            ) < self._bound:
+            if self._key(trace_id) < self._bound:
                 if not attributes and ts is None:
                     return self._sampled
                 return self._results.sample(attributes, ts)

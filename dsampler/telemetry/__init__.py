@@ -2,10 +2,10 @@
 the drift audit that warns when the effective rate leaves the configured one, and the
 adjusted counts of sampled root spans (the sum of ``1/p`` their ``th`` states).
 
-Decisions are counted from a sampler's first one where a MeterProvider that reports is
-there to read them (the SDK's, set globally before that decision, or handed to
-:func:`enable`); with only the API's own provider nothing is counted, and nothing
-costs, from the first decision on. See ``docs/metrics.md`` for when counting starts
+Whether a sampler counts its decisions is decided once, when it is made: from its
+first decision where a MeterProvider that reports is set or on its way (the SDK's
+metrics are loaded), or handed to :func:`enable`; with only the API's own provider
+nothing is counted, and nothing costs. See ``docs/metrics.md`` for when counting starts
 and for the instruments, their units and attributes.
 """
 

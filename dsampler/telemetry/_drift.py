@@ -1,8 +1,9 @@
 """The drift audit: per configuration version, the rate the default rate actually kept
 against the rate configured, with a binomial bound.
 
-A hash scheme is only as good as the trace IDs it sees: raw FNV-1a keeps 0% of
-sequential IDs at rate 0.1, the low-bits schemes keep all or nothing of them. The audit
+A hash scheme is only as good as the trace IDs it sees: raw FNV-1a, and the schemes that
+read the trace ID's bits unhashed, can keep all or none of sequential IDs (each scheme's
+``bias`` in the table of schemes says why). The audit
 notices: for each recent version with enough decisions, ``z = (kept - n r) /
 sqrt(n r (1 - r))``, ``r`` the probability the sampled spans' ``th`` states (the
 threshold's: the same as the rate within ``2**-56``; the rate where no ``th`` is
@@ -39,21 +40,6 @@ MIN_DECISIONS: Final = 1000
 _WARN_EVERY_S: Final = 60.0
 _log = logging.getLogger("dsampler.telemetry")
 
-_CAUSES: Final = {
-    "fnv1a": "raw FNV-1a is badly biased on low-entropy trace IDs (sequential, counter or "
-    "time-prefixed); use hash: fnv1a-mix or xxh3",
-    "otel": "this scheme uses the trace ID's low 64 bits unhashed, so non-random trace IDs "
-    "bias it; use hash: fnv1a-mix or xxh3",
-}
-_CAUSES["jaeger"] = _CAUSES["jaeger-go"] = _CAUSES["otel-java"] = _CAUSES["otel"]
-_CAUSES["otel-js"] = (
-    "this scheme XORs the trace ID's four 32-bit words unhashed, so non-random trace IDs "
-    "bias it; use hash: fnv1a-mix or xxh3"
-)
-_CAUSES["consistent"] = (
-    "this scheme uses the trace ID's low 56 bits unhashed (OpenTelemetry presumes them random), "
-    "so non-random trace IDs bias it; use hash: fnv1a-mix or xxh3"
-)
 _UNEXPECTED: Final = "unexpected for this scheme: check how the trace IDs are generated"
 
 
@@ -69,7 +55,10 @@ class Drift:
     sigmas: float
 
     def message(self) -> str:
-        cause = _CAUSES.get(self.scheme, _UNEXPECTED)
+        found = SCHEMES.get(self.scheme)
+        cause = _UNEXPECTED
+        if found is not None and found.bias:  # the advice: the schemes no trace IDs bias
+            cause = f"{found.bias}; use hash: {' or '.join(n for n, s in SCHEMES.items() if not s.bias)}"
         return (
             f"dsampler: the default rate kept {self.effective:.4%} of {self.decisions} traces "
             f"where {self.configured:.4%} is configured (config version {self.version}, hash "

@@ -44,8 +44,8 @@ _RECORD, _DROP = "RECORD_AND_SAMPLE", "DROP"
 
 def instrument(meter_provider: MeterProvider | None, *, automatic: bool = False) -> None:
     """Register dsampler's instruments on ``meter_provider`` (None: the global one).
-    ``automatic``: a collection turns decision counting on (in samplers that made their
-    first decision before the provider was set; the others count from it already)."""
+    ``automatic``: a collection turns decision counting on (in samplers made before a
+    provider was expected; the others count from their first decision already)."""
     from opentelemetry import metrics
 
     meter = (meter_provider or metrics.get_meter_provider()).get_meter("dsampler")
@@ -73,7 +73,7 @@ def _observation(value: float, **attributes: Any) -> Observation:
 def _decisions_first(automatic: bool) -> Any:
     def decisions(options: CallbackOptions) -> Iterable[Observation]:
         if automatic:  # a reader collects: the figures are wanted, from every sampler
-            _registry.count_everywhere()  # (one whose first decision found no provider too)
+            _registry.count_everywhere()  # (those made before one was expected too)
         out = []
         for number, sampler in _registry.numbered():
             stats = sampler.decision_counts

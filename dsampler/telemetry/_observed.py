@@ -3,7 +3,7 @@ so that telemetry needs nothing of the packages above it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -26,7 +26,6 @@ class Observed(Protocol):
     @property
     def faults(self) -> int: ...
     def count_decisions(self) -> None: ...
-    def count_from_first_decision(self, wanted: Callable[[], bool]) -> None: ...
 
 
 class ObservedPoller(Protocol):

@@ -3,20 +3,21 @@
 Every sampler built on the engine (DSampler, JaegerRemoteSampler, ...) and every remote
 poller registers here (held weakly) when it is made; telemetry reads them through the
 small protocols below, never their insides. Counting decisions costs the request path
-a few increments, so a sampler counts only where a MeterProvider that reports is there
-to read the figures, from its first decision: at once if one is the global provider
-when the sampler is made (or :func:`dsampler.telemetry.enable` was called); otherwise
-its first decision asks (:func:`wanted`: one may have been set in between, as the
-SDK's configurator does after making the sampler) and, without one, it stops counting
-there, at no further cost. A provider set after that turns counting on at its first
-collection (:func:`count_everywhere`). The first DSampler also registers the metric
-instruments on the global MeterProvider: the API's proxy hands them to the provider
-set later; a no-op provider never calls them back.
+a few increments, so whether a sampler counts is decided here, once, when it registers
+(:func:`register`), and nothing on the request path ever asks: it counts from its first
+decision when a MeterProvider that reports is the global one, or when OpenTelemetry's
+SDK metrics are loaded (:func:`expected`: a provider is on its way, as the SDK's
+configurator loads them before it makes the sampler and sets the provider after), or
+once :func:`dsampler.telemetry.enable` was called; otherwise from the first collection
+of a provider set later (:func:`count_everywhere`). The first DSampler also registers
+the metric instruments on the global MeterProvider: the API's proxy hands them to the
+provider set later; a no-op provider never calls them back.
 """
 
 from __future__ import annotations
 
 import itertools
+import sys
 import weakref
 from typing import TYPE_CHECKING
 
@@ -27,15 +28,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "count_everywhere",
-    "counting",
-    "metrics_configured",
+    "expected",
     "numbered",
     "pollers",
     "register",
     "register_poller",
     "sampler_id",
     "samplers",
-    "wanted",
 ]
 
 
@@ -58,33 +57,24 @@ def register(sampler: Observed) -> bool:
         first = not _state["instrumented"]
         _state["instrumented"] = True
         counting = _state["counting"]
-    if counting or wanted():
+    if counting or expected():
         sampler.count_decisions()
-    else:
-        sampler.count_from_first_decision(wanted)
     return first
 
 
-def metrics_configured() -> bool:
-    """The global MeterProvider reports: it is not the API's own (its proxy before any
-    is set, or its no-op one), such as the SDK's ``MeterProvider``."""
+def expected() -> bool:
+    """Whether a MeterProvider that reports is, or is about to be, the global one: one
+    is (one of the SDK's, say: not the API's own proxy or no-op provider; then every new
+    sampler counts), or OpenTelemetry's SDK metrics are loaded."""
     from opentelemetry import metrics
 
     provider = metrics.get_meter_provider()
-    return not isinstance(provider, metrics.NoOpMeterProvider) and not type(provider).__module__.startswith(
+    if not isinstance(provider, metrics.NoOpMeterProvider) and not type(provider).__module__.startswith(
         "opentelemetry.metrics."
-    )
-
-
-def wanted() -> bool:
-    """Whether to count decisions now: telemetry is on, or a MeterProvider that reports is
-    the global one (then telemetry is on from now on, for every new sampler)."""
-    if _state["counting"]:
+    ):
+        _state["counting"] = True
         return True
-    if not metrics_configured():
-        return False
-    _state["counting"] = True  # one assignment, no lock: a first decision may ask
-    return True
+    return "opentelemetry.sdk.metrics" in sys.modules
 
 
 def sampler_id(sampler: object) -> str:
@@ -105,10 +95,6 @@ def count_everywhere() -> None:
         _state["counting"] = True
     for sampler in samplers():
         sampler.count_decisions()
-
-
-def counting() -> bool:
-    return _state["counting"]
 
 
 def samplers() -> list[Observed]:

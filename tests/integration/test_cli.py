@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -198,3 +199,26 @@ def test_an_internal_error_exits_1_with_one_line(
     monkeypatch.setattr(check, "run", broken)
     assert main(["check", "whatever.yaml"]) == 1
     assert capsys.readouterr().err == "dsampler check: internal error: RuntimeError: boom\n"
+
+
+def test_check_says_which_path_hashes_each_scheme_and_why(tmp_path: Path) -> None:
+    """After the OK lines, one line per scheme the files name: the path that would hash
+    it in this environment and why (here the JIT disabled by DSAMPLER_JIT=0)."""
+    (tmp_path / "a.json").write_text('{"hash": "xxh3"}', encoding="utf-8")
+    (tmp_path / "b.json").write_text('{"hash": "fnv1a"}', encoding="utf-8")
+    (tmp_path / "c.json").write_text('{"hash": "otel", "rate": 0.5}', encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "dsampler", "check", "a.json", "b.json", "c.json", "b.json"],
+        cwd=tmp_path,
+        env={**os.environ, "DSAMPLER_JIT": "0"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[4:] == [
+        "hashing xxh3: C (the xxhash library), no JIT",
+        "hashing fnv1a: pure Python: disabled by DSAMPLER_JIT=0",
+        "hashing otel: Python integer operations, no JIT needed",
+    ]

@@ -68,7 +68,8 @@ def test_concurrent_decisions_see_whole_snapshots() -> None:
         r.start()
     published = 0
     start = time.monotonic()
-    while (now := time.monotonic()) - start < SECONDS:
+    deadline = start + 10 * SECONDS  # the writes are counted, not timed: a loaded machine is slower
+    while published < SECONDS * WRITES_PER_SECOND and (now := time.monotonic()) < deadline:
         config = B if published % 2 == 0 else A
         version_config[sampler.config.version + 1] = config  # known before it is visible
         sampler.update(**config)
@@ -80,7 +81,7 @@ def test_concurrent_decisions_see_whole_snapshots() -> None:
     for r in readers:
         r.join()
     assert errors == []
-    assert published >= 0.8 * SECONDS * WRITES_PER_SECOND, published
+    assert published == SECONDS * WRITES_PER_SECOND, published
     assert sampler.config.version == published + 1
     assert min(counts) > 1000  # every reader made progress under the writer
 

@@ -163,7 +163,7 @@ logging.getLogger("opentelemetry").addHandler(Failures(logging.WARNING))
 sys.setswitchinterval(1e-5)  # switch threads often: a collection meets a registration
 reader = InMemoryMetricReader()
 dsampler.telemetry.enable(MeterProvider(metric_readers=[reader]), audit_interval_s=None)
-live = [DSampler(rate=0.5, resource={}) for _ in range(2000)]
+live = [DSampler(rate=0.5, resource={}) for _ in range(500)]
 stop = threading.Event()
 def churn():
     while not stop.is_set():

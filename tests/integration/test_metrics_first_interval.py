@@ -1,9 +1,10 @@
 """Decisions counted from each process's first one, through the real OpenTelemetry SDK:
 the first collection after N decisions reports N, whether the MeterProvider was set
-before the sampler was made, after it (as the SDK's configurator does) or handed to
-dsampler; a forked child reports its own decisions only; with no MeterProvider nothing
-is counted; and the same under ``opentelemetry-instrument``. Each runs in its own
-interpreter: a global MeterProvider is set once per process."""
+before the sampler was made, after it (as the SDK's configurator does, its metrics
+loaded before) or handed to dsampler; a forked child reports its own decisions only;
+with no MeterProvider nothing is counted; and the same under ``opentelemetry-instrument``.
+Each runs in its own interpreter: a global MeterProvider is set once per process, and
+whether a sampler counts is decided when it is made."""
 
 from __future__ import annotations
 
@@ -22,8 +23,6 @@ pytestmark = pytest.mark.slow
 COMMON = """
 import json, os, sys
 from opentelemetry import metrics
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
 from dsampler import DSampler
 import dsampler.telemetry
@@ -33,6 +32,12 @@ PARENT = set_span_in_context(NonRecordingSpan(SpanContext(7, 8, True, TraceFlags
 def decide(sampler, n, start=1):
     for i in range(start, start + n):
         sampler.should_sample(PARENT if i % 4 == 0 else None, (i * 0x9E3779B97F4A7C15) % (1 << 128), "GET /x")
+
+def sdk_reader():
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    reader = InMemoryMetricReader()
+    return reader, MeterProvider(metric_readers=[reader])
 
 def decisions(reader):
     data = reader.get_metrics_data()
@@ -60,8 +65,7 @@ def run(code: str) -> dict[str, object]:
 
 FIRST = """
 mode = {mode!r}
-reader = InMemoryMetricReader()
-provider = MeterProvider(metric_readers=[reader])
+reader, provider = sdk_reader()
 if mode == "before":
     metrics.set_meter_provider(provider)
 sampler = DSampler(rate=0.5, resource={{}})
@@ -85,8 +89,8 @@ def test_the_first_collection_reports_every_decision(mode: str) -> None:
 
 
 FORK = """
-reader = InMemoryMetricReader()
-metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
+reader, provider = sdk_reader()
+metrics.set_meter_provider(provider)
 sampler = DSampler(rate=0.5, resource={})
 decide(sampler, 100)
 before = decisions(reader)
@@ -117,8 +121,8 @@ NO_SDK = """
 sampler = DSampler(rate=0.5, resource={})
 decide(sampler, 100)
 free = [sampler.snapshot.counts is None, sampler.decision_counts is None]
-reader = InMemoryMetricReader()
-metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))  # after the first decision
+reader, provider = sdk_reader()  # the SDK's metrics loaded after the sampler was made
+metrics.set_meter_provider(provider)
 decide(sampler, 10, start=200)
 first = decisions(reader)  # this collection turns counting on
 decide(sampler, 20, start=300)
@@ -127,9 +131,9 @@ print(json.dumps({"free": free, "late": [first, decisions(reader)]}))
 
 
 def test_without_a_meter_provider_nothing_is_counted() -> None:
-    """The API's own provider: after the first decision the snapshot holds no counts
-    (a decision pays one ``is None`` test). A provider set after the first decision
-    gets the decisions made from its first collection on."""
+    """The API's own provider and the SDK's metrics not loaded when the sampler is
+    made: the snapshot holds no counts (a decision pays one ``is None`` test). A
+    provider set later gets the decisions made from its first collection on."""
     got = run(NO_SDK)
     assert got == {"free": [True, True], "late": [0, 20]}
 

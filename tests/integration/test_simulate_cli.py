@@ -232,3 +232,19 @@ def test_accuracy_over_its_bound_of_ids_exits_2_at_once_naming_the_way_past() ->
     ]
     assert out.stdout == ""
     assert main(["simulate", "--accuracy", "--no-limit", "--ids", str(10**8 + 1)]) == 2
+
+
+def test_without_numpy_simulate_names_the_extra_to_install() -> None:
+    """Where numpy is not installed, simulate says which extra brings it and exits 2."""
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from dsampler.cli._main import main\n"
+        "sys.exit(main(['simulate', '--scenario', 'steady']))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "dsampler simulate: needs numpy, which the jit extra brings: pip install 'dsampler[jit]'"
+    )

@@ -71,7 +71,7 @@ def test_every_vector_decides_as_the_client(rule: str, rows: list[dict[str, Any]
         hi = np.array([ids[i] >> 64 for i in index], dtype=np.uint64)
         lo = np.array([ids[i] & MASK64 for i in index], dtype=np.uint64)
         assert decide_batch(hi, lo, rate, hash=rule).tolist() == [expected[i] for i in index]
-        twin = _numpy_twin.keys(scheme.code, hi, lo)
+        twin = _numpy_twin.keys(scheme.kernel, hi, lo)
         assert [int(k) < scheme.bound(rate) for k in twin] == [expected[i] for i in index]
 
 

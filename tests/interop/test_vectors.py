@@ -72,7 +72,7 @@ def test_trace_id_vectors_on_the_jitted_batch_path() -> None:
 def test_trace_id_vectors_on_the_numpy_fallback() -> None:
     """The numpy twin (batch path without numba) reproduces all trace-ID vectors."""
     hi, lo, expected = _halves()
-    np.testing.assert_array_equal(_numpy_twin.keys(SCHEMES["fnv1a"].code, hi, lo), expected)
+    np.testing.assert_array_equal(_numpy_twin.keys(SCHEMES["fnv1a"].kernel, hi, lo), expected)
 
 
 def test_jaeger_64_bit_id_is_the_zero_extended_w3c_id() -> None:

@@ -105,9 +105,21 @@ attribute_values = st.one_of(
 )
 
 
+_typed_matches = st.builds(
+    AttributeMatch, texts, st.lists(attribute_values, min_size=1, max_size=3).map(tuple)
+)
+_text_matches = st.builds(  # compared as text, OpenTelemetry's way (its long form in a file)
+    AttributeMatch,
+    texts,
+    st.lists(patterns, max_size=3).map(tuple),
+    st.lists(patterns, max_size=2).map(tuple),
+    text=st.just(True),
+)
+
+
 def _attribute_matches(min_size: int) -> st.SearchStrategy[tuple[AttributeMatch, ...]]:
     return st.lists(
-        st.builds(AttributeMatch, texts, st.lists(attribute_values, min_size=1, max_size=3).map(tuple)),
+        st.one_of(_typed_matches, _text_matches),
         min_size=min_size,
         max_size=3,
         unique_by=lambda m: m.key,
@@ -509,6 +521,12 @@ def _match_sites(match: dict[str, Any], where: tuple[Any, ...], path: str) -> li
         for key, values in match.get(part, {}).items():
             # A key that reads plainly joins with a dot; any other is quoted, in part.
             label = f".{key}" if PLAIN_KEY.fullmatch(key) else f"[{show(key, 40)}]"
+            if isinstance(values, dict):  # compared as text: {text: [...], excluded: [...]}
+                for field, patterns in values.items():
+                    for j, _ in enumerate(patterns):
+                        at = (*where, part, key, field, j)
+                        sites.append((at, f"{path}.{part}{label}.{field}[{j}]", "pattern"))
+                continue
             for j, _ in enumerate(values):
                 sites.append(((*where, part, key, j), f"{path}.{part}{label}[{j}]", "value"))
     return sites

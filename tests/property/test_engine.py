@@ -10,15 +10,24 @@ from hypothesis import strategies as st
 from opentelemetry.trace import SpanKind
 
 from dsampler.config._rule import AttributeMatch, Match, Pattern
+from dsampler.decision._match import compile_match
 from dsampler.engine._index import RuleIndex
-from dsampler.engine._match import compile_match
 
 _WORDS = st.sampled_from(["", "a", "ab", "abc", "b", "ba", "GET /x", "GET /xy", "x*", "a?c"])
 _PATTERNS = st.builds(Pattern, st.sampled_from(["exact", "prefix", "glob"]), _WORDS.filter(bool))
 _KINDS = st.sampled_from(["internal", "server", "client", "producer", "consumer"])
 _KEYS = st.sampled_from(["k1", "k2", "tenant"])
 _VALUES = st.one_of(_PATTERNS, st.booleans(), st.integers(-2, 2), st.sampled_from([1.0, 2.5]))
-_ATTRIBUTE_MATCHES = st.builds(AttributeMatch, _KEYS, st.lists(_VALUES, min_size=1, max_size=3).map(tuple))
+_ATTRIBUTE_MATCHES = st.one_of(
+    st.builds(AttributeMatch, _KEYS, st.lists(_VALUES, min_size=1, max_size=3).map(tuple)),
+    st.builds(  # compared as text (OpenTelemetry's attribute predicates)
+        AttributeMatch,
+        _KEYS,
+        st.lists(_PATTERNS, max_size=3).map(tuple),
+        st.lists(_PATTERNS, max_size=2).map(tuple),
+        text=st.just(True),
+    ),
+)
 _MATCHES = st.builds(
     Match,
     span_name=st.lists(_PATTERNS, max_size=3).map(tuple),

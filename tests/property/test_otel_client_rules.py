@@ -108,5 +108,5 @@ def test_batch_paths_decide_as_the_clients(ids: list[int], rate: float) -> None:
         scheme = SCHEMES[rule]
         expected = [_sampled(rate, t, rule) for t in ids]
         assert decide_batch(hi, lo, rate, hash=rule).tolist() == expected
-        twin = _numpy_twin.keys(scheme.code, hi, lo)
+        twin = _numpy_twin.keys(scheme.kernel, hi, lo)
         assert [int(k) < scheme.bound(rate) for k in twin] == expected

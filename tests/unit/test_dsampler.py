@@ -12,7 +12,7 @@ from opentelemetry.trace import SpanKind
 from opentelemetry.trace.span import TraceState
 
 from dsampler import ConfigError, DSampler, ManualClock, RatioSampler, SamplingConfig
-from dsampler.config import OperationStrategy
+from dsampler.config import AttributeMatch, OperationStrategy, Pattern
 from tests.parents import ExplodingContext, remote_parent
 
 _RNG = random.Random(42)
@@ -76,6 +76,23 @@ def test_kind_and_attribute_matching_is_exact_and_typed() -> None:
     assert kept(sampler, attributes={"retries": 3.5}) == 0
     assert kept(sampler, attributes={"retries": "3"}) == 0
     assert kept(sampler, attributes=None) == 0
+
+
+def test_attributes_compared_as_text_match_as_opentelemetrys_predicates() -> None:
+    """The text form (what dsampler.consistent's predicates are): the text of the value
+    or of an item of an array against the patterns, none of the excluded ones."""
+    codes = {"text": [{"glob": "5*"}], "excluded": ["503"]}
+    sampler = DSampler(
+        rate=0.0, rules=[{"match": {"attributes": {"code": codes}}, "action": {"sample": 1.0}}], resource={}
+    )
+    for value, sampled in ((500, True), ("502", True), ([404, 500], True), (503, False), (404, False)):
+        assert kept(sampler, attributes={"code": value}) == (len(IDS) if sampled else 0), value
+    with pytest.raises(ConfigError, match=r"rules\[0\]\.match\.attributes\.code\.excluded\[0\]"):
+        DSampler(rules=[{"match": {"attributes": {"code": {"excluded": [5]}}}, "action": "drop"}])
+    with pytest.raises(ConfigError, match=r"^code\.excluded: excluded patterns compare text"):
+        AttributeMatch("code", (Pattern("exact", "x"),), (Pattern("exact", "y"),))
+    with pytest.raises(ConfigError, match=r"^code: compared as text: expected string patterns, got int"):
+        AttributeMatch("code", (5,), text=True)
 
 
 def test_resource_rules_are_decided_once_per_process() -> None:

@@ -134,7 +134,7 @@ def _meta(
         cpus=_cpus(),
         load_average=load,
         versions={name: _version(name) for name in VERSIONS},
-        jit=jit_status(),
+        jit=jit_status().state,
         jit_wait_s=jit_wait_s,
         rounds=settings.rounds,
         seconds=settings.seconds,

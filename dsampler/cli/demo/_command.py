@@ -27,7 +27,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
 
 from dsampler._validate import MAX_SEED, check_seconds, parse_float, parse_int, show
-from dsampler.cli._output import error, refuse, say
+from dsampler.cli._output import error, refuse, say, without_numpy
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -166,6 +166,8 @@ def _run(settings: Settings) -> tuple[Record | None, str]:
 def run(args: argparse.Namespace) -> int:
     from dsampler.cli.demo._summary import summary
 
+    if without_numpy("demo"):
+        return 2
     try:
         settings = settings_of(args)
     except ConfigError as exc:

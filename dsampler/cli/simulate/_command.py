@@ -22,7 +22,7 @@ import dataclasses
 from typing import Any
 
 from dsampler._validate import MAX_SEED, parse_float, parse_int, show
-from dsampler.cli._output import refuse
+from dsampler.cli._output import refuse, without_numpy
 from dsampler.cli._plotting import plot_path
 from dsampler.errors import ConfigError
 
@@ -110,6 +110,8 @@ def _unwritten(path: str, exc: OSError) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if without_numpy("simulate"):
+        return 2
     if args.accuracy:
         return _accuracy(args)
     from dsampler.cli.simulate._report import render

@@ -264,16 +264,3 @@ def test_in_force_is_always_the_base_with_the_held_overlays_written_over_it(step
         assert all(
             getattr(config, f) == getattr(expected, f) for f in ("rate", "parent_based", "traces_per_second")
         )
-
-
-def test_try_refresh_never_waits_for_a_writer() -> None:
-    """The request path may ask for a refresh: with a writer holding the lock it is
-    refused at once, and the current snapshot stays; with the lock free it compiles."""
-    store = ConfigStore(Compiled, SamplingConfig(rate=0.1))
-    before = store.current
-    with store._lock:
-        assert store.try_refresh() is False
-    assert store.current is before
-    assert store.try_refresh() is True
-    assert store.current is not before
-    assert store.current.config.version == 1

@@ -19,16 +19,17 @@ from dsampler.consistent import (
     ratio_to_threshold,
     threshold_of,
 )
-from dsampler.consistent._stated import ALWAYS, BY_KEY, BY_TRACE, KEYED_FORMS, NOTHING, statement
+from dsampler.consistent._stated import ALWAYS, BY_KEY, BY_TRACE, NOTHING, statement
 from dsampler.hashing._ratio import Ratio
 from dsampler.hashing._schemes import SCHEMES, get_scheme
 
+KEYED_FORMS = {name: scheme.uniform for name, scheme in SCHEMES.items() if scheme.uniform is not None}
 RATES = st.one_of(st.floats(0.0, 1.0), st.sampled_from([0.1, 0.01, 0.5, 2.0**-56, 2.0**-50, 1 - 2.0**-53]))
 
 
 def test_every_scheme_has_a_statement() -> None:
-    """The table covers every scheme but consistent (exact by itself) and otel-js (32
-    random bits: nothing to state at rates below 1)."""
+    """Every scheme states its decisions but otel-js (32 random bits: nothing to state
+    at rates below 1); consistent exactly, by the trace, the others by their key."""
     assert set(SCHEMES) == {*KEYED_FORMS, "consistent", "otel-js"}
     for name in SCHEMES:
         scheme = get_scheme(name)

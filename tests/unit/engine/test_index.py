@@ -10,8 +10,8 @@ import pytest
 from opentelemetry.trace import SpanKind
 
 from dsampler.config._parse_rules import parse_rules
+from dsampler.decision._match import compile_match
 from dsampler.engine._index import RuleIndex
-from dsampler.engine._match import compile_match
 
 
 class Text(str):

@@ -13,8 +13,6 @@ import pytest
 from dsampler import ConfigError, decide_batch, fnv1a64, fnv1a64_batch, rate_to_bound
 from dsampler.hashing._reference import fnv1a64_bytes
 
-pytestmark = pytest.mark.usefixtures("jit")
-
 
 @pytest.mark.parametrize(
     ("bad", "error"),
@@ -107,6 +105,30 @@ def test_empty_batch_before_the_kernels_serve() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("(0,) (0,)"), proc.stdout
+
+
+def test_batches_without_numpy_name_the_extra_that_brings_it() -> None:
+    """Where numpy is not installed, the batch entries say which extra brings it; the
+    scalar entries work without it."""
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "import dsampler\n"
+        "for entry in (dsampler.decide_batch, dsampler.fnv1a64_batch):\n"
+        "    args = ([1], [2], 0.5) if entry is dsampler.decide_batch else ([1], [2])\n"
+        "    try:\n"
+        "        entry(*args)\n"
+        "    except ModuleNotFoundError as exc:\n"
+        "        print(exc.name, '|', exc)\n"
+        "print(dsampler.fnv1a64(5) == dsampler.fnv1a64(5))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("numpy | decide_batch takes numpy arrays: pip install 'dsampler[jit]'")
+    assert lines[1].startswith("numpy | fnv1a64_batch takes numpy arrays: pip install 'dsampler[jit]'")
+    assert lines[2] == "True"
 
 
 @pytest.mark.parametrize("bad", [-0.5, 2, "0.5", None])

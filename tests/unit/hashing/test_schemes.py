@@ -44,4 +44,4 @@ def test_rate_zero_is_bound_zero_for_every_rule(rule: str) -> None:
 
 def test_only_hashing_rules_are_compiled() -> None:
     """Masking rules keep their pure-Python key, faster than a call into numba."""
-    assert {name for name, rule in SCHEMES.items() if rule.hashes} == {"fnv1a", "fnv1a-mix", "xxh3"}
+    assert {name for name, rule in SCHEMES.items() if rule.jit} == {"fnv1a", "fnv1a-mix", "xxh3"}

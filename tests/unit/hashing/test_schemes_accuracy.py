@@ -10,8 +10,6 @@ import pytest
 
 from dsampler import decide_batch
 
-pytestmark = pytest.mark.usefixtures("jit")
-
 N = 1_000_000
 RATES = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5]
 SCHEMES = ["fnv1a", "fnv1a-mix", "xxh3", "otel", "jaeger", "jaeger-go", "consistent"]

@@ -109,31 +109,22 @@ def test_operations_that_are_not_names_never_raise(make: Any) -> None:
     assert list(sampler.samplers) == ["known"]
 
 
-def test_past_max_operations_no_lock_is_taken() -> None:
-    """Once full, an unseen operation is decided without touching the writer lock."""
-    sampler = always_for_tracked(max_operations=2)
-    sampler.is_sampled(1, "second")
+def test_decisions_take_no_lock() -> None:
+    """Tracking a new operation, and deciding one past max_operations, touch no lock."""
+    sampler = always_for_tracked(max_operations=3)
     spy = SpyLock()
     sampler._lock = spy  # type: ignore[assignment]
+    assert sampler.is_sampled(1, "new") == (True, TRACKED_TAGS)
+    assert sampler.is_sampled(1, "third") == (True, TRACKED_TAGS)
     for i in range(100):
         assert sampler.is_sampled(1, f"unseen-{i}") == (False, DEFAULT_TAGS)
     assert spy.calls == []
-    assert sorted(sampler.samplers) == ["known", "second"]
-
-
-def test_first_sight_only_tries_the_lock() -> None:
-    """Tracking a new operation tries the writer lock; it never waits for it."""
-    sampler = always_for_tracked()
-    spy = SpyLock()
-    sampler._lock = spy  # type: ignore[assignment]
-    sampler.is_sampled(1, "new")
-    assert spy.calls == [False]
-    assert "new" in sampler.samplers
+    assert sorted(sampler.samplers) == ["known", "new", "third"]
 
 
 def test_a_decision_does_not_wait_for_a_writer_holding_the_lock() -> None:
-    """With the writer lock held elsewhere, an unseen operation is decided by the default
-    (not tracked), from another thread, and tracked at a later sight once it is free."""
+    """With the writer lock held elsewhere, an unseen operation is tracked and decided
+    from another thread all the same."""
     sampler = always_for_tracked()
     got: list[tuple[bool, dict[str, Any]]] = []
     sampler._lock.acquire()
@@ -144,18 +135,30 @@ def test_a_decision_does_not_wait_for_a_writer_holding_the_lock() -> None:
         assert not worker.is_alive(), "is_sampled waited for the writer lock"
     finally:
         sampler._lock.release()
-    assert got == [(False, DEFAULT_TAGS)]
-    assert "busy" not in sampler.samplers
-    assert sampler.is_sampled(1, "busy") == (True, TRACKED_TAGS)
+    assert got == [(True, TRACKED_TAGS)]
+    assert "busy" in sampler.samplers
 
 
-def test_tracking_publishes_a_new_map_and_never_mutates_the_old_one() -> None:
-    """Copy-on-write: a reader holding the map it read never sees it change."""
-    sampler = always_for_tracked()
-    before = sampler.samplers
-    sampler.is_sampled(1, "fresh")
-    assert "fresh" not in before
-    assert "fresh" in sampler.samplers
+def test_tracked_operations_are_kept_across_an_update_at_its_defaults() -> None:
+    """An update replaces the strategy's operations and keeps those tracked since (the
+    same sampler, at the new default rate and lower bound), within max_operations."""
+    sampler = always_for_tracked(max_operations=3)
+    sampler.is_sampled(1, "seen")
+    seen = sampler.samplers["seen"]
+    sampler.update(
+        {
+            "defaultSamplingProbability": 0.25,
+            "defaultLowerBoundTracesPerSecond": 2.0,
+            "perOperationStrategies": [
+                {"operation": op, "probabilisticSampling": {"samplingRate": 1.0}} for op in ("a", "b")
+            ],
+        }
+    )
+    assert sorted(sampler.samplers) == ["a", "b", "seen"]
+    assert sampler.samplers["seen"] is seen
+    assert (seen.rate, seen.lower_bound) == (0.25, 2.0)
+    sampler.update({"perOperationStrategies": [{"operation": op} for op in ("a", "b", "c")]})
+    assert sorted(sampler.samplers) == ["a", "b", "c"]  # no room left for it
 
 
 @pytest.mark.parametrize("max_operations", [None, DEFAULT_MAX_OPERATIONS])

@@ -1,9 +1,11 @@
-"""Rule matching, compiled once per snapshot into plain Python predicates.
+"""The rule language compiled: a :class:`~dsampler.config.Match` (a configuration's
+rule, or one of OpenTelemetry's composable predicates of :mod:`dsampler.consistent`)
+becomes a plain Python predicate once, when its snapshot or predicate is built.
 
-A rule's match becomes one closure over frozensets, prefix tuples and one regular
-expression per glob set, so evaluating a rule costs a few C-level calls rather than a
-walk over the configuration. Resource attributes are fixed for a process: they are
-checked here, once, and a rule whose resource part does not match is dropped.
+A match becomes one closure over frozensets, prefix tuples and one regular expression
+per glob set, so evaluating a rule costs a few C-level calls rather than a walk over
+the configuration. Resource attributes are fixed for a process: they are checked here,
+once, and a rule whose resource part does not match is dropped.
 """
 
 from __future__ import annotations
@@ -11,19 +13,20 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from opentelemetry.trace import SpanKind
 from opentelemetry.util.types import Attributes
 
 from dsampler.config._rule import AttributeMatch, Match, Pattern
 
-__all__ = ["Predicate", "compile_match", "match_anything"]
+__all__ = ["Predicate", "compile_match", "compile_span", "match_anything"]
 
 #: (span name, span kind, span attributes) -> does the rule match?
 Predicate = Callable[[str, "SpanKind | None", Attributes], bool]
 
 _KINDS = {kind.name.lower(): kind for kind in SpanKind}
+_SCALARS: Final = (str, bool, int, float, bytes, bytearray)  # no array: one value, one text
 
 
 def match_anything(name: str, kind: SpanKind | None, attributes: Attributes) -> bool:
@@ -54,8 +57,24 @@ def _string_matcher(patterns: Sequence[Pattern]) -> Callable[[str], bool]:
 
 def _value_matcher(match: AttributeMatch) -> Callable[[object], bool]:
     """Any of the accepted values: string patterns for str, exact same-type equality
-    for bool, int and float (``True`` does not match ``1``)."""
+    for bool, int and float (``True`` does not match ``1``); with ``match.text``, the
+    patterns and none of the excluded ones over the text of the value or of an item."""
     strings = _string_matcher([v for v in match.values if isinstance(v, Pattern)])
+    if match.text:
+        excluded = _string_matcher(match.excluded) if match.excluded else None
+
+        def text(value: object) -> bool:
+            if isinstance(value, _SCALARS) or not isinstance(value, Sequence):  # concrete types first
+                items: Sequence[object] = (value,)
+            else:
+                items = value
+            for item in items:
+                t = str(item)
+                if strings(t) and (excluded is None or not excluded(t)):
+                    return True
+            return False
+
+        return text
     scalars = frozenset((type(v), v) for v in match.values if not isinstance(v, Pattern))
 
     def test(value: object) -> bool:
@@ -75,8 +94,11 @@ def resource_matches(matches: Sequence[AttributeMatch], resource: Mapping[str, A
 
 def compile_match(match: Match, resource: Mapping[str, Any]) -> Predicate | None:
     """A predicate for ``match``, or None when this process's resource rules it out."""
-    if not resource_matches(match.resource, resource):
-        return None
+    return compile_span(match) if resource_matches(match.resource, resource) else None
+
+
+def compile_span(match: Match) -> Predicate:
+    """A predicate for the span parts of ``match`` (its resource part is not read)."""
     names = _string_matcher(match.span_name) if match.span_name else None
     wanted = frozenset(_KINDS[k] for k in match.span_kind)
     kinds = frozenset(id(k) for k in wanted) or None  # by id: an Enum member hashes in Python

@@ -1,0 +1,103 @@
+"""Operations first seen on the request path, tracked up to a room: the lower-bound
+buckets an engine keeps for operations its configuration does not name, and the
+per-operation samplers of jaeger-client's ``AdaptiveSampler``.
+
+Adding is lock-free, so a decision never waits for a writer: a ticket from an
+``itertools.count`` (atomic) admits at most ``room`` new names, and ``dict.setdefault``
+makes two threads that see one new name share one value. A name is held once (the dict
+key), and names longer than :data:`~dsampler._validate.MAX_TEXT` characters are never
+tracked, so what tracking can hold is bounded: ``room * MAX_TEXT`` characters at most.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Container
+from typing import Generic, TypeVar
+
+from dsampler._validate import MAX_TEXT
+
+__all__ = ["Tracked"]
+
+T = TypeVar("T")
+
+
+class Tracked(Generic[T]):
+    """A value per name first seen (made by the last :meth:`refit`'s ``new``), for up
+    to ``room`` names, kept across refits."""
+
+    __slots__ = ("_new", "_room", "_tickets", "by_name")
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, T] = {}
+        self._new: Callable[[str], T] | None = None  # the room is 0 until the first refit
+        self._room = 0
+        self._tickets = itertools.count()
+
+    def get(self, name: str) -> T | None:
+        """The name's value, made on first sight while room remains; None beyond the
+        room (its caller's default then decides, with no value of its own)."""
+        by_name = self.by_name
+        found = by_name.get(name)
+        if found is not None or len(by_name) >= self._room or len(name) > MAX_TEXT:
+            return found
+        new = self._new
+        if new is None or next(self._tickets) >= self._room:
+            return None
+        return by_name.setdefault(name, new(name))
+
+    def refit(
+        self, room: int, configured: Container[str], new: Callable[[str], T], change: Callable[[T], object]
+    ) -> Callable[[], None]:
+        """Writers only: what keeps at most ``room`` tracked names outside ``configured``
+        (which have values of their own), each passed to ``change``, and makes new ones
+        with ``new``, once called. The names are copied now (what can fail, fails here,
+        before a publish changes anything); the call cannot fail. Readers keep adding
+        while this runs: a name added to the old dict after the copy is carried over by
+        a second pass (only a name added in the instant of the swap itself can be
+        missed, and it is tracked again at its next sight)."""
+        old = self.by_name
+        kept = _fitted(_items(old), room, configured)
+
+        def apply() -> None:
+            for value in kept.values():
+                change(value)
+            self._new, self._room = new, room
+            self._tickets = itertools.count(len(kept))
+            self.by_name = kept
+            for name, value in _items(old):  # added to the old dict during the copy
+                if name not in kept and name not in configured and next(self._tickets) < room:
+                    change(value)
+                    kept.setdefault(name, value)
+
+        return apply
+
+    def __len__(self) -> int:
+        return len(self.by_name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.by_name
+
+
+def _items(names: dict[str, T]) -> list[tuple[str, T]]:
+    """The (name, value) pairs of a dict that request threads add to, copied whole.
+    ``dict.copy()`` of a dict nothing is deleted from runs no Python code while it
+    copies, so no other thread gets in (iterating it in Python would let one in at any
+    garbage collection that runs a finalizer: "dictionary changed size during
+    iteration"); should a copy ever be interrupted all the same, it is made again
+    (threads add at most ``room`` names, so this ends)."""
+    while True:
+        try:
+            return list(names.copy().items())
+        except RuntimeError:
+            continue
+
+
+def _fitted(items: list[tuple[str, T]], room: int, configured: Container[str]) -> dict[str, T]:
+    kept: dict[str, T] = {}
+    for name, value in items:
+        if len(kept) >= room:
+            break
+        if name not in configured:
+            kept[name] = value
+    return kept
