@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 import signal
 from dataclasses import dataclass
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 
