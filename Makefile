@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo quickstart test test-fast test-installed lint docs bench interop dist clean
+.PHONY: demo quickstart test test-budget test-fast test-installed lint docs bench interop dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,11 @@ PYTEST_PARALLEL ?= -n auto --dist loadfile
 test: export PYTHONDONTWRITEBYTECODE :=
 test: $(VENV)/.installed-dev lint
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) tests benchmarks --benchmark-disable
+
+## The host-wide budget's minute-long runs under real gunicorn and uwsgi (about 8 minutes;
+## make test runs their short versions): tests/integration/test_host_budget.py.
+test-budget: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q -p no:xdist -m long tests/integration/test_host_budget.py
 
 ## A developer's quick loop: the same without the tests marked slow (statistical runs,
 ## subprocesses, servers, the docs' commands); `make test` and CI run them all.

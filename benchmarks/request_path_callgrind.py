@@ -59,6 +59,11 @@ elif case == "operation":
 elif case == "adaptive":
     sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={}, clock=dsampler.ManualClock(),
                                 adaptive={"target_traces_per_second": 100, "max_rate": 0.1})
+elif case == "adaptive-host":  # share: host: only the controller's tick does more
+    sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={"service.name": "callgrind"},
+                                clock=dsampler.ManualClock(),
+                                adaptive={"target_traces_per_second": 100, "max_rate": 0.1, "share": "host"})
+    assert sampler.controller.stats()["host_processes"] == 1, "the host's table is not in use"
 elif case == "ratio":
     sampler = dsampler.RatioSampler(0.1, hash="xxh3")
 elif case == "remote":
@@ -107,6 +112,7 @@ CASES = (
     "rules3",
     "operation",
     "adaptive",
+    "adaptive-host",
     "ratio",
     "remote",
     "attrs",

@@ -99,3 +99,13 @@ def traced() -> Iterator[Callable[[Sampler], Traced]]:
     yield make
     for t in made:
         t.provider.shutdown()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``long`` run only when ``-m`` names them (``make test-budget``)."""
+    if "long" in (config.option.markexpr or ""):
+        return
+    skip = pytest.mark.skip(reason="a minute-long run: make test-budget")
+    for item in items:
+        if item.get_closest_marker("long") is not None:
+            item.add_marker(skip)

@@ -17,21 +17,19 @@ cuts of the rate are told at WARNING (:class:`~dsampler.adaptive._health.Inciden
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import weakref
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from dsampler import _fork
 from dsampler._poller import Poller
 from dsampler.adaptive._core import Change, ControllerCore
 from dsampler.adaptive._health import Incidents
+from dsampler.adaptive._host import HostShare
 from dsampler.adaptive._tap import Observations, Tap
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config._adaptive import AdaptiveSettings
+from dsampler.config._adaptive import AdaptiveSettings, settings_with
 from dsampler.config._overlay import Overlay
-from dsampler.config._shape import no_unknown_keys
 from dsampler.errors import ConfigError
 from dsampler.telemetry._adjusted import AdjustedCounts
 
@@ -46,18 +44,6 @@ __all__ = ["ADAPTIVE", "AdaptiveController", "running_controller"]
 
 #: The overlay name the controller's fields are held under.
 ADAPTIVE: Final = "adaptive"
-
-_FIELDS: Final = tuple(f.name for f in dataclasses.fields(AdaptiveSettings))
-
-
-def _settings(base: float | AdaptiveSettings, changes: Mapping[str, Any]) -> AdaptiveSettings:
-    """``base`` (a target or whole settings) with ``changes``. A misspelt setting is a
-    ConfigError naming it, with a suggestion, as a file's unknown key is: not the
-    TypeError of a dataclass constructor, which callers that catch ConfigError miss."""
-    no_unknown_keys(changes, _FIELDS, "")
-    if isinstance(base, AdaptiveSettings):
-        return dataclasses.replace(base, **changes)
-    return AdaptiveSettings(base, **changes)
 
 
 class AdaptiveController:
@@ -92,7 +78,7 @@ class AdaptiveController:
         start: bool = True,
         **settings: Unpack[AdaptiveKeywords],
     ) -> None:
-        self.settings = _settings(target_traces_per_second, settings)
+        self.settings = settings_with(target_traces_per_second, settings)
         self._clock = clock
         self._ticker = clock is SYSTEM_CLOCK if ticker is None else ticker
         self.tap = Tap(None)
@@ -104,6 +90,7 @@ class AdaptiveController:
         self._overlay: Overlay | None = None
         self._engine: weakref.ref[Engine] | None = None  # what it is bound to
         self._poller: Poller | None = None
+        self._host = HostShare(clock)  # its slot on this host (share: host)
         self.adjusted = AdjustedCounts()  # sampled roots by their th (span_processor)
         _fork.register(self._reset_after_fork)
         if sampler is not None:
@@ -127,6 +114,7 @@ class AdaptiveController:
         that holds the name is retired; its fields stay until this one's are in force.
         None: nowhere (the rate is still :attr:`rate`; the ticker stops)."""
         if engine is None:
+            self._host.leave()
             if self._overlay is not None:
                 self._overlay.retire()
             self._overlay = self._engine = None
@@ -138,7 +126,14 @@ class AdaptiveController:
             if held is not None:
                 held.retire()
             self._overlay, self._engine = engine.overlay(ADAPTIVE, tap=self.tap), weakref.ref(engine)
+        self._share(engine)
         self._publish()
+
+    def _share(self, engine: Engine) -> None:
+        """A slot of the host's table with ``share: host``; joining, its peers' rate."""
+        if (rate := self._host.follow(self.settings, engine.resource, engine.config, self.rate)) is not None:
+            with self._lock:
+                self._core.rate = rate
 
     @property
     def overlay(self) -> Overlay | None:
@@ -166,7 +161,10 @@ class AdaptiveController:
         with self._lock:
             latencies, errors = self._observed.drain()
             now, core = self._clock.monotonic(), self._core
-            change = core.step(now, self.tap.take(), latencies, errors)
+            offered = self._host.exchange(now, self.tap.take(), core.rate)  # the host's (share: host)
+            change = core.step(now, offered, latencies, errors)
+            if (share := self._host.resized()) is not None:
+                self.tap.limit(self.settings, self._clock, share)
         self._incidents.follow(now, core.health, core.episode, core.history, self.settings.p99_target_s)
         if change is not None:
             self._publish()
@@ -193,6 +191,7 @@ class AdaptiveController:
         self._ticker = False
         if self._poller is not None:
             self._poller.stop()
+        self._host.leave()
 
     close = stop
 
@@ -208,7 +207,7 @@ class AdaptiveController:
         Raises:
             ConfigError: an invalid value; the settings in force stay.
         """
-        settings = _settings(self.settings, changes)
+        settings = settings_with(self.settings, changes)
         engine = None if self._engine is None else self._engine()
         if engine is not None:
             engine.update(adaptive=settings)  # the section in force configures this controller
@@ -222,7 +221,7 @@ class AdaptiveController:
         with self._lock:
             old, self.settings = self.settings, settings
             self._core.reconfigure(settings)
-            self.tap.limit(settings, self._clock)
+            self.tap.limit(settings, self._clock, self._host.applied)
         if settings.tick_s != old.tick_s and self._poller is not None:
             running, poller, self._poller = self._poller.running, self._poller, None
             poller.stop(timeout_s=0.0)
@@ -279,6 +278,7 @@ class AdaptiveController:
             "observed": core.observed,
             "errors": core.errors,
             "rejected_observations": self._observed.rejected,
+            **self._host.stats(),  # share: host
         }
 
 

@@ -56,16 +56,18 @@ class Tap:
         self._lock = threading.Lock()
         _fork.register(self._reset_after_fork)
 
-    def limit(self, settings: AdaptiveSettings, clock: Clock) -> None:
-        """The hard cap of ``settings`` (None without one); a bucket kept keeps its
-        balance, pro-rated to the new figures."""
+    def limit(self, settings: AdaptiveSettings, clock: Clock, share: float = 1.0) -> None:
+        """The hard cap of ``settings`` (None without one), times this process's
+        ``share`` of it (the burst it holds stays whole: a bucket of one credit would
+        refuse two sampled requests close together); a bucket kept keeps its balance,
+        pro-rated to the new figures."""
         cap, bucket = settings.hard_cap_per_second, self.backstop
         if cap is None:
             self.backstop = None
         elif bucket is None:
-            self.backstop = TokenBucket(cap, max(1.0, cap * settings.hard_cap_burst_s), clock=clock)
+            self.backstop = TokenBucket(cap * share, max(1.0, cap * settings.hard_cap_burst_s), clock=clock)
         else:
-            bucket.update(cap, max(1.0, cap * settings.hard_cap_burst_s))
+            bucket.update(cap * share, max(1.0, cap * settings.hard_cap_burst_s))
 
     def _count(self) -> int:
         """Count and remove what is there (the lock is held)."""

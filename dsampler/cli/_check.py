@@ -55,7 +55,8 @@ def summary(config: SamplingConfig) -> str:
     cap = f"{config.traces_per_second:g}/s" if config.traces_per_second is not None else "none"
     rate = f"rate {config.rate:g}"
     if config.adaptive is not None:
-        rate = f"adaptive rate (target {config.adaptive.target_traces_per_second:g}/s)"
+        per = "per host" if config.adaptive.share == "host" else "per process"
+        rate = f"adaptive rate (target {config.adaptive.target_traces_per_second:g}/s {per})"
     return (
         f"{rate} ({config.hash}), parent-based {'on' if config.parent_based else 'off'}, "
         f"{_count(len(config.rules), 'rule')}, {_count(len(config.operations), 'operation')}, cap {cap}"

@@ -17,33 +17,22 @@ rules and per-operation strategies still decide the spans they match.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final
 
-from dsampler._validate import (
-    MAX_PER_SECOND,
-    check_number,
-    check_per_second,
-    check_rate,
-    check_seconds,
-    plain,
-    show,
-)
+from dsampler._validate import MAX_PER_SECOND, check_number, check_rate, check_seconds, plain, show
+from dsampler.config._adaptive_values import PROCESS, cap_factor, multiplier, positive_per_second, share
 from dsampler.config._shape import Problems, join, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
-__all__ = ["AdaptiveSettings", "HealthPolicy", "check_adaptive", "dump_adaptive", "parse_adaptive"]
-
-
-def _positive_per_second(value: object, name: str) -> float:
-    number = check_per_second(value, name)
-    if number <= 0.0:
-        raise ConfigError(name, f"expected a number of traces per second above 0, got {show(value)}")
-    return number
-
-
-def _multiplier(value: object, name: str) -> float:
-    return check_number(value, name, 0.0, 1.0)
+__all__ = [
+    "AdaptiveSettings",
+    "HealthPolicy",
+    "check_adaptive",
+    "dump_adaptive",
+    "parse_adaptive",
+    "settings_with",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +83,8 @@ def _seconds(name: str) -> Callable[[Any, str], float]:
 
 _HEALTH_CHECKS: Final[dict[str, Callable[[Any, str], float]]] = {
     "error_ratio": check_rate,
-    "error_multiplier": _multiplier,
-    "latency_multiplier": _multiplier,
+    "error_multiplier": multiplier,
+    "latency_multiplier": multiplier,
     "floor": check_rate,
     "cooldown_s": _seconds("cooldown_s"),
 }
@@ -107,7 +96,8 @@ class AdaptiveSettings:
     have D-Sampler's defaults).
 
     Attributes:
-        target_traces_per_second: sampled root traces per second to hold (per process).
+        target_traces_per_second: sampled root traces per second to hold: by each
+            process, or by all the service's processes on this host (``share``).
         min_rate, max_rate: the rate stays in ``[min_rate, max_rate]`` (1e-6, 1.0).
         alpha, beta: weights of the window law ``f = max(alpha*QPS/QPS_baseline,
             beta*P99/P99_target)`` (0.8, 1.2).
@@ -121,6 +111,9 @@ class AdaptiveSettings:
         hard_cap_burst_s: that bucket holds ``burst_s`` seconds of its rate (0.1 s),
             so no one-second bin exceeds ``(factor + factor*burst_s) * target``.
         tick_s: how often the controller reads its counters (0.1 s).
+        share: ``process`` (each process holds the target and its hard cap) or
+            ``host`` (the processes forked from one master hold them together:
+            docs/adaptive.md, "One budget per host").
 
     Raises:
         ConfigError: a value out of range, or ranges that contradict each other.
@@ -140,6 +133,7 @@ class AdaptiveSettings:
     hard_cap_factor: float | None = 2.0
     hard_cap_burst_s: float = 0.1
     tick_s: float = 0.1
+    share: str = PROCESS
 
     def __post_init__(self) -> None:
         for name, check in _CHECKS.items():
@@ -159,12 +153,8 @@ def _health(value: object, name: str) -> HealthPolicy | None:
     return value
 
 
-def _cap_factor(value: object, name: str) -> float | None:
-    return None if value is None else check_number(value, name, 1.0, 1000.0)
-
-
 _CHECKS: Final[dict[str, Callable[[Any, str], Any]]] = {
-    "target_traces_per_second": _positive_per_second,
+    "target_traces_per_second": positive_per_second,
     "min_rate": check_rate,
     "max_rate": check_rate,
     "alpha": lambda v, n: check_number(v, n, 0.0, 100.0),
@@ -175,9 +165,10 @@ _CHECKS: Final[dict[str, Callable[[Any, str], Any]]] = {
     "hysteresis": lambda v, n: check_number(v, n, 0.0, 0.9),
     "p99_target_s": _seconds("p99_target_s"),
     "health": _health,
-    "hard_cap_factor": _cap_factor,
+    "hard_cap_factor": cap_factor,
     "hard_cap_burst_s": _seconds("hard_cap_burst_s"),
     "tick_s": _seconds("tick_s"),
+    "share": share,
 }
 
 
@@ -201,6 +192,16 @@ def _check_together(s: AdaptiveSettings) -> None:
         problem = f"expected at most {most:.6g} for a target of {target}/s (the cap, factor x target,"
         got = plain(s.hard_cap_factor or 0)
         raise ConfigError("hard_cap_factor", f"{problem} is at most 1e9/s; null: none), got {got}")
+
+
+def settings_with(base: float | AdaptiveSettings, changes: Mapping[str, Any]) -> AdaptiveSettings:
+    """``base`` (a target or whole settings) with ``changes``. A misspelt setting is a
+    ConfigError naming it, with a suggestion, as a file's unknown key is: not the
+    TypeError of a dataclass constructor, which callers that catch ConfigError miss."""
+    no_unknown_keys(changes, _FILE_KEYS, "")
+    if isinstance(base, AdaptiveSettings):
+        return replace(base, **changes)
+    return AdaptiveSettings(base, **changes)
 
 
 def check_adaptive(value: object) -> AdaptiveSettings | None:

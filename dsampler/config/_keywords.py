@@ -14,7 +14,7 @@ run time. ``SamplingConfig.evolve`` takes built values, typed by the model's own
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 if TYPE_CHECKING:
     from dsampler.config._adaptive import AdaptiveSettings, HealthPolicy
@@ -59,6 +59,7 @@ class AdaptiveKeywords(TypedDict, total=False):
     hard_cap_factor: float | None
     hard_cap_burst_s: float
     tick_s: float
+    share: Literal["process", "host"]
 
 
 class AdaptiveChanges(AdaptiveKeywords, total=False):

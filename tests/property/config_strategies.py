@@ -228,6 +228,7 @@ def adaptive_settings(draw: st.DrawFn) -> AdaptiveSettings:
         hard_cap_factor=draw(st.none() | st.floats(1.0, most_factor) if most_factor >= 1.0 else st.none()),
         hard_cap_burst_s=draw(st.floats(0.0, 10.0)),
         tick_s=draw(st.floats(min_value=0.001, max_value=min(10.0, windows[0]))),
+        share=draw(st.sampled_from(["process", "host"])),
     )
 
 

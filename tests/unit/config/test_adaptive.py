@@ -33,9 +33,13 @@ def test_file_form_uses_durations_and_round_trips() -> None:
             "min_window": "2s",
             "p99_target": "150ms",
             "tick": "50ms",
+            "share": "host",
         }
     )
-    assert s == AdaptiveSettings(20, window_s=5.0, min_window_s=2.0, p99_target_s=0.15, tick_s=0.05)
+    assert s == AdaptiveSettings(
+        20, window_s=5.0, min_window_s=2.0, p99_target_s=0.15, tick_s=0.05, share="host"
+    )
+    assert AdaptiveSettings(20).share == "process"
     assert parse_adaptive(dump_adaptive(s)) == s
     assert parse_adaptive(json.loads(json.dumps(dump_adaptive(s)))) == s
 
@@ -72,6 +76,8 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"target_traces_per_second": 50, "health": {"multiplier": 0.5}}, "adaptive.health.multiplier"),
     ({"target_traces_per_second": 50, "health": "off"}, "adaptive.health"),
     ({"target_traces_per_second": 50, "windw": "5s"}, "adaptive.windw"),
+    ({"target_traces_per_second": 50, "share": "fleet"}, "adaptive.share"),
+    ({"target_traces_per_second": 50, "share": None}, "adaptive.share"),
 ]
 
 
@@ -150,11 +156,14 @@ def test_dsampler_check_accepts_the_section_and_names_its_errors(tmp_path: Path,
     good.write_text(json.dumps({"adaptive": {"target_traces_per_second": 50, "window": "5s"}}))
     bad.write_text(json.dumps({"adaptive": {"target_traces_per_second": 50, "window": "1s"}}))
     assert main(["check", str(good)]) == 0
-    assert f"{good}: OK: adaptive rate (target 50/s) (fnv1a)" in capsys.readouterr().out
+    assert f"{good}: OK: adaptive rate (target 50/s per process) (fnv1a)" in capsys.readouterr().out
     assert main(["check", str(bad)]) == 2
     assert (
         f"{bad}: adaptive.window: expected within the minimum and maximum window" in capsys.readouterr().err
     )
+    good.write_text(json.dumps({"adaptive": {"target_traces_per_second": 50, "share": "host"}}))
+    assert main(["check", str(good)]) == 0
+    assert f"{good}: OK: adaptive rate (target 50/s per host) (fnv1a)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

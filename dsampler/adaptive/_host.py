@@ -1,0 +1,246 @@
+"""One budget per service per host: ``adaptive: {share: host}``.
+
+Each process's controller holds a slot of its service's table (:mod:`._table`, in a
+file of :mod:`._hostfile`) and, on its tick, writes there the root decisions it has
+counted and reads everyone's: the host's arrivals since its last tick (the sum of each
+slot's new decisions) are what it steps its core with, so every process computes the
+same rate, ``target / host load``, and the host samples about the target together. A
+process that gets 80% of the requests samples 80% of the traces. The hard cap is each
+process's share of ``hard_cap_factor * target``: its share of the last second's
+decisions, never under half an even split (a process just started is not starved).
+
+A process whose slot is not written for :data:`~._table.STALE_S` no longer counts (its
+running total simply stops growing: a killed worker's share returns to the others at
+once). A process that joins starts at the rate its peers hold. The group of processes
+is the master that forked them: the process that built the controller, for its forked
+children (a sampler built before the fork), else the parent of the process that built
+it (a sampler built in each worker). The request path is untouched: it reads the rate
+in force as before; the table is read and written by the controller's thread only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import weakref
+from collections import deque
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from dsampler import _fork
+from dsampler.adaptive._hostfile import (
+    RefusedError,
+    directory,
+    file_name,
+    locked,
+    open_table,
+    remove_if_unused,
+    sweep,
+)
+from dsampler.adaptive._table import SlotTable
+from dsampler.clock import Clock
+from dsampler.config._adaptive import AdaptiveSettings
+from dsampler.config._adaptive_values import HOST
+from dsampler.config._model import SamplingConfig
+from dsampler.config._rule import RateLimit
+
+__all__ = ["HostShare"]
+
+_log = logging.getLogger("dsampler")
+_told: set[str] = set()  # what this process has told once
+_RESIZE: Final = 0.1  # the hard cap follows a share that moved by more than this
+
+
+def _once(level: int, key: str, message: str, *args: object) -> None:
+    if key not in _told:
+        _told.add(key)
+        _log.log(level, message, *args)
+
+
+def _leave(table: SlotTable, path: Path, index: int, pid: int, now: Callable[[], float]) -> None:
+    """Free the slot; remove the file if no live process holds one any more."""
+    if os.getpid() != pid:  # a forked child inherited this: the slot is its parent's
+        return
+    try:
+        with locked(table.fd):
+            table.release(index, pid)
+            remove_if_unused(table, path, now())
+    except (OSError, ValueError):
+        pass
+    finally:
+        table.close()
+
+
+def _per_process_limits(config: SamplingConfig) -> bool:
+    """The configuration has traces-per-second limits besides the adaptive hard cap."""
+    rules = any(isinstance(rule.action, RateLimit) for rule in config.rules)
+    operations = any(op.lower_bound_per_second for op in config.operations.values())
+    lower_bound = bool(config.default_lower_bound_per_second)
+    return rules or operations or lower_bound or config.traces_per_second is not None
+
+
+class HostShare:
+    """A controller's slot in its service's table on this host (see the module)."""
+
+    def __init__(self, clock: Clock, folder: Path | None = None) -> None:
+        self._now = clock.monotonic
+        self._folder = folder  # None: /dev/shm, else $XDG_RUNTIME_DIR
+        self._creator = os.getpid()
+        self._table: SlotTable | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._reset()
+        _fork.register(self._reset_after_fork)
+
+    def _reset(self) -> None:
+        self._pid, self._index, self._claimed, self._count = os.getpid(), 0, 0.0, 0
+        self._seen: dict[int, tuple[int, float, int]] = {}  # index -> pid, claimed, count
+        self._recent: deque[tuple[float, int, int]] = deque(maxlen=10)  # dt, own, host
+        self._last = 0.0
+        self._applied = 1.0  # the hard cap's share in force
+        self.path: Path | None = None
+        self.live = 1
+
+    @property
+    def joined(self) -> bool:
+        return self._table is not None
+
+    def follow(
+        self, settings: AdaptiveSettings, resource: Mapping[str, Any], config: SamplingConfig, rate: float
+    ) -> float | None:
+        """Hold a slot with ``share: host``, else none; see :meth:`join`."""
+        if settings.share == HOST:
+            return self.join(resource, config, rate, settings.tick_s)
+        self.leave()
+        return None
+
+    def stats(self) -> dict[str, Any]:
+        """Processes sharing the budget (None: not shared) and this one's share."""
+        return {"host_processes": self.live if self.joined else None, "host_share": self.share()}
+
+    def join(
+        self, resource: Mapping[str, Any], config: SamplingConfig, rate: float, tick_s: float
+    ) -> float | None:
+        """Claim a slot (idempotent). Returns the mean rate its live peers hold, None
+        without any; where the table cannot be used, says so once at WARNING."""
+        if self._table is not None:
+            return None
+        found = resource.get("service.name")
+        service = found if isinstance(found, str) and found else "unknown_service"
+        self._recent = deque(maxlen=max(1, round(1.0 / tick_s)))
+        if _per_process_limits(config):
+            _once(
+                logging.WARNING,
+                "limits",
+                "dsampler: adaptive share: host holds the target and its hard cap for the host; "
+                "the traces_per_second limits of rules, operations and the global cap stay per process",
+            )
+        try:
+            return self._claim(service, rate)
+        except (RefusedError, OSError) as exc:
+            _once(
+                logging.WARNING,
+                f"refused:{exc}",
+                "dsampler: adaptive share: host cannot share (%s): each process holds the target alone",
+                exc,
+            )
+            return None
+
+    def _claim(self, service: str, rate: float) -> float | None:
+        folder = self._folder or directory()
+        if folder is None:
+            raise RefusedError("no writable /dev/shm or $XDG_RUNTIME_DIR")
+        pid = os.getpid()
+        group = self._creator if pid != self._creator else os.getppid()
+        sweep(folder)
+        path = folder / file_name(service, group)
+        table = open_table(path)
+        now = self._now()
+        with locked(table.fd):
+            index = table.claim(pid, now, rate)
+        if index is None:
+            table.close()
+            raise RefusedError(f"every slot of {path} is held")
+        self._table, self._index, self._claimed, self._last, self.path = table, index, now, now, path
+        self._finalizer = weakref.finalize(self, _leave, table, path, index, pid, self._now)
+        slots = list(table.slots())
+        self._seen = {s.index: (s.pid, s.claimed, s.count) for s in slots}
+        told = "dsampler: adaptive budget of %r shared on this host through %s"
+        _once(logging.INFO, str(path), told, service, path)
+        peers = [s.rate for s in slots if s.index != index and s.fresh(now)]
+        return sum(peers) / len(peers) if peers else None
+
+    def exchange(self, now: float, own: int, rate: float) -> int:
+        """This process's root decisions since the last tick in; the host's out (its
+        own when it holds no slot)."""
+        table = self._table
+        if table is None:
+            return own
+        if os.getpid() != self._pid:  # forked without the fork hooks (a server's own fork)
+            self._reset_after_fork()
+            return own
+        dt, self._last = now - self._last, now
+        self._count += own
+        recent = self._recent
+        own_recent, _, seconds = self._sums()
+        qps = (own_recent + own) / (seconds + dt) if seconds + dt > 0 else 0.0
+        table.write(self._index, self._pid, self._claimed, now, self._count, qps, rate)
+        host, live, seen = 0, 0, self._seen
+        for slot in table.slots():
+            before = seen.get(slot.index)
+            if before is not None and before[:2] == (slot.pid, slot.claimed):
+                host += max(0, slot.count - before[2])
+            else:  # claimed since the last read: all of its decisions are new
+                host += slot.count
+            seen[slot.index] = (slot.pid, slot.claimed, slot.count)
+            live += slot.fresh(now)
+        self.live = max(1, live)
+        recent.append((dt, own, max(host, own)))
+        return max(host, own)
+
+    def _sums(self) -> tuple[int, int, float]:
+        own = host = 0
+        seconds = 0.0
+        for dt, mine, all_ in self._recent:
+            own, host, seconds = own + mine, host + all_, seconds + dt
+        return own, host, seconds
+
+    def share(self) -> float:
+        """This process's share of the host's decisions over about the last second,
+        never under half an even split (1 without a slot)."""
+        if self._table is None:
+            return 1.0
+        own, host, _ = self._sums()
+        even = 1.0 / self.live
+        return max(own / host if host else even, 0.5 * even)
+
+    @property
+    def applied(self) -> float:
+        """The share of the hard cap in force."""
+        return self._applied
+
+    def resized(self) -> float | None:
+        """The share the hard cap should take now, None while the one in force holds."""
+        share = self.share()
+        if abs(share - self._applied) <= _RESIZE * self._applied:
+            return None
+        self._applied = share
+        return share
+
+    def leave(self) -> None:
+        """Free the slot (idempotent); the last process out removes the file."""
+        finalizer, self._finalizer, self._table = self._finalizer, None, None
+        if finalizer is not None:
+            finalizer()
+        self._reset()
+
+    def _reset_after_fork(self) -> None:
+        """In a child: the parent's slot is the parent's; the child claims its own."""
+        table, finalizer, self._table, self._finalizer = self._table, self._finalizer, None, None
+        if finalizer is not None:
+            finalizer.detach()
+        if table is not None:
+            with contextlib.suppress(OSError):
+                table.close()  # this child's copies of the mapping and descriptor
+        self._reset()
