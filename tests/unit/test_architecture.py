@@ -1,6 +1,6 @@
 """The tree is the architecture: imports point down the layers, nothing imports in a
 circle, no package touches another's underscore attributes, and modules and functions
-stay small. docs/architecture.md draws the same layers."""
+stay small. docs/design.md draws the same layers."""
 
 from __future__ import annotations
 
