@@ -14,11 +14,9 @@ from dsampler._lazy import attach as _attach
 __all__ = [
     "ADAPTIVE",
     "AdaptiveController",
-    "AdaptiveSettings",
     "AdaptiveSpanProcessor",
     "Change",
     "ControllerCore",
-    "HealthPolicy",
     "LatencySketch",
     "running_controller",
 ]
@@ -28,7 +26,6 @@ if typing.TYPE_CHECKING:
     from dsampler.adaptive._core import Change, ControllerCore
     from dsampler.adaptive._processor import AdaptiveSpanProcessor
     from dsampler.adaptive._sketch import LatencySketch
-    from dsampler.config import AdaptiveSettings, HealthPolicy
 
 __getattr__, __dir__ = _attach(
     __name__,
@@ -39,6 +36,5 @@ __getattr__, __dir__ = _attach(
         **dict.fromkeys(("Change", "ControllerCore"), "dsampler.adaptive._core"),
         "AdaptiveSpanProcessor": "dsampler.adaptive._processor",
         "LatencySketch": "dsampler.adaptive._sketch",
-        **dict.fromkeys(("AdaptiveSettings", "HealthPolicy"), "dsampler.config"),
     },
 )

@@ -30,7 +30,6 @@ __all__ = [
     "RateLimit",
     "RemoteSettings",
     "Rollout",
-    "RolloutStep",
     "Rule",
     "Sample",
     "SamplingConfig",
@@ -87,7 +86,6 @@ if typing.TYPE_CHECKING:
         Pattern,
         RateLimit,
         Rollout,
-        RolloutStep,
         Rule,
         Sample,
     )
@@ -142,7 +140,6 @@ __getattr__, __dir__ = _attach(
                 "Pattern",
                 "RateLimit",
                 "Rollout",
-                "RolloutStep",
                 "Rule",
                 "Sample",
             ),

@@ -16,16 +16,12 @@ import typing
 from dsampler._lazy import attach as _attach
 
 __all__ = [
-    "HALF_EVEN",
     "HALF_UP",
     "INVALID_THRESHOLD",
     "MAX_OT_LENGTH",
     "MAX_THRESHOLD",
-    "MIN_THRESHOLD",
-    "NON_SAMPLING",
     "NOTHING",
     "NOTHING_STATED",
-    "OT_KEY",
     "RANDOMNESS_MASK",
     "AllPredicate",
     "AlwaysMatchPredicate",
@@ -33,8 +29,6 @@ __all__ = [
     "AttributeValuesPredicate",
     "ComposableSampler",
     "CompositeSampler",
-    "IntentLike",
-    "OtValue",
     "ParentPredicate",
     "Predicate",
     "SamplingIntent",
@@ -54,7 +48,6 @@ __all__ = [
     "decode_th",
     "encode_th",
     "explicit_randomness",
-    "keep_trace_state",
     "key_of_randomness",
     "ot_of",
     "ot_with_threshold",
@@ -79,21 +72,8 @@ if typing.TYPE_CHECKING:
     )
     from dsampler.consistent._composite import CompositeSampler, composite_sampler
     from dsampler.consistent._follow import ThresholdChildren
-    from dsampler.consistent._intent import (
-        NON_SAMPLING,
-        ComposableSampler,
-        IntentLike,
-        SamplingIntent,
-        keep_trace_state,
-    )
-    from dsampler.consistent._ot import (
-        MAX_OT_LENGTH,
-        OT_KEY,
-        OtValue,
-        ot_with_threshold,
-        ot_without_threshold,
-        parse_ot,
-    )
+    from dsampler.consistent._intent import ComposableSampler, SamplingIntent
+    from dsampler.consistent._ot import MAX_OT_LENGTH, ot_with_threshold, ot_without_threshold, parse_ot
     from dsampler.consistent._predicates import (
         AllPredicate,
         AlwaysMatchPredicate,
@@ -116,11 +96,9 @@ if typing.TYPE_CHECKING:
     from dsampler.consistent._stated import NOTHING, NOTHING_STATED, Statement, statement
     from dsampler.consistent._stated_results import StatedResults
     from dsampler.consistent._threshold import (
-        HALF_EVEN,
         HALF_UP,
         INVALID_THRESHOLD,
         MAX_THRESHOLD,
-        MIN_THRESHOLD,
         adjusted_count,
         decode_th,
         encode_th,
@@ -143,12 +121,9 @@ __getattr__, __dir__ = _attach(
         ),
         **dict.fromkeys(("CompositeSampler", "composite_sampler"), "dsampler.consistent._composite"),
         "ThresholdChildren": "dsampler.consistent._follow",
+        **dict.fromkeys(("ComposableSampler", "SamplingIntent"), "dsampler.consistent._intent"),
         **dict.fromkeys(
-            ("ComposableSampler", "IntentLike", "NON_SAMPLING", "SamplingIntent", "keep_trace_state"),
-            "dsampler.consistent._intent",
-        ),
-        **dict.fromkeys(
-            ("MAX_OT_LENGTH", "OT_KEY", "OtValue", "ot_with_threshold", "ot_without_threshold", "parse_ot"),
+            ("MAX_OT_LENGTH", "ot_with_threshold", "ot_without_threshold", "parse_ot"),
             "dsampler.consistent._ot",
         ),
         **dict.fromkeys(
@@ -182,11 +157,9 @@ __getattr__, __dir__ = _attach(
         "StatedResults": "dsampler.consistent._stated_results",
         **dict.fromkeys(
             (
-                "HALF_EVEN",
                 "HALF_UP",
                 "INVALID_THRESHOLD",
                 "MAX_THRESHOLD",
-                "MIN_THRESHOLD",
                 "adjusted_count",
                 "decode_th",
                 "encode_th",

@@ -18,7 +18,6 @@ __all__ = [
     "MASK128",
     "SCHEMES",
     "HashScheme",
-    "JitStatus",
     "Ratio",
     "decide_batch",
     "fnv1a64",
@@ -40,7 +39,7 @@ if typing.TYPE_CHECKING:
         jit_status,
         wait_for_jit,
     )
-    from dsampler.hashing._loader import LOADER, JitStatus
+    from dsampler.hashing._loader import LOADER
     from dsampler.hashing._ratio import Ratio
     from dsampler.hashing._reference import MASK56, MASK64, fnv1a64_key
     from dsampler.hashing._schemes import (
@@ -59,7 +58,7 @@ __getattr__, __dir__ = _attach(
             ("decide_batch", "fnv1a64", "fnv1a64_batch", "hashing_path", "jit_status", "wait_for_jit"),
             "dsampler.hashing._batch",
         ),
-        **dict.fromkeys(("JitStatus", "LOADER"), "dsampler.hashing._loader"),
+        "LOADER": "dsampler.hashing._loader",
         "Ratio": "dsampler.hashing._ratio",
         **dict.fromkeys(("MASK56", "MASK64", "fnv1a64_key"), "dsampler.hashing._reference"),
         **dict.fromkeys(

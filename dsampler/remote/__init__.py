@@ -8,7 +8,6 @@ import typing
 from dsampler._lazy import attach as _attach
 
 __all__ = [
-    "DEFAULT_ENDPOINT",
     "REMOTE",
     "Fetcher",
     "HttpFetcher",
@@ -16,8 +15,6 @@ __all__ = [
     "PollOutcome",
     "RemoteFollower",
     "StrategyPoller",
-    "jaeger_remote_sampler",
-    "parentbased_jaeger_remote_sampler",
     "parse_remote_properties",
     "remote_sampler",
     "running_follower",
@@ -26,38 +23,23 @@ __all__ = [
 ]
 
 if typing.TYPE_CHECKING:
-    from dsampler.remote._entry import (
-        jaeger_remote_sampler,
-        parentbased_jaeger_remote_sampler,
-        parse_remote_properties,
-        remote_sampler,
-        warn_ignored,
-    )
+    from dsampler.remote._entry import parse_remote_properties, remote_sampler, warn_ignored
     from dsampler.remote._fetch import Fetcher, HttpFetcher
     from dsampler.remote._fields import strategy_fields
     from dsampler.remote._follow import REMOTE, RemoteFollower, running_follower
     from dsampler.remote._poll import PollOutcome, StrategyPoller
     from dsampler.remote._sampler import JaegerRemoteSampler
-    from dsampler.remote._url import DEFAULT_ENDPOINT
 
 __getattr__, __dir__ = _attach(
     __name__,
     {
         **dict.fromkeys(
-            (
-                "jaeger_remote_sampler",
-                "parentbased_jaeger_remote_sampler",
-                "parse_remote_properties",
-                "remote_sampler",
-                "warn_ignored",
-            ),
-            "dsampler.remote._entry",
+            ("parse_remote_properties", "remote_sampler", "warn_ignored"), "dsampler.remote._entry"
         ),
         **dict.fromkeys(("Fetcher", "HttpFetcher"), "dsampler.remote._fetch"),
         "strategy_fields": "dsampler.remote._fields",
         **dict.fromkeys(("REMOTE", "RemoteFollower", "running_follower"), "dsampler.remote._follow"),
         **dict.fromkeys(("PollOutcome", "StrategyPoller"), "dsampler.remote._poll"),
         "JaegerRemoteSampler": "dsampler.remote._sampler",
-        "DEFAULT_ENDPOINT": "dsampler.remote._url",
     },
 )
