@@ -1,7 +1,7 @@
 """dsampler: head sampling for distributed tracing, for the OpenTelemetry Python SDK.
 
-Public names only, imported on first use (``import dsampler`` stays cheap); each lives
-in the module that owns it (see the package tree).
+Public names only, imported on first use (``import dsampler`` stays cheap); each is read
+from the face of the package that owns it (see the package tree).
 """
 
 import typing
