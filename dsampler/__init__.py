@@ -1,7 +1,7 @@
 """dsampler: head sampling for distributed tracing, for the OpenTelemetry Python SDK.
 
-Public names only, imported on first use (``import dsampler`` stays cheap); each lives
-in the module that owns it (see the package tree).
+Public names only, imported on first use (``import dsampler`` stays cheap); each is read
+from the face of the package that owns it (see the package tree).
 """
 
 import typing
@@ -37,39 +37,30 @@ __all__ = [
 
 if typing.TYPE_CHECKING:
     from dsampler._dsampler import DSampler
-    from dsampler.adaptive._controller import AdaptiveController
+    from dsampler.adaptive import AdaptiveController
     from dsampler.clock import Clock, ManualClock
-    from dsampler.config._files import load_config
-    from dsampler.config._model import SamplingConfig
+    from dsampler.config import SamplingConfig, load_config
     from dsampler.errors import ConfigError, DsamplerError
-    from dsampler.hashing._batch import decide_batch, fnv1a64, fnv1a64_batch, jit_status, wait_for_jit
-    from dsampler.hashing._schemes import rate_to_bound
-    from dsampler.remote._sampler import JaegerRemoteSampler
-    from dsampler.samplers._operations import PerOperationSampler
-    from dsampler.samplers._parent import ParentBasedSampler
-    from dsampler.samplers._ratelimit import RateLimitingSampler
-    from dsampler.samplers._ratio import RatioSampler
+    from dsampler.hashing import decide_batch, fnv1a64, fnv1a64_batch, jit_status, rate_to_bound, wait_for_jit
+    from dsampler.remote import JaegerRemoteSampler
+    from dsampler.samplers import ParentBasedSampler, PerOperationSampler, RateLimitingSampler, RatioSampler
 
 __getattr__, __dir__ = _attach(
     __name__,
     {
-        "AdaptiveController": "dsampler.adaptive._controller",
-        "Clock": "dsampler.clock",
-        "ManualClock": "dsampler.clock",
-        "ConfigError": "dsampler.errors",
-        "DsamplerError": "dsampler.errors",
-        "load_config": "dsampler.config._files",
-        "SamplingConfig": "dsampler.config._model",
-        **dict.fromkeys(
-            ("decide_batch", "fnv1a64", "fnv1a64_batch", "jit_status", "wait_for_jit"),
-            "dsampler.hashing._batch",
-        ),
-        "rate_to_bound": "dsampler.hashing._schemes",
-        "JaegerRemoteSampler": "dsampler.remote._sampler",
         "DSampler": "dsampler._dsampler",
-        "PerOperationSampler": "dsampler.samplers._operations",
-        "ParentBasedSampler": "dsampler.samplers._parent",
-        "RateLimitingSampler": "dsampler.samplers._ratelimit",
-        "RatioSampler": "dsampler.samplers._ratio",
+        "AdaptiveController": "dsampler.adaptive",
+        **dict.fromkeys(("Clock", "ManualClock"), "dsampler.clock"),
+        **dict.fromkeys(("SamplingConfig", "load_config"), "dsampler.config"),
+        **dict.fromkeys(("ConfigError", "DsamplerError"), "dsampler.errors"),
+        **dict.fromkeys(
+            ("decide_batch", "fnv1a64", "fnv1a64_batch", "jit_status", "rate_to_bound", "wait_for_jit"),
+            "dsampler.hashing",
+        ),
+        "JaegerRemoteSampler": "dsampler.remote",
+        **dict.fromkeys(
+            ("ParentBasedSampler", "PerOperationSampler", "RateLimitingSampler", "RatioSampler"),
+            "dsampler.samplers",
+        ),
     },
 )

@@ -2,6 +2,6 @@
 
 import sys
 
-from dsampler.cli._main import main
+from dsampler.cli import main
 
 sys.exit(main())

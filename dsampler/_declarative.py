@@ -47,9 +47,9 @@ from opentelemetry.sdk.trace.sampling import Sampler
 
 from dsampler._entry_points import SamplerArg, parse_sampler_properties, sampler_from_settings
 from dsampler._validate import check_int, check_rate, check_text, parse_float, typed
-from dsampler.config._model import DEFAULT_RATE
+from dsampler.config import DEFAULT_RATE
 from dsampler.errors import ConfigError
-from dsampler.hashing._schemes import DEFAULT_SCHEME
+from dsampler.hashing import DEFAULT_SCHEME
 
 __all__ = [
     "CONFIG_VARIABLE",
@@ -124,11 +124,11 @@ def dsampler_consistent_plugin(*args: object, **properties: object) -> Sampler:
     """Sampler ``dsampler_consistent``: dsampler's composite sampler of a consistent
     probability, ``ratio`` (and ``precision``, 1 to 14 hex digits of ``th``) from its
     properties, else from ``DSAMPLER_CONSISTENT_RATIO``, else the default rate."""
-    from dsampler.consistent._composables import (
+    from dsampler.consistent import (
         composable_parent_threshold,
         composable_traceid_ratio_based,
+        composite_sampler,
     )
-    from dsampler.consistent._composite import composite_sampler
 
     source, given = _SOURCE.format("dsampler_consistent"), None
     what = _what("dsampler_consistent", args, properties)
@@ -150,7 +150,7 @@ def jaeger_remote_plugin(*args: object, **properties: object) -> Sampler:
     """Sampler ``jaeger_remote``: a :class:`JaegerRemoteSampler` deciding every span, from
     its properties (``endpoint``, ``interval`` in milliseconds, ``initial_sampler``),
     else the specification's defaults."""
-    from dsampler.remote._entry import parse_remote_properties, remote_sampler, warn_ignored
+    from dsampler.remote import parse_remote_properties, remote_sampler, warn_ignored
 
     entry, what = _SOURCE.format("jaeger_remote"), _what("jaeger_remote", args, properties)
     try:
@@ -267,7 +267,7 @@ def _built(source: str, build: Callable[[], Sampler]) -> Sampler:
         return build()
     except Exception:  # the SDK would be left with no provider at all
         _log.warning("dsampler: %s could not be built; sampling at %s", source, DEFAULT_RATE, exc_info=True)
-        from dsampler.config._model import SamplingConfig
-        from dsampler.engine._engine import Engine
+        from dsampler.config import SamplingConfig
+        from dsampler.engine import Engine
 
         return Engine(SamplingConfig(rate=DEFAULT_RATE, parent_based=False), resource={})

@@ -17,23 +17,27 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from dsampler._validate import show
-from dsampler.adaptive._controller import ADAPTIVE, AdaptiveController, running_controller
+from dsampler.adaptive import ADAPTIVE, AdaptiveController, running_controller
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config._model import SamplingConfig
-from dsampler.config._overlay import differences
-from dsampler.config._parse import as_config, parse_config, parse_fields
-from dsampler.config._store import DEFAULT_HISTORY
-from dsampler.config._watch import FileWatcher, read_at_start
-from dsampler.engine._engine import Engine
-from dsampler.engine._runtime import resource_attributes
-from dsampler.remote._follow import REMOTE, RemoteFollower, running_follower
-from dsampler.telemetry._track import track
+from dsampler.config import (
+    DEFAULT_HISTORY,
+    FileWatcher,
+    SamplingConfig,
+    as_config,
+    differences,
+    parse_config,
+    parse_fields,
+    read_at_start,
+)
+from dsampler.engine import Engine, resource_attributes
+from dsampler.remote import REMOTE, RemoteFollower, running_follower
+from dsampler.telemetry import track
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
     from typing_extensions import Unpack
 
-    from dsampler.config._keywords import SettingsKeywords
+    from dsampler.config import SettingsKeywords
 
 __all__ = ["DSampler"]
 

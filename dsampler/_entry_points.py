@@ -42,11 +42,9 @@ from opentelemetry.sdk.trace.sampling import Sampler
 from dsampler._dsampler import DSampler
 from dsampler._instrument import expect
 from dsampler._validate import check_bool, check_rate, check_text, show
-from dsampler.config._files import load_document
-from dsampler.config._model import DEFAULT_RATE, SamplingConfig
-from dsampler.config._shape import MAX_ARG_CHARS, key_values, parse_rate
+from dsampler.config import DEFAULT_RATE, MAX_ARG_CHARS, SamplingConfig, key_values, load_document, parse_rate
 from dsampler.errors import ConfigError
-from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
+from dsampler.hashing import DEFAULT_SCHEME, get_scheme
 
 __all__ = [
     "DEFAULT_RATE",

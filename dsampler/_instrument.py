@@ -87,7 +87,7 @@ def attach(provider: object) -> int:
     have a controller. How many were attached; the expected list is emptied."""
     from opentelemetry.sdk.trace import TracerProvider
 
-    from dsampler.adaptive._processor import AdaptiveSpanProcessor
+    from dsampler.adaptive import AdaptiveSpanProcessor
 
     expected = [(ref(), source, by_hand) for ref, source, by_hand in _expected]
     _expected.clear()

@@ -12,31 +12,29 @@ import typing
 from dsampler._lazy import attach as _attach
 
 __all__ = [
+    "ADAPTIVE",
     "AdaptiveController",
-    "AdaptiveSettings",
     "AdaptiveSpanProcessor",
     "Change",
     "ControllerCore",
-    "HealthPolicy",
     "LatencySketch",
+    "running_controller",
 ]
 
 if typing.TYPE_CHECKING:
-    from dsampler.adaptive._controller import AdaptiveController
+    from dsampler.adaptive._controller import ADAPTIVE, AdaptiveController, running_controller
     from dsampler.adaptive._core import Change, ControllerCore
     from dsampler.adaptive._processor import AdaptiveSpanProcessor
     from dsampler.adaptive._sketch import LatencySketch
-    from dsampler.config._adaptive import AdaptiveSettings, HealthPolicy
 
 __getattr__, __dir__ = _attach(
     __name__,
     {
-        "AdaptiveController": "dsampler.adaptive._controller",
-        "Change": "dsampler.adaptive._core",
-        "ControllerCore": "dsampler.adaptive._core",
+        **dict.fromkeys(
+            ("ADAPTIVE", "AdaptiveController", "running_controller"), "dsampler.adaptive._controller"
+        ),
+        **dict.fromkeys(("Change", "ControllerCore"), "dsampler.adaptive._core"),
         "AdaptiveSpanProcessor": "dsampler.adaptive._processor",
         "LatencySketch": "dsampler.adaptive._sketch",
-        "AdaptiveSettings": "dsampler.config._adaptive",
-        "HealthPolicy": "dsampler.config._adaptive",
     },
 )

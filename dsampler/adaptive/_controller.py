@@ -28,17 +28,16 @@ from dsampler.adaptive._health import Incidents
 from dsampler.adaptive._host import HostShare
 from dsampler.adaptive._tap import Observations, Tap
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config._adaptive import AdaptiveSettings, settings_with
-from dsampler.config._overlay import Overlay
+from dsampler.config import AdaptiveSettings, Overlay, settings_with
 from dsampler.errors import ConfigError
-from dsampler.telemetry._adjusted import AdjustedCounts
+from dsampler.telemetry import AdjustedCounts
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from dsampler.adaptive._processor import AdaptiveSpanProcessor
-    from dsampler.config._keywords import AdaptiveChanges, AdaptiveKeywords
-    from dsampler.engine._engine import Engine
+    from dsampler.config import AdaptiveChanges, AdaptiveKeywords
+    from dsampler.engine import Engine
 
 __all__ = ["ADAPTIVE", "AdaptiveController", "running_controller"]
 

@@ -27,7 +27,7 @@ from dsampler.adaptive._load import LoadEstimator
 from dsampler.adaptive._sketch import LatencySketch
 from dsampler.adaptive._tail import TailDetector
 from dsampler.adaptive._window import WindowLaw
-from dsampler.config._adaptive import AdaptiveSettings
+from dsampler.config import AdaptiveSettings
 
 __all__ = ["REFINE_TOLERANCE", "Change", "ControllerCore"]
 

@@ -22,7 +22,7 @@ from collections import deque
 from typing import Final
 
 from dsampler.adaptive._sketch import LatencySketch
-from dsampler.config._adaptive import HealthPolicy
+from dsampler.config import HealthPolicy
 
 __all__ = ["ERROR_OBSERVATIONS", "HORIZON_S", "P99_OBSERVATIONS", "Health", "History", "Incidents"]
 

@@ -41,10 +41,7 @@ from dsampler.adaptive._hostfile import (
 )
 from dsampler.adaptive._table import SlotTable
 from dsampler.clock import Clock
-from dsampler.config._adaptive import AdaptiveSettings
-from dsampler.config._adaptive_values import HOST
-from dsampler.config._model import SamplingConfig
-from dsampler.config._rule import RateLimit
+from dsampler.config import AdaptiveSettings, RateLimit, SamplingConfig
 
 __all__ = ["HostShare"]
 
@@ -110,7 +107,7 @@ class HostShare:
         self, settings: AdaptiveSettings, resource: Mapping[str, Any], config: SamplingConfig, rate: float
     ) -> float | None:
         """Hold a slot with ``share: host``, else none; see :meth:`join`."""
-        if settings.share == HOST:
+        if settings.share == "host":
             return self.join(resource, config, rate, settings.tick_s)
         self.leave()
         return None

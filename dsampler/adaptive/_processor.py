@@ -16,8 +16,8 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import StatusCode
 
-from dsampler.consistent._tracestate import threshold_of
-from dsampler.telemetry._adjusted import AdjustedCounts
+from dsampler.consistent import threshold_of
+from dsampler.telemetry import AdjustedCounts
 
 __all__ = ["AdaptiveSpanProcessor", "Observer"]
 

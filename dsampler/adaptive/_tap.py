@@ -27,8 +27,8 @@ from typing import Final
 
 from dsampler import _fork
 from dsampler.clock import Clock
-from dsampler.config._adaptive import AdaptiveSettings
-from dsampler.decision._bucket import TokenBucket
+from dsampler.config import AdaptiveSettings
+from dsampler.decision import TokenBucket
 
 __all__ = ["FOLD_AT", "MAX_PENDING", "Observations", "Tap"]
 

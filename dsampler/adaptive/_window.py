@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from dsampler.config._adaptive import AdaptiveSettings
+from dsampler.config import AdaptiveSettings
 
 __all__ = ["BASELINE_WINDOWS", "WindowLaw"]
 

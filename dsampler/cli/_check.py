@@ -24,13 +24,11 @@ import sys
 from typing import Any, Final
 
 from dsampler.cli._output import error, say
-from dsampler.config._files import MAX_FILE_BYTES, locate, parse_config_bytes, read_bytes
-from dsampler.config._model import SamplingConfig
+from dsampler.config import MAX_FILE_BYTES, SamplingConfig, locate, parse_config_bytes, read_bytes
 from dsampler.errors import ConfigError
 from dsampler.hashing import hashing_path
-from dsampler.protocol._strategy import StrategyResponse
-from dsampler.serve._strategies import Strategies, jaeger_document, load_strategies
-from dsampler.serve._strategies_file import count_services
+from dsampler.protocol import StrategyResponse
+from dsampler.serve import Strategies, count_services, jaeger_document, load_strategies
 
 __all__ = ["STDIN_NAME", "add_parser", "health", "jaeger_summary", "run", "summary"]
 

@@ -28,11 +28,11 @@ from opentelemetry.trace import SpanKind
 from dsampler._validate import show
 from dsampler.cli._output import refuse, say
 from dsampler.cli._traceparent import Traceparent, parse_traceparent
-from dsampler.config._rule import KINDS
+from dsampler.config import KINDS
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
-    from dsampler._dsampler import DSampler
+    from dsampler import DSampler
 
 __all__ = ["add_parser", "parse_pairs", "parse_trace_id", "render", "run"]
 
@@ -114,7 +114,7 @@ def _kind(text: str) -> SpanKind:
 def _sampler(args: argparse.Namespace) -> DSampler:
     from opentelemetry.sdk.resources import Resource
 
-    from dsampler._dsampler import DSampler
+    from dsampler import DSampler
 
     # What DSampler(resource=None) reads in the application, plus the command line's,
     # strings as OTEL_RESOURCE_ATTRIBUTES gives them (service.version=2.0 is not a float).

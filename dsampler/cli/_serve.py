@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 from dsampler._validate import check_rate, parse_float, parse_int, redact_url
 from dsampler.cli._output import error, refuse, say
-from dsampler.config._shape import parse_duration
+from dsampler.config import parse_duration
 from dsampler.errors import ConfigError
 
 if TYPE_CHECKING:
-    from dsampler.serve._server import StrategiesServer
+    from dsampler.serve import StrategiesServer
 
 __all__ = ["add_parser", "run"]
 
@@ -88,7 +88,7 @@ _ARGUMENT_FLAGS = {
 
 def missing_grpc_message() -> str:
     """What ``--grpc-port`` without grpcio says after ``dsampler serve: `` (the extra to install)."""
-    from dsampler.serve._grpc import MISSING_GRPC
+    from dsampler.serve import MISSING_GRPC
 
     return f"--grpc-port: {MISSING_GRPC}"
 
@@ -131,7 +131,7 @@ _RATE = "--default-sampling-probability"
 def _numbers(args: argparse.Namespace) -> argparse.Namespace:
     """``args`` with its numbers parsed: our validators, not argparse's ``type=``, so
     that ``--port -1e3`` reads like every other refusal (and names its range)."""
-    from dsampler.serve._server import MAX_CONNECTIONS
+    from dsampler.serve import MAX_CONNECTIONS
 
     rate = parse_float(args.default_sampling_probability, _RATE, "a number in [0, 1]")
     grpc = args.grpc_port
@@ -149,8 +149,7 @@ def _numbers(args: argparse.Namespace) -> argparse.Namespace:
 
 
 def _server(args: argparse.Namespace) -> StrategiesServer:
-    from dsampler.serve._server import StrategiesServer
-    from dsampler.serve._strategies_file import MAX_RELOAD_S, StrategiesFile
+    from dsampler.serve import MAX_RELOAD_S, StrategiesFile, StrategiesServer
 
     source = StrategiesFile(
         args.strategies,

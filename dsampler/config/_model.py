@@ -25,7 +25,7 @@ from dsampler.config._adaptive import AdaptiveSettings, check_adaptive
 from dsampler.config._remote import RemoteSettings, check_remote
 from dsampler.config._rule import Rule, check
 from dsampler.errors import ConfigError
-from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
+from dsampler.hashing import DEFAULT_SCHEME, get_scheme
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

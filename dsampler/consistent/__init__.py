@@ -16,14 +16,12 @@ import typing
 from dsampler._lazy import attach as _attach
 
 __all__ = [
-    "HALF_EVEN",
     "HALF_UP",
     "INVALID_THRESHOLD",
     "MAX_OT_LENGTH",
     "MAX_THRESHOLD",
-    "MIN_THRESHOLD",
-    "NON_SAMPLING",
-    "OT_KEY",
+    "NOTHING",
+    "NOTHING_STATED",
     "RANDOMNESS_MASK",
     "AllPredicate",
     "AlwaysMatchPredicate",
@@ -31,12 +29,13 @@ __all__ = [
     "AttributeValuesPredicate",
     "ComposableSampler",
     "CompositeSampler",
-    "IntentLike",
-    "OtValue",
     "ParentPredicate",
     "Predicate",
     "SamplingIntent",
     "SpanKindPredicate",
+    "StatedResults",
+    "Statement",
+    "ThresholdChildren",
     "adjusted_count",
     "bound_of_threshold",
     "composable_always_off",
@@ -49,7 +48,6 @@ __all__ = [
     "decode_th",
     "encode_th",
     "explicit_randomness",
-    "keep_trace_state",
     "key_of_randomness",
     "ot_of",
     "ot_with_threshold",
@@ -58,6 +56,7 @@ __all__ = [
     "parse_ot",
     "randomness",
     "ratio_to_threshold",
+    "statement",
     "threshold_of",
     "threshold_of_bound",
     "threshold_to_probability",
@@ -72,21 +71,9 @@ if typing.TYPE_CHECKING:
         composable_traceid_ratio_based,
     )
     from dsampler.consistent._composite import CompositeSampler, composite_sampler
-    from dsampler.consistent._intent import (
-        NON_SAMPLING,
-        ComposableSampler,
-        IntentLike,
-        SamplingIntent,
-        keep_trace_state,
-    )
-    from dsampler.consistent._ot import (
-        MAX_OT_LENGTH,
-        OT_KEY,
-        OtValue,
-        ot_with_threshold,
-        ot_without_threshold,
-        parse_ot,
-    )
+    from dsampler.consistent._follow import ThresholdChildren
+    from dsampler.consistent._intent import ComposableSampler, SamplingIntent
+    from dsampler.consistent._ot import MAX_OT_LENGTH, ot_with_threshold, ot_without_threshold, parse_ot
     from dsampler.consistent._predicates import (
         AllPredicate,
         AlwaysMatchPredicate,
@@ -106,12 +93,12 @@ if typing.TYPE_CHECKING:
         threshold_of_bound,
     )
     from dsampler.consistent._rules import composable_rule_based
+    from dsampler.consistent._stated import NOTHING, NOTHING_STATED, Statement, statement
+    from dsampler.consistent._stated_results import StatedResults
     from dsampler.consistent._threshold import (
-        HALF_EVEN,
         HALF_UP,
         INVALID_THRESHOLD,
         MAX_THRESHOLD,
-        MIN_THRESHOLD,
         adjusted_count,
         decode_th,
         encode_th,
@@ -120,7 +107,6 @@ if typing.TYPE_CHECKING:
     )
     from dsampler.consistent._tracestate import explicit_randomness, ot_of, threshold_of, with_ot
 
-_P = "dsampler.consistent."
 __getattr__, __dir__ = _attach(
     __name__,
     {
@@ -131,16 +117,14 @@ __getattr__, __dir__ = _attach(
                 "composable_parent_threshold",
                 "composable_traceid_ratio_based",
             ),
-            _P + "_composables",
+            "dsampler.consistent._composables",
         ),
-        **dict.fromkeys(("CompositeSampler", "composite_sampler"), _P + "_composite"),
+        **dict.fromkeys(("CompositeSampler", "composite_sampler"), "dsampler.consistent._composite"),
+        "ThresholdChildren": "dsampler.consistent._follow",
+        **dict.fromkeys(("ComposableSampler", "SamplingIntent"), "dsampler.consistent._intent"),
         **dict.fromkeys(
-            ("NON_SAMPLING", "ComposableSampler", "IntentLike", "SamplingIntent", "keep_trace_state"),
-            _P + "_intent",
-        ),
-        **dict.fromkeys(
-            ("MAX_OT_LENGTH", "OT_KEY", "OtValue", "ot_with_threshold", "ot_without_threshold", "parse_ot"),
-            _P + "_ot",
+            ("MAX_OT_LENGTH", "ot_with_threshold", "ot_without_threshold", "parse_ot"),
+            "dsampler.consistent._ot",
         ),
         **dict.fromkeys(
             (
@@ -152,7 +136,7 @@ __getattr__, __dir__ = _attach(
                 "Predicate",
                 "SpanKindPredicate",
             ),
-            _P + "_predicates",
+            "dsampler.consistent._predicates",
         ),
         **dict.fromkeys(
             (
@@ -164,24 +148,28 @@ __getattr__, __dir__ = _attach(
                 "randomness",
                 "threshold_of_bound",
             ),
-            _P + "_randomness",
+            "dsampler.consistent._randomness",
         ),
-        "composable_rule_based": _P + "_rules",
+        "composable_rule_based": "dsampler.consistent._rules",
+        **dict.fromkeys(
+            ("NOTHING", "NOTHING_STATED", "Statement", "statement"), "dsampler.consistent._stated"
+        ),
+        "StatedResults": "dsampler.consistent._stated_results",
         **dict.fromkeys(
             (
-                "HALF_EVEN",
                 "HALF_UP",
                 "INVALID_THRESHOLD",
                 "MAX_THRESHOLD",
-                "MIN_THRESHOLD",
                 "adjusted_count",
                 "decode_th",
                 "encode_th",
                 "ratio_to_threshold",
                 "threshold_to_probability",
             ),
-            _P + "_threshold",
+            "dsampler.consistent._threshold",
         ),
-        **dict.fromkeys(("explicit_randomness", "ot_of", "threshold_of", "with_ot"), _P + "_tracestate"),
+        **dict.fromkeys(
+            ("explicit_randomness", "ot_of", "threshold_of", "with_ot"), "dsampler.consistent._tracestate"
+        ),
     },
 )

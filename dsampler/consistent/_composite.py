@@ -47,8 +47,8 @@ from dsampler.consistent._sdk import (
 )
 from dsampler.consistent._threshold import MAX_THRESHOLD
 from dsampler.consistent._tracestate import ot_entry, with_ot
-from dsampler.decision._faults import integer_value
-from dsampler.hashing._reference import MASK56
+from dsampler.decision import integer_value
+from dsampler.hashing import MASK56
 
 __all__ = ["CompositeSampler", "composite_sampler"]
 

@@ -23,8 +23,8 @@ from opentelemetry.util.types import Attributes
 from dsampler.consistent._ot import parse_ot
 from dsampler.consistent._stated_results import erase_th
 from dsampler.consistent._tracestate import ot_entry
-from dsampler.decision._results import DROP, EMPTY, make_result
-from dsampler.hashing._reference import MASK56
+from dsampler.decision import DROP, EMPTY, make_result
+from dsampler.hashing import MASK56
 
 __all__ = ["ThresholdChildren"]
 

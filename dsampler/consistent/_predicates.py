@@ -24,9 +24,9 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler._validate import check_text, show, typed
-from dsampler.config._rule import ANY_TEXT, AttributeMatch, Match, Pattern
+from dsampler.config import ANY_TEXT, AttributeMatch, Match, Pattern
 from dsampler.consistent._sdk import parent_span_context
-from dsampler.decision._match import compile_span
+from dsampler.decision import compile_span
 from dsampler.errors import ConfigError
 
 __all__ = [

@@ -20,7 +20,7 @@ from opentelemetry.trace import SpanContext
 from dsampler.consistent._ot import parse_ot
 from dsampler.consistent._threshold import MAX_THRESHOLD
 from dsampler.consistent._tracestate import explicit_randomness, ot_of
-from dsampler.hashing._reference import MASK56
+from dsampler.hashing import MASK56
 
 __all__ = [
     "RANDOMNESS_MASK",

@@ -16,9 +16,15 @@ from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
 from opentelemetry.trace import SpanContext
 from opentelemetry.trace.span import TraceState
 
-from dsampler.decision._context import SPAN_KEY, current_context, span_context_of
-from dsampler.decision._faults import FaultLog
-from dsampler.decision._results import DROPPED, EMPTY, make_result
+from dsampler.decision import (
+    DROPPED,
+    EMPTY,
+    SPAN_KEY,
+    FaultLog,
+    current_context,
+    make_result,
+    span_context_of,
+)
 
 __all__ = [
     "DROPPED",

@@ -30,8 +30,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from dsampler.consistent._threshold import MAX_THRESHOLD, encode_th
-from dsampler.hashing._reference import MASK56, MASK64
-from dsampler.hashing._schemes import HashScheme
+from dsampler.hashing import MASK56, MASK64, HashScheme
 
 __all__ = [
     "ALWAYS",

@@ -25,8 +25,8 @@ from opentelemetry.util.types import Attributes
 from dsampler.consistent._ot import OT_KEY, ot_with_threshold, ot_without_threshold
 from dsampler.consistent._stated import ALWAYS, BY_KEY, BY_TRACE, Statement
 from dsampler.consistent._tracestate import ot_entry, with_ot
-from dsampler.decision._context import DEFAULT_TRACE_STATE
-from dsampler.decision._results import (
+from dsampler.decision import (
+    DEFAULT_TRACE_STATE,
     DROP,
     DROPPED,
     EMPTY,
@@ -35,7 +35,7 @@ from dsampler.decision._results import (
     Results,
     make_result,
 )
-from dsampler.hashing._reference import MASK56, MASK64
+from dsampler.hashing import MASK56, MASK64
 
 __all__ = ["StatedResults", "erase_th", "ot_state"]
 

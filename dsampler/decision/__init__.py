@@ -7,7 +7,9 @@ import typing
 from dsampler._lazy import attach as _attach
 
 __all__ = [
+    "CHILD_DECISIONS",
     "CHILD_RESULTS",
+    "DEFAULT_TRACE_STATE",
     "DROP",
     "DROPPED",
     "EMPTY",
@@ -17,8 +19,13 @@ __all__ = [
     "FaultCountingSampler",
     "FaultLog",
     "FrozenResult",
+    "Guarded",
+    "Predicate",
     "Results",
     "TokenBucket",
+    "Tracked",
+    "compile_match",
+    "compile_span",
     "current_context",
     "integer_value",
     "make_result",
@@ -28,9 +35,16 @@ __all__ = [
 
 if typing.TYPE_CHECKING:
     from dsampler.decision._bucket import TokenBucket
-    from dsampler.decision._children import CHILD_RESULTS, ChildResults
-    from dsampler.decision._context import SPAN_KEY, current_context, span_context_of, trace_state_of
-    from dsampler.decision._faults import FaultCountingSampler, FaultLog, integer_value
+    from dsampler.decision._children import CHILD_DECISIONS, CHILD_RESULTS, ChildResults
+    from dsampler.decision._context import (
+        DEFAULT_TRACE_STATE,
+        SPAN_KEY,
+        current_context,
+        span_context_of,
+        trace_state_of,
+    )
+    from dsampler.decision._faults import FaultCountingSampler, FaultLog, Guarded, integer_value
+    from dsampler.decision._match import Predicate, compile_match, compile_span
     from dsampler.decision._results import (
         DROP,
         DROPPED,
@@ -40,26 +54,25 @@ if typing.TYPE_CHECKING:
         Results,
         make_result,
     )
+    from dsampler.decision._tracked import Tracked
 
 __getattr__, __dir__ = _attach(
     __name__,
     {
         "TokenBucket": "dsampler.decision._bucket",
-        "SPAN_KEY": "dsampler.decision._context",
-        "current_context": "dsampler.decision._context",
-        "span_context_of": "dsampler.decision._context",
-        "trace_state_of": "dsampler.decision._context",
-        "FaultCountingSampler": "dsampler.decision._faults",
-        "FaultLog": "dsampler.decision._faults",
-        "integer_value": "dsampler.decision._faults",
-        "CHILD_RESULTS": "dsampler.decision._children",
-        "ChildResults": "dsampler.decision._children",
-        "DROP": "dsampler.decision._results",
-        "DROPPED": "dsampler.decision._results",
-        "EMPTY": "dsampler.decision._results",
-        "FrozenResult": "dsampler.decision._results",
-        "RECORD_AND_SAMPLE": "dsampler.decision._results",
-        "Results": "dsampler.decision._results",
-        "make_result": "dsampler.decision._results",
+        **dict.fromkeys(("CHILD_DECISIONS", "CHILD_RESULTS", "ChildResults"), "dsampler.decision._children"),
+        **dict.fromkeys(
+            ("DEFAULT_TRACE_STATE", "SPAN_KEY", "current_context", "span_context_of", "trace_state_of"),
+            "dsampler.decision._context",
+        ),
+        **dict.fromkeys(
+            ("FaultCountingSampler", "FaultLog", "Guarded", "integer_value"), "dsampler.decision._faults"
+        ),
+        **dict.fromkeys(("Predicate", "compile_match", "compile_span"), "dsampler.decision._match"),
+        **dict.fromkeys(
+            ("DROP", "DROPPED", "EMPTY", "FrozenResult", "RECORD_AND_SAMPLE", "Results", "make_result"),
+            "dsampler.decision._results",
+        ),
+        "Tracked": "dsampler.decision._tracked",
     },
 )

@@ -18,7 +18,7 @@ from typing import Any, Final
 from opentelemetry.trace import SpanKind
 from opentelemetry.util.types import Attributes
 
-from dsampler.config._rule import AttributeMatch, Match, Pattern
+from dsampler.config import AttributeMatch, Match, Pattern
 
 __all__ = ["Predicate", "compile_match", "compile_span", "match_anything"]
 

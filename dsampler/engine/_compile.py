@@ -19,10 +19,18 @@ import operator
 from collections.abc import Hashable, Mapping
 from typing import Any, Final
 
-from dsampler.config._model import FIELD_CHECKS, SamplingConfig
-from dsampler.config._rule import Action, Drop, Match, RateLimit, Rollout, Rule, Sample
-from dsampler.decision._bucket import TokenBucket
-from dsampler.decision._match import Predicate, compile_match
+from dsampler.config import (
+    FIELD_CHECKS,
+    Action,
+    Drop,
+    Match,
+    RateLimit,
+    Rollout,
+    Rule,
+    Sample,
+    SamplingConfig,
+)
+from dsampler.decision import Predicate, TokenBucket, compile_match
 from dsampler.engine._counts import DecisionCounts
 from dsampler.engine._deciders import (
     Decider,
@@ -36,7 +44,7 @@ from dsampler.engine._deciders import (
 from dsampler.engine._index import RuleIndex
 from dsampler.engine._runtime import Runtime
 from dsampler.engine._snapshot import OfferedLoad, Snapshot
-from dsampler.hashing._schemes import HashScheme, get_scheme
+from dsampler.hashing import HashScheme, get_scheme
 
 __all__ = ["compile_snapshot"]
 

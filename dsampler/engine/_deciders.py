@@ -17,12 +17,9 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.clock import Clock
-from dsampler.consistent._stated import NOTHING_STATED, Statement, statement
-from dsampler.consistent._stated_results import StatedResults
-from dsampler.decision._bucket import TokenBucket
-from dsampler.decision._results import DROPPED, EMPTY, Results
-from dsampler.hashing._ratio import Ratio
-from dsampler.hashing._schemes import HashScheme
+from dsampler.consistent import NOTHING_STATED, StatedResults, Statement, statement
+from dsampler.decision import DROPPED, EMPTY, Results, TokenBucket
+from dsampler.hashing import HashScheme, Ratio
 
 __all__ = [
     "Decider",

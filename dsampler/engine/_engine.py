@@ -14,24 +14,28 @@ from typing import TYPE_CHECKING, Any, Final
 
 from dsampler import _fork
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config._model import SamplingConfig
-from dsampler.config._overlay import Overlay
-from dsampler.config._parse import as_config, parse_fields
-from dsampler.config._remote import service_name
-from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
-from dsampler.decision._faults import FaultLog
+from dsampler.config import (
+    DEFAULT_HISTORY,
+    ConfigStore,
+    Overlay,
+    SamplingConfig,
+    as_config,
+    parse_fields,
+    service_name,
+)
+from dsampler.decision import FaultLog
 from dsampler.engine._compile import compile_snapshot
 from dsampler.engine._counts import CountHistory
 from dsampler.engine._request import RequestPath
 from dsampler.engine._runtime import Runtime
 from dsampler.engine._snapshot import OfferedLoad, Snapshot
 from dsampler.errors import ConfigError
-from dsampler.hashing._loader import LOADER
+from dsampler.hashing import LOADER
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from dsampler.config._keywords import SettingsKeywords
+    from dsampler.config import SettingsKeywords
 
 __all__ = ["SECTIONS", "Engine", "OfferedLoad"]
 

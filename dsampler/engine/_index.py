@@ -23,8 +23,8 @@ from opentelemetry.trace import SpanKind
 from opentelemetry.util.types import Attributes
 
 from dsampler._validate import MAX_TEXT
-from dsampler.config._rule import AttributeMatch, Match, Pattern
-from dsampler.decision._match import Predicate
+from dsampler.config import AttributeMatch, Match, Pattern
+from dsampler.decision import Predicate
 
 __all__ = ["RuleIndex"]
 

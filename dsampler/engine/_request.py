@@ -22,15 +22,20 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler.config._store import ConfigStore
-from dsampler.decision._children import CHILD_DECISIONS, CHILD_RESULTS
-from dsampler.decision._context import DEFAULT_TRACE_STATE, SPAN_KEY, current_context
-from dsampler.decision._faults import FaultCountingSampler, integer_value
-from dsampler.decision._results import DROPPED
+from dsampler.config import ConfigStore
+from dsampler.decision import (
+    CHILD_DECISIONS,
+    CHILD_RESULTS,
+    DEFAULT_TRACE_STATE,
+    DROPPED,
+    SPAN_KEY,
+    FaultCountingSampler,
+    current_context,
+    integer_value,
+)
 from dsampler.engine._counts import DEFAULT, KEPT, NOT_KEPT
 from dsampler.engine._snapshot import Snapshot
-from dsampler.hashing._reference import MASK64
-from dsampler.hashing._schemes import MASK128
+from dsampler.hashing import MASK64, MASK128
 
 __all__ = ["RequestPath"]
 

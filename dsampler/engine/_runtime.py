@@ -14,10 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from dsampler._validate import typed
 from dsampler.clock import Clock
-from dsampler.consistent._follow import ThresholdChildren
-from dsampler.decision._bucket import TokenBucket
-from dsampler.decision._children import ChildResults
-from dsampler.decision._tracked import Tracked
+from dsampler.consistent import ThresholdChildren
+from dsampler.decision import ChildResults, TokenBucket, Tracked
 from dsampler.engine._counts import CountHistory
 from dsampler.errors import ConfigError
 

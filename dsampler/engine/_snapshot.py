@@ -18,13 +18,9 @@ from opentelemetry.trace import SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler.config._model import SamplingConfig
-from dsampler.config._rule import Rollout
-from dsampler.consistent._tracestate import explicit_randomness
-from dsampler.decision._bucket import TokenBucket
-from dsampler.decision._children import ChildResults
-from dsampler.decision._results import RECORD_AND_SAMPLE, Results
-from dsampler.decision._tracked import Tracked
+from dsampler.config import Rollout, SamplingConfig
+from dsampler.consistent import explicit_randomness
+from dsampler.decision import RECORD_AND_SAMPLE, ChildResults, Results, TokenBucket, Tracked
 from dsampler.engine._counts import CAPPED, DEFAULT, KEPT, NOT_KEPT, OPERATION, PARENT, RULE, DecisionCounts
 from dsampler.engine._deciders import (
     BY_LOWER_BOUND,

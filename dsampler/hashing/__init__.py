@@ -12,13 +12,17 @@ from dsampler._lazy import attach as _attach
 
 __all__ = [
     "DEFAULT_SCHEME",
+    "LOADER",
+    "MASK56",
+    "MASK64",
+    "MASK128",
     "SCHEMES",
     "HashScheme",
-    "JitStatus",
     "Ratio",
     "decide_batch",
     "fnv1a64",
     "fnv1a64_batch",
+    "fnv1a64_key",
     "get_scheme",
     "hashing_path",
     "jit_status",
@@ -35,20 +39,31 @@ if typing.TYPE_CHECKING:
         jit_status,
         wait_for_jit,
     )
-    from dsampler.hashing._loader import JitStatus
+    from dsampler.hashing._loader import LOADER
     from dsampler.hashing._ratio import Ratio
-    from dsampler.hashing._schemes import DEFAULT_SCHEME, SCHEMES, HashScheme, get_scheme, rate_to_bound
+    from dsampler.hashing._reference import MASK56, MASK64, fnv1a64_key
+    from dsampler.hashing._schemes import (
+        DEFAULT_SCHEME,
+        MASK128,
+        SCHEMES,
+        HashScheme,
+        get_scheme,
+        rate_to_bound,
+    )
 
-_BATCH = "dsampler.hashing._batch"
-_SCHEMES = "dsampler.hashing._schemes"
 __getattr__, __dir__ = _attach(
     __name__,
     {
         **dict.fromkeys(
-            ("decide_batch", "fnv1a64", "fnv1a64_batch", "hashing_path", "jit_status", "wait_for_jit"), _BATCH
+            ("decide_batch", "fnv1a64", "fnv1a64_batch", "hashing_path", "jit_status", "wait_for_jit"),
+            "dsampler.hashing._batch",
         ),
-        "JitStatus": "dsampler.hashing._loader",
+        "LOADER": "dsampler.hashing._loader",
         "Ratio": "dsampler.hashing._ratio",
-        **dict.fromkeys(("DEFAULT_SCHEME", "SCHEMES", "HashScheme", "get_scheme", "rate_to_bound"), _SCHEMES),
+        **dict.fromkeys(("MASK56", "MASK64", "fnv1a64_key"), "dsampler.hashing._reference"),
+        **dict.fromkeys(
+            ("DEFAULT_SCHEME", "HashScheme", "MASK128", "SCHEMES", "get_scheme", "rate_to_bound"),
+            "dsampler.hashing._schemes",
+        ),
     },
 )

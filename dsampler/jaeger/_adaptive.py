@@ -22,7 +22,7 @@ from typing import Any, cast
 from dsampler import _fork
 from dsampler._validate import MAX_TEXT, check_max_operations
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.decision._tracked import Tracked
+from dsampler.decision import Tracked
 from dsampler.jaeger._constants import DEFAULT_MAX_OPERATIONS
 from dsampler.jaeger._samplers import (
     GuaranteedThroughputProbabilisticSampler,
@@ -32,7 +32,7 @@ from dsampler.jaeger._samplers import (
     Tags,
 )
 from dsampler.jaeger._strategies import per_operation_of
-from dsampler.protocol._strategy import (
+from dsampler.protocol import (
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,

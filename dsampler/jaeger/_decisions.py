@@ -21,8 +21,8 @@ from typing import Any, Final, Protocol
 from opentelemetry.context import Context
 
 from dsampler._validate import MAX_TEXT
-from dsampler.decision._results import EMPTY, RECORD_AND_SAMPLE
-from dsampler.engine._engine import Engine
+from dsampler.decision import EMPTY, RECORD_AND_SAMPLE
+from dsampler.engine import Engine
 from dsampler.jaeger._adaptive import name_of
 from dsampler.jaeger._samplers import Sampler, int_value
 

@@ -23,14 +23,14 @@ from dsampler.jaeger._constants import (
     MIN_REFRESH_INTERVAL_S,
 )
 from dsampler.jaeger._samplers import ProbabilisticSampler
-from dsampler.protocol._render import render
-from dsampler.protocol._strategy import (
+from dsampler.protocol import (
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,
     StrategyResponse,
+    render,
 )
-from dsampler.remote._fetch import Fetcher
+from dsampler.remote import Fetcher
 
 __all__ = [
     "DEFAULT_SAMPLING_PORT",

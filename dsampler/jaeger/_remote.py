@@ -22,8 +22,8 @@ from typing import Any, Final
 from dsampler import _fork
 from dsampler._validate import check_seconds, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config._model import SamplingConfig
-from dsampler.engine._engine import Engine
+from dsampler.config import SamplingConfig
+from dsampler.engine import Engine
 from dsampler.errors import ConfigError
 from dsampler.jaeger._adaptive import sampler_of
 from dsampler.jaeger._constants import default_logger
@@ -40,12 +40,9 @@ from dsampler.jaeger._polling import (
 )
 from dsampler.jaeger._samplers import Sampler
 from dsampler.jaeger._strategies import JAEGER_CLIENT, checked, strategy_of
-from dsampler.protocol._parse import parse_response
-from dsampler.protocol._strategy import Strategy
-from dsampler.remote._fetch import Fetcher, HttpFetcher
-from dsampler.remote._follow import REMOTE, RemoteFollower
-from dsampler.remote._poll import PollOutcome
-from dsampler.telemetry._track import track
+from dsampler.protocol import Strategy, parse_response
+from dsampler.remote import REMOTE, Fetcher, HttpFetcher, PollOutcome, RemoteFollower
+from dsampler.telemetry import track
 
 __all__ = ["RemoteControlledSampler", "SamplerMetrics", "max_operations_or_default", "refresh_interval"]
 

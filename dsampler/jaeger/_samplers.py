@@ -16,12 +16,10 @@ from typing import Any
 
 from dsampler._validate import check_per_second, check_rate, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.decision._bucket import TokenBucket
-from dsampler.engine._deciders import BY_RATIO, DROP_IT, guaranteed
+from dsampler.decision import TokenBucket
+from dsampler.engine import BY_RATIO, DROP_IT, guaranteed
 from dsampler.errors import ConfigError
-from dsampler.hashing._loader import LOADER
-from dsampler.hashing._ratio import Ratio
-from dsampler.hashing._schemes import get_scheme
+from dsampler.hashing import LOADER, Ratio, get_scheme
 from dsampler.jaeger._constants import (
     SAMPLER_PARAM_TAG_KEY,
     SAMPLER_TYPE_CONST,

@@ -28,13 +28,16 @@ from dsampler.jaeger._constants import (
     RATE_LIMITING_SAMPLING_STR,
     SAMPLING_RATE_STR,
 )
-from dsampler.protocol._parse import Reading, parse_mapping, parse_operation_sampling, parse_response
-from dsampler.protocol._strategy import (
+from dsampler.protocol import (
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,
+    Reading,
     Strategy,
     StrategyResponse,
+    parse_mapping,
+    parse_operation_sampling,
+    parse_response,
 )
 
 __all__ = [

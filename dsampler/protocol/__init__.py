@@ -7,21 +7,43 @@ import typing
 from dsampler._lazy import attach as _attach
 
 __all__ = [
+    "MAX_REQUEST_BYTES",
+    "MAX_RESPONSE_BYTES",
+    "PROBABILISTIC",
+    "RATE_LIMITING",
+    "Dialect",
     "OperationRate",
     "PerOperationStrategy",
     "ProbabilisticStrategy",
     "RateLimitingStrategy",
+    "Reading",
     "Strategy",
     "StrategyResponse",
+    "decode_params",
+    "encode_response",
+    "last",
+    "parse_mapping",
+    "parse_operation_sampling",
     "parse_response",
     "parse_strategy",
+    "read_text",
     "render",
 ]
 
 if typing.TYPE_CHECKING:
-    from dsampler.protocol._parse import parse_response, parse_strategy
-    from dsampler.protocol._render import render
+    from dsampler.protocol._parse import (
+        MAX_RESPONSE_BYTES,
+        Reading,
+        parse_mapping,
+        parse_operation_sampling,
+        parse_response,
+        parse_strategy,
+    )
+    from dsampler.protocol._proto import MAX_REQUEST_BYTES, decode_params, encode_response
+    from dsampler.protocol._render import Dialect, render
     from dsampler.protocol._strategy import (
+        PROBABILISTIC,
+        RATE_LIMITING,
         OperationRate,
         PerOperationStrategy,
         ProbabilisticStrategy,
@@ -29,18 +51,39 @@ if typing.TYPE_CHECKING:
         Strategy,
         StrategyResponse,
     )
+    from dsampler.protocol._wire import last, read_text
 
 __getattr__, __dir__ = _attach(
     __name__,
     {
-        "parse_response": "dsampler.protocol._parse",
-        "parse_strategy": "dsampler.protocol._parse",
-        "render": "dsampler.protocol._render",
-        "OperationRate": "dsampler.protocol._strategy",
-        "PerOperationStrategy": "dsampler.protocol._strategy",
-        "ProbabilisticStrategy": "dsampler.protocol._strategy",
-        "RateLimitingStrategy": "dsampler.protocol._strategy",
-        "Strategy": "dsampler.protocol._strategy",
-        "StrategyResponse": "dsampler.protocol._strategy",
+        **dict.fromkeys(
+            (
+                "MAX_RESPONSE_BYTES",
+                "Reading",
+                "parse_mapping",
+                "parse_operation_sampling",
+                "parse_response",
+                "parse_strategy",
+            ),
+            "dsampler.protocol._parse",
+        ),
+        **dict.fromkeys(
+            ("MAX_REQUEST_BYTES", "decode_params", "encode_response"), "dsampler.protocol._proto"
+        ),
+        **dict.fromkeys(("Dialect", "render"), "dsampler.protocol._render"),
+        **dict.fromkeys(
+            (
+                "OperationRate",
+                "PROBABILISTIC",
+                "PerOperationStrategy",
+                "ProbabilisticStrategy",
+                "RATE_LIMITING",
+                "RateLimitingStrategy",
+                "Strategy",
+                "StrategyResponse",
+            ),
+            "dsampler.protocol._strategy",
+        ),
+        **dict.fromkeys(("last", "read_text"), "dsampler.protocol._wire"),
     },
 )

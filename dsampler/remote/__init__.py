@@ -8,39 +8,38 @@ import typing
 from dsampler._lazy import attach as _attach
 
 __all__ = [
-    "DEFAULT_ENDPOINT",
+    "REMOTE",
     "Fetcher",
     "HttpFetcher",
     "JaegerRemoteSampler",
     "PollOutcome",
     "RemoteFollower",
     "StrategyPoller",
-    "jaeger_remote_sampler",
-    "parentbased_jaeger_remote_sampler",
+    "parse_remote_properties",
+    "remote_sampler",
+    "running_follower",
     "strategy_fields",
+    "warn_ignored",
 ]
 
 if typing.TYPE_CHECKING:
-    from dsampler.remote._entry import jaeger_remote_sampler, parentbased_jaeger_remote_sampler
+    from dsampler.remote._entry import parse_remote_properties, remote_sampler, warn_ignored
     from dsampler.remote._fetch import Fetcher, HttpFetcher
     from dsampler.remote._fields import strategy_fields
-    from dsampler.remote._follow import RemoteFollower
+    from dsampler.remote._follow import REMOTE, RemoteFollower, running_follower
     from dsampler.remote._poll import PollOutcome, StrategyPoller
     from dsampler.remote._sampler import JaegerRemoteSampler
-    from dsampler.remote._url import DEFAULT_ENDPOINT
 
 __getattr__, __dir__ = _attach(
     __name__,
     {
-        "jaeger_remote_sampler": "dsampler.remote._entry",
-        "parentbased_jaeger_remote_sampler": "dsampler.remote._entry",
-        "Fetcher": "dsampler.remote._fetch",
-        "HttpFetcher": "dsampler.remote._fetch",
+        **dict.fromkeys(
+            ("parse_remote_properties", "remote_sampler", "warn_ignored"), "dsampler.remote._entry"
+        ),
+        **dict.fromkeys(("Fetcher", "HttpFetcher"), "dsampler.remote._fetch"),
         "strategy_fields": "dsampler.remote._fields",
-        "RemoteFollower": "dsampler.remote._follow",
-        "PollOutcome": "dsampler.remote._poll",
-        "StrategyPoller": "dsampler.remote._poll",
+        **dict.fromkeys(("REMOTE", "RemoteFollower", "running_follower"), "dsampler.remote._follow"),
+        **dict.fromkeys(("PollOutcome", "StrategyPoller"), "dsampler.remote._poll"),
         "JaegerRemoteSampler": "dsampler.remote._sampler",
-        "DEFAULT_ENDPOINT": "dsampler.remote._url",
     },
 )

@@ -36,8 +36,7 @@ from urllib.parse import urlsplit
 from opentelemetry.sdk.trace.sampling import Sampler
 
 from dsampler._validate import check_number, check_rate, check_seconds, check_text, redact_url, show
-from dsampler.config._model import DEFAULT_RATE
-from dsampler.config._shape import MAX_ARG_CHARS, key_values, parse_rate
+from dsampler.config import DEFAULT_RATE, MAX_ARG_CHARS, key_values, parse_rate
 from dsampler.errors import ConfigError
 from dsampler.remote._url import DEFAULT_ENDPOINT, sampling_url
 
@@ -185,8 +184,8 @@ def remote_sampler(settings: RemoteArg, entry: str, parent_based: bool) -> Sampl
         )
     except Exception:  # never let the SDK fall back to 100%
         _log.warning("dsampler: %s could not start; sampling at %s", entry, DEFAULT_RATE, exc_info=True)
-        from dsampler.config._model import SamplingConfig
-        from dsampler.engine._engine import Engine
+        from dsampler.config import SamplingConfig
+        from dsampler.engine import Engine
 
         config = SamplingConfig(rate=DEFAULT_RATE, hash="otel", parent_based=parent_based)
         return Engine(config, resource={})

@@ -34,7 +34,7 @@ from dsampler import _fork
 from dsampler._validate import check_int, check_seconds, redact_url, show
 from dsampler._version import __version__
 from dsampler.errors import FetchError
-from dsampler.protocol._parse import MAX_RESPONSE_BYTES
+from dsampler.protocol import MAX_RESPONSE_BYTES
 from dsampler.remote._resolve import (
     AddrInfo,
     DeadlineSocket,

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsampler.config._model import OperationStrategy
-from dsampler.protocol._strategy import (
+from dsampler.config import OperationStrategy
+from dsampler.protocol import (
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,

@@ -18,16 +18,14 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from dsampler.config._overlay import Overlay
-from dsampler.config._remote import RemoteSettings, service_name
-from dsampler.protocol._parse import parse_response
-from dsampler.protocol._strategy import Strategy, StrategyResponse
+from dsampler.config import Overlay, RemoteSettings, service_name
+from dsampler.protocol import Strategy, StrategyResponse, parse_response
 from dsampler.remote._fetch import Fetcher, HttpFetcher
 from dsampler.remote._fields import strategy_fields
 from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
 
 if TYPE_CHECKING:
-    from dsampler.engine._engine import Engine
+    from dsampler.engine import Engine
 
 __all__ = ["REMOTE", "RemoteFollower", "running_follower"]
 

@@ -50,13 +50,13 @@ from dsampler._poller import Poller
 from dsampler._validate import check_seconds, check_url_text
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.errors import ConfigError, FetchError
-from dsampler.protocol._parse import parse_response
-from dsampler.protocol._strategy import (
+from dsampler.protocol import (
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,
     Strategy,
     StrategyResponse,
+    parse_response,
 )
 from dsampler.remote._fetch import Fetcher
 
@@ -156,7 +156,7 @@ class StrategyPoller:
         self._closed = False
         self._thread = Poller(self, self.interval_s, name=name, first_delay_s=first)
         _fork.register(self._reset_after_fork)
-        from dsampler.telemetry._registry import register_poller
+        from dsampler.telemetry import register_poller
 
         register_poller(self)
 

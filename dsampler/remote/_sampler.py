@@ -14,15 +14,13 @@ from opentelemetry.util.types import Attributes
 
 from dsampler._validate import DEFAULT_MAX_OPERATIONS, check_bool, check_rate, redact_url, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config._model import DEFAULT_RATE, SamplingConfig
-from dsampler.config._parse import parse_config
-from dsampler.config._remote import service_name as service_name_for
-from dsampler.decision._faults import Guarded
-from dsampler.engine._engine import Engine
-from dsampler.engine._runtime import resource_attributes
+from dsampler.config import DEFAULT_RATE, SamplingConfig, parse_config
+from dsampler.config import service_name as service_name_for
+from dsampler.decision import Guarded
+from dsampler.engine import Engine, resource_attributes
 from dsampler.errors import ConfigError
-from dsampler.protocol._parse import MAX_RESPONSE_BYTES
-from dsampler.protocol._strategy import (
+from dsampler.protocol import (
+    MAX_RESPONSE_BYTES,
     PerOperationStrategy,
     ProbabilisticStrategy,
     RateLimitingStrategy,
@@ -32,7 +30,7 @@ from dsampler.remote._fetch import DEFAULT_TIMEOUT_S, Fetcher, HttpFetcher
 from dsampler.remote._follow import REMOTE, RemoteFollower
 from dsampler.remote._poll import PollOutcome, StrategyPoller
 from dsampler.remote._url import DEFAULT_ENDPOINT
-from dsampler.telemetry._track import track
+from dsampler.telemetry import track
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource

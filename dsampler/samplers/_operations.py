@@ -14,11 +14,10 @@ from opentelemetry.util.types import Attributes
 
 from dsampler._validate import DEFAULT_MAX_OPERATIONS
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config._model import DEFAULT_RATE
-from dsampler.config._parse import parse_config
-from dsampler.engine._engine import Engine
-from dsampler.hashing._schemes import DEFAULT_SCHEME
-from dsampler.telemetry._track import track
+from dsampler.config import DEFAULT_RATE, parse_config
+from dsampler.engine import Engine
+from dsampler.hashing import DEFAULT_SCHEME
+from dsampler.telemetry import track
 
 __all__ = ["PerOperationSampler"]
 

@@ -10,10 +10,16 @@ from opentelemetry.trace import Link, Span, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler.decision._children import CHILD_RESULTS, ChildResults
-from dsampler.decision._context import DEFAULT_TRACE_STATE, SPAN_KEY, current_context
-from dsampler.decision._faults import FaultCountingSampler, FaultLog
-from dsampler.decision._results import Results
+from dsampler.decision import (
+    CHILD_RESULTS,
+    DEFAULT_TRACE_STATE,
+    SPAN_KEY,
+    ChildResults,
+    FaultCountingSampler,
+    FaultLog,
+    Results,
+    current_context,
+)
 from dsampler.errors import ConfigError
 
 __all__ = ["ParentBasedSampler"]

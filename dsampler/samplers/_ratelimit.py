@@ -12,10 +12,17 @@ from opentelemetry.util.types import Attributes
 
 from dsampler._validate import check_bool, check_per_second
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.decision._bucket import TokenBucket
-from dsampler.decision._context import SPAN_KEY, current_context, span_context_of, trace_state_of
-from dsampler.decision._faults import FaultCountingSampler, FaultLog
-from dsampler.decision._results import DROPPED, Results
+from dsampler.decision import (
+    DROPPED,
+    SPAN_KEY,
+    FaultCountingSampler,
+    FaultLog,
+    Results,
+    TokenBucket,
+    current_context,
+    span_context_of,
+    trace_state_of,
+)
 
 __all__ = ["RateLimitingSampler"]
 

@@ -11,12 +11,19 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler._validate import check_bool, check_rate
-from dsampler.decision._context import SPAN_KEY, current_context, span_context_of, trace_state_of
-from dsampler.decision._faults import FaultCountingSampler, FaultLog, integer_value
-from dsampler.decision._results import DROPPED, Results
-from dsampler.engine._deciders import RatioDecider, Tagger
-from dsampler.hashing._loader import LOADER
-from dsampler.hashing._schemes import DEFAULT_SCHEME, get_scheme
+from dsampler.decision import (
+    DROPPED,
+    SPAN_KEY,
+    FaultCountingSampler,
+    FaultLog,
+    Results,
+    current_context,
+    integer_value,
+    span_context_of,
+    trace_state_of,
+)
+from dsampler.engine import RatioDecider, Tagger
+from dsampler.hashing import DEFAULT_SCHEME, LOADER, get_scheme
 
 __all__ = ["RatioSampler"]
 

@@ -7,27 +7,42 @@ import typing
 from dsampler._lazy import attach as _attach
 
 __all__ = [
+    "MAX_CONNECTIONS",
+    "MAX_RELOAD_S",
+    "MISSING_GRPC",
     "Strategies",
     "StrategiesFile",
     "StrategiesServer",
     "config_strategies",
+    "count_services",
+    "jaeger_document",
     "jaeger_strategies",
     "load_strategies",
 ]
 
 if typing.TYPE_CHECKING:
-    from dsampler.serve._server import StrategiesServer
-    from dsampler.serve._strategies import Strategies, config_strategies, jaeger_strategies, load_strategies
-    from dsampler.serve._strategies_file import StrategiesFile
+    from dsampler.serve._grpc import MISSING_GRPC
+    from dsampler.serve._server import MAX_CONNECTIONS, StrategiesServer
+    from dsampler.serve._strategies import (
+        Strategies,
+        config_strategies,
+        jaeger_document,
+        jaeger_strategies,
+        load_strategies,
+    )
+    from dsampler.serve._strategies_file import MAX_RELOAD_S, StrategiesFile, count_services
 
 __getattr__, __dir__ = _attach(
     __name__,
     {
-        "Strategies": "dsampler.serve._strategies",
-        "config_strategies": "dsampler.serve._strategies",
-        "jaeger_strategies": "dsampler.serve._strategies",
-        "load_strategies": "dsampler.serve._strategies",
-        "StrategiesServer": "dsampler.serve._server",
-        "StrategiesFile": "dsampler.serve._strategies_file",
+        "MISSING_GRPC": "dsampler.serve._grpc",
+        **dict.fromkeys(("MAX_CONNECTIONS", "StrategiesServer"), "dsampler.serve._server"),
+        **dict.fromkeys(
+            ("Strategies", "config_strategies", "jaeger_document", "jaeger_strategies", "load_strategies"),
+            "dsampler.serve._strategies",
+        ),
+        **dict.fromkeys(
+            ("MAX_RELOAD_S", "StrategiesFile", "count_services"), "dsampler.serve._strategies_file"
+        ),
     },
 )

@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from dsampler import _fork
 from dsampler._validate import check_int, check_seconds
-from dsampler.protocol._proto import MAX_REQUEST_BYTES, encode_response
+from dsampler.protocol import MAX_REQUEST_BYTES, encode_response
 from dsampler.serve._grpc_calls import (
     GET_SAMPLING_STRATEGY,
     MISSING_GRPC,

@@ -25,8 +25,7 @@ from types import ModuleType
 from typing import Any, Final
 
 from dsampler.errors import ConfigError
-from dsampler.protocol._proto import decode_params
-from dsampler.protocol._wire import last, read_text
+from dsampler.protocol import decode_params, last, read_text
 
 __all__ = [
     "GET_SAMPLING_STRATEGY",

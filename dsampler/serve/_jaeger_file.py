@@ -41,7 +41,7 @@ from typing import Any, Final, NamedTuple
 
 from dsampler._validate import check_per_second, check_rate, check_text, read_int, show, typed
 from dsampler.errors import ConfigError
-from dsampler.protocol._strategy import (
+from dsampler.protocol import (
     PROBABILISTIC,
     RATE_LIMITING,
     OperationRate,

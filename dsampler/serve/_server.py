@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final
 
 from dsampler import _fork
 from dsampler._validate import check_int, check_seconds
-from dsampler.protocol._render import Dialect, render
+from dsampler.protocol import Dialect, render
 from dsampler.serve._http import HttpListener
 from dsampler.serve._strategies import Answers, Strategies
 from dsampler.serve._strategies_file import StrategiesFile

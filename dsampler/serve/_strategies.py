@@ -17,11 +17,9 @@ from typing import Final, Literal, TypeAlias
 
 from dsampler import _fork
 from dsampler._validate import check_rate, show
-from dsampler.config._lines import with_lines
-from dsampler.config._model import SamplingConfig
-from dsampler.config._yaml import compose_yaml
+from dsampler.config import SamplingConfig, compose_yaml, with_lines
 from dsampler.errors import ConfigError
-from dsampler.protocol._strategy import (
+from dsampler.protocol import (
     PROBABILISTIC,
     RATE_LIMITING,
     OperationRate,
@@ -208,7 +206,7 @@ def load_strategies(
     Raises:
         ConfigError: the file is not valid in its format; every problem is named.
     """
-    from dsampler.config._files import parse_config_bytes
+    from dsampler.config import parse_config_bytes
 
     found = jaeger_document(data, format)
     if found is None:

@@ -26,10 +26,9 @@ from urllib.parse import urlsplit
 
 from dsampler._poller import Poller
 from dsampler._validate import check_seconds, redact_url
-from dsampler.config._files import MAX_FILE_BYTES, describe, read_bytes
-from dsampler.config._watch import Changes, Watched
+from dsampler.config import MAX_FILE_BYTES, Changes, Watched, describe, read_bytes
 from dsampler.errors import ConfigError, FetchError
-from dsampler.remote._fetch import HttpFetcher
+from dsampler.remote import HttpFetcher
 from dsampler.serve._strategies import (
     DEFAULT_SAMPLING_PROBABILITY,
     FileFormat,

@@ -24,8 +24,7 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
 from dsampler import _fork
-from dsampler.consistent._threshold import MAX_THRESHOLD
-from dsampler.consistent._tracestate import threshold_of
+from dsampler.consistent import MAX_THRESHOLD, threshold_of
 
 __all__ = ["AdjustedCounts"]
 

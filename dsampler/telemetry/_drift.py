@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from dsampler import _fork
-from dsampler.consistent._stated import NOTHING, statement
-from dsampler.consistent._threshold import threshold_to_probability
-from dsampler.engine._counts import DEFAULT, KEPT, DecisionCounts
-from dsampler.hashing._schemes import SCHEMES
+from dsampler.consistent import NOTHING, statement, threshold_to_probability
+from dsampler.engine import DEFAULT, KEPT, DecisionCounts
+from dsampler.hashing import SCHEMES
 
 if TYPE_CHECKING:
     from dsampler.telemetry._observed import Observed

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from dsampler.engine._counts import CAPPED, DEFAULT, KEPT, NOT_KEPT, STRATEGIES
+from dsampler.engine import CAPPED, DEFAULT, KEPT, NOT_KEPT, STRATEGIES
 from dsampler.telemetry import _drift, _registry
 
 if TYPE_CHECKING:

@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from dsampler.config._model import SamplingConfig
-    from dsampler.engine._counts import CountHistory
-    from dsampler.engine._snapshot import Snapshot
+    from dsampler.config import SamplingConfig
+    from dsampler.engine import CountHistory, Snapshot
 
 __all__ = ["Observed", "ObservedPoller"]
 

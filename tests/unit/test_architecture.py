@@ -1,6 +1,7 @@
 """The tree is the architecture: imports point down the layers, nothing imports in a
-circle, no package touches another's underscore attributes, and modules and functions
-stay small. docs/design.md draws the same layers."""
+circle, a package uses another through its face (its ``__init__``) and never touches
+its underscore attributes, and modules and functions stay small. docs/design.md
+draws the same layers."""
 
 from __future__ import annotations
 
@@ -40,8 +41,9 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         ("serve", "jaeger"),
         ("_dsampler",),
         ("_entry_points", "_instrument", "_declarative"),
+        ("",),  # the package's own face, dsampler/__init__.py
         ("cli",),  # the command line and its tools (bench, demo, simulate), beside the library
-        ("__main__", ""),  # "" is the package's own face, dsampler/__init__.py
+        ("__main__",),
     )
 )
 MAX_MODULE_LINES = 300
@@ -61,6 +63,13 @@ def _unit(module: str) -> str:
     """The layered unit a module belongs to: its top-level package or module under dsampler."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ""
+
+
+def _owner(module: str) -> str:
+    """The top-level package that owns a module: ``""`` for the root package's own modules
+    (its face, the ground and the composition)."""
+    unit = _unit(module)
+    return unit if (PACKAGE / unit).is_dir() else ""
 
 
 def _package(module: str) -> str:
@@ -188,6 +197,23 @@ def test_the_library_never_imports_the_command_line() -> None:
     assert found == []
 
 
+def _face_bypasses(module: str) -> Iterator[str]:
+    """Imports (at any depth, ``TYPE_CHECKING`` and a face's lazy names included) of
+    another package's underscore module: another package is used through its face. The
+    ground modules are their own faces; the composition modules (``_dsampler`` and the
+    entry points) are the root package's own, used by others through ``dsampler``."""
+    for target, line in _imports(module):
+        if _owner(target) == _owner(module) or _unit(target) in LAYERS[0]:
+            continue
+        if any(part.startswith("_") for part in target.split(".")[1:]):
+            yield f"{module}:{line} imports {target}"
+
+
+def test_packages_use_each_other_through_their_faces() -> None:
+    found = [bypass for module in MODULES for bypass in _face_bypasses(module)]
+    assert found == []
+
+
 def _defined_private_names(package: str) -> set[str]:
     """Underscore names a package defines: attributes it assigns, slots, functions,
     classes and module globals of its modules."""
@@ -264,13 +290,28 @@ def test_modules_and_functions_stay_small(module: str) -> None:
 
 
 def test_the_checks_can_fail() -> None:
-    """The circle finder and the private-access walk find what they are meant to."""
+    """The circle finder, the private-access walk and the face check find what they are
+    meant to."""
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    TREES["dsampler.telemetry._probe"] = ast.parse("def f(x):\n    return x._owning\n")
+    TREES["dsampler.telemetry._probe"] = ast.parse(
+        "def f(x):\n    return x._owning\n"
+        "import dsampler.engine._engine\n"
+        "from dsampler.config import SamplingConfig, _model\n"
+        "if TYPE_CHECKING:\n    from dsampler.decision._results import DROP\n"
+        "from dsampler._dsampler import DSampler\n"
+        "from dsampler._validate import check_rate\n"
+        "from dsampler.telemetry._track import track\n"
+    )
     MODULES["dsampler.telemetry._probe"] = MODULES["dsampler.telemetry._metrics"]
     try:
         assert list(_private_accesses("dsampler.telemetry._probe")) == [
             "dsampler.telemetry._probe:2 reads ._owning"
+        ]
+        assert sorted(_face_bypasses("dsampler.telemetry._probe")) == [
+            "dsampler.telemetry._probe:3 imports dsampler.engine._engine",
+            "dsampler.telemetry._probe:4 imports dsampler.config._model",
+            "dsampler.telemetry._probe:6 imports dsampler.decision._results",
+            "dsampler.telemetry._probe:7 imports dsampler._dsampler",
         ]
     finally:
         del TREES["dsampler.telemetry._probe"], MODULES["dsampler.telemetry._probe"]

@@ -66,7 +66,7 @@ def is_dropped(result: Any) -> bool:
 
 def dsampler(stack: ExitStack, rate: float, **settings: Any) -> Any:
     """A DSampler (closed with ``stack``) that never reads the environment for its resource."""
-    from dsampler._dsampler import DSampler
+    from dsampler import DSampler
 
     sampler = DSampler(rate=rate, resource=RESOURCE, **settings)
     stack.callback(sampler.close)
@@ -80,7 +80,7 @@ def _decide(key: str, impl: str, sampler: Sampler, ids: Ids, sampled: bool, *res
 
 
 def _root(ids: Ids) -> Group:
-    from dsampler.samplers._ratio import RatioSampler
+    from dsampler.samplers import RatioSampler
 
     ours, peer = RatioSampler(ids.rate), TraceIdRatioBased(ids.rate)
     cases = (
@@ -104,8 +104,7 @@ def _parent(ids: Ids, remote: bool) -> Context:
 
 
 def _child(stack: ExitStack, ids: Ids) -> Group:
-    from dsampler.samplers._parent import ParentBasedSampler
-    from dsampler.samplers._ratio import RatioSampler
+    from dsampler.samplers import ParentBasedSampler, RatioSampler
 
     samplers = {
         "parentbased": (
@@ -177,7 +176,7 @@ def _drain(sampler: Any, ids: Ids) -> Callable[[], None]:
 
 
 def _ratelimit(ids: Ids) -> Group:
-    from dsampler.samplers._ratelimit import RateLimitingSampler
+    from dsampler.samplers import RateLimitingSampler
 
     saturated, credit = RateLimitingSampler(100), RateLimitingSampler(1e9)
     cases = (

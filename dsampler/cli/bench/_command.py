@@ -125,7 +125,7 @@ def _meta(
 ) -> Meta:
     from dsampler._version import __version__
     from dsampler.cli.bench._report import Meta
-    from dsampler.hashing._batch import jit_status
+    from dsampler.hashing import jit_status
 
     return Meta(
         dsampler=__version__,
@@ -146,7 +146,7 @@ def _meta(
 def _measure(settings: Settings, progress: Progress) -> Report:
     """Build, check and time every case."""
     from dsampler.cli.bench import _harness, _report, _suite
-    from dsampler.hashing._batch import wait_for_jit
+    from dsampler.hashing import wait_for_jit
 
     load = _load()
     with ExitStack() as stack:

@@ -81,8 +81,7 @@ def pick_ids(seed: int = SEED, rate: float = RATE) -> Ids:
     """Trace IDs with a known decision on both sides of every row."""
     from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
 
-    from dsampler.hashing._reference import fnv1a64_key
-    from dsampler.hashing._schemes import rate_to_bound
+    from dsampler.hashing import fnv1a64_key, rate_to_bound
 
     rng = random.Random(seed)
     ours = rate_to_bound(rate)

@@ -122,9 +122,7 @@ ROWS = (
 
 def _samplers(stack: ExitStack, rate: float) -> dict[str, tuple[str, Sampler]]:
     """name -> (who, sampler): each dsampler sampler and the OTel one a user would otherwise pick."""
-    from dsampler.samplers._parent import ParentBasedSampler
-    from dsampler.samplers._ratelimit import RateLimitingSampler
-    from dsampler.samplers._ratio import RatioSampler
+    from dsampler.samplers import ParentBasedSampler, RateLimitingSampler, RatioSampler
 
     return {
         "ratio": ("dsampler RatioSampler", RatioSampler(rate)),

@@ -39,11 +39,11 @@ from opentelemetry.trace import SpanKind, set_span_in_context
 from dsampler.cli.demo._timeline import CHECKOUT_UPDATE_RATE, SEARCH_TARGET, Service, services
 
 if TYPE_CHECKING:
-    from dsampler._dsampler import DSampler
-    from dsampler.adaptive._controller import AdaptiveController
+    from dsampler import DSampler
+    from dsampler.adaptive import AdaptiveController
     from dsampler.cli.demo._metrics import DemoMetrics
-    from dsampler.engine._engine import Engine
-    from dsampler.remote._sampler import JaegerRemoteSampler
+    from dsampler.engine import Engine
+    from dsampler.remote import JaegerRemoteSampler
 
 __all__ = ["Demo", "Instrumented", "SampledCounter", "SeededIds"]
 
@@ -94,7 +94,7 @@ class Instrumented:
     def __init__(self, spec: Service, sampler: Sampler, engine: Engine, seed: int) -> None:
         import numpy as np
 
-        from dsampler.telemetry._registry import sampler_id
+        from dsampler.telemetry import sampler_id
 
         self.spec = spec
         self.dsampler = engine  # whose configuration (rate, version) the table shows
@@ -189,8 +189,7 @@ class Demo:
 
     def _start(self) -> None:
         from dsampler.cli.demo._metrics import DemoMetrics
-        from dsampler.serve._server import StrategiesServer
-        from dsampler.serve._strategies_file import StrategiesFile
+        from dsampler.serve import StrategiesFile, StrategiesServer
 
         self.metrics = DemoMetrics()
         self._stack.callback(self.metrics.provider.shutdown)
@@ -218,8 +217,7 @@ class Demo:
         return self.seed * 4 + index
 
     def _checkout(self, spec: Service) -> JaegerRemoteSampler:
-        from dsampler.remote._poll import PollOutcome
-        from dsampler.remote._sampler import JaegerRemoteSampler
+        from dsampler.remote import JaegerRemoteSampler, PollOutcome
 
         sampler = JaegerRemoteSampler(
             spec.name,
@@ -236,7 +234,7 @@ class Demo:
         return sampler
 
     def _search(self) -> DSampler:
-        from dsampler._dsampler import DSampler
+        from dsampler import DSampler
 
         sampler = DSampler(adaptive={"target_traces_per_second": SEARCH_TARGET})
         self._stack.callback(sampler.close)

@@ -99,7 +99,7 @@ def study(
     seed: int = 1,
 ) -> list[Cell]:
     """Every (scheme, family) cell over the rate grid; the same IDs for every scheme."""
-    from dsampler.hashing._batch import decide_batch
+    from dsampler.hashing import decide_batch
 
     cells = []
     for family in families:

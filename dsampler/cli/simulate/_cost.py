@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from dsampler.cli.simulate._scenario import Phase, Scenario
-from dsampler.config._adaptive import AdaptiveSettings
+from dsampler.config import AdaptiveSettings
 from dsampler.errors import ConfigError
 
 __all__ = ["MAX_TICKS", "MAX_TRACES", "PAST_THE_BOUNDS", "Work", "check_size", "estimate"]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from dsampler._validate import check_number, check_per_second, check_rate, check_seconds, check_text, show
-from dsampler.config._shape import build, mapping, no_unknown_keys, parse_duration
+from dsampler.config import build, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
 __all__ = [
@@ -213,7 +213,7 @@ def _latency(value: object) -> tuple[float, object]:
 
 def _adaptive(value: object) -> dict[str, Any]:
     """The controller settings, validated now (not in the middle of a run)."""
-    from dsampler.config._adaptive import parse_adaptive
+    from dsampler.config import parse_adaptive
 
     adaptive = mapping(value, "adaptive")
     if "target_traces_per_second" in adaptive:
@@ -250,6 +250,6 @@ def load_scenario(source: str | os.PathLike[str]) -> Scenario:
         return BUILTIN_SCENARIOS[text]
     if not os.path.exists(text):
         builtin_scenario(text)  # raises, naming the built-ins
-    from dsampler.config._files import load_document
+    from dsampler.config import load_document
 
     return parse_scenario(load_document(text), os.path.splitext(os.path.basename(text))[0])

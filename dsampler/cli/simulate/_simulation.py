@@ -15,10 +15,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from dsampler.adaptive._core import Change, ControllerCore
+from dsampler.adaptive import Change, ControllerCore
 from dsampler.cli.simulate._cost import check_size
 from dsampler.cli.simulate._scenario import Scenario
-from dsampler.config._adaptive import AdaptiveSettings, parse_adaptive
+from dsampler.config import AdaptiveSettings, parse_adaptive
 
 if TYPE_CHECKING:
     import numpy as np
