@@ -1,10 +1,7 @@
-"""What ``RemoteControlledSampler`` polls through, under jaeger-client's names: its
-argument defaults, the agent's URL, its ``jaeger:sampler_*`` counters and error
-reporter around :mod:`dsampler.remote`'s fetcher and parser, and the in-process
+"""What ``RemoteControlledSampler`` polls through, under jaeger-client's names: argument
+defaults, the agent's URL, the ``jaeger:sampler_*`` counters (counted where each stage
+happens, so a thread's poll and ``poll_once()`` count alike), the error reporter, and
 ``strategy_source`` as a fetcher.
-
-The counters are kept where each stage happens (the fetch, the parse, the apply), so
-they count the same whether a poll is the background thread's or a ``poll_once()``.
 """
 
 from __future__ import annotations
@@ -68,8 +65,7 @@ def max_operations_or_default(value: object, field: str = "max_operations") -> i
 def agent_url(
     host: object, port: object, host_field: str = "sampling_host", port_field: str = "sampling_port"
 ) -> str:
-    """The jaeger-agent's sampling URL, ``http://host:port/sampling`` (as jaeger-client's
-    ``LocalAgentHTTP`` builds it; an IPv6 address is bracketed).
+    """The jaeger-agent's sampling URL, ``http://host:port/sampling`` (IPv6 bracketed).
 
     Raises:
         ConfigError: an empty or overlong host, a port outside 1..65535.
@@ -96,8 +92,7 @@ def agent_endpoint(channel: object, host: object, port: object) -> str:
 
 
 def checked_init_sampler(init_sampler: Any) -> Any:
-    """The init sampler, asked ``is_sampled(0)`` once as jaeger-client does, so a broken
-    one fails at construction.
+    """The init sampler, asked ``is_sampled(0)`` once as jaeger-client does.
 
     Raises:
         ConfigError: it has no ``is_sampled``, or that raised.
@@ -141,10 +136,9 @@ class _NoMetrics:
 
 
 class SamplerMetrics:
-    """jaeger-client's sampler counters (``jaeger:sampler_queries`` and
-    ``jaeger:sampler_updates``, tagged ``result`` ok or err), made by any factory with
-    jaeger-client's ``create_counter(name, tags)`` (its ``MetricsFactory``,
-    ``LegacyMetricsFactory`` or Prometheus factory)."""
+    """jaeger-client's ``jaeger:sampler_queries`` and ``jaeger:sampler_updates`` counters (tag
+    ``result`` ok or err), from any factory with ``create_counter(name, tags)``.
+    """
 
     def __init__(self, metrics_factory: Any) -> None:
         counter = metrics_factory.create_counter

@@ -1,13 +1,7 @@
-"""RemoteFollower: an engine's strategy fields follow a Jaeger endpoint.
-
-The one mechanism behind every remote-controlled sampler: a DSampler's ``remote:``
-section, :class:`~dsampler.remote.JaegerRemoteSampler` and ``dsampler.jaeger``'s
-``RemoteControlledSampler``. A :class:`~dsampler.remote.StrategyPoller` fetches and
-parses in one background thread; each new strategy becomes typed field values
-(:func:`~dsampler.remote._fields.strategy_fields`) set as the follower's overlay, so a
-file reload of the base never undoes them and the base's own rules keep deciding what
-they match. A strategy that changes nothing publishes nothing. :func:`running_follower`
-keeps a DSampler's follower matched to its ``remote:`` section in force.
+"""RemoteFollower: an engine's strategy fields follow a Jaeger endpoint. The one mechanism
+behind a DSampler's ``remote:`` section, :class:`~dsampler.remote.JaegerRemoteSampler` and
+``RemoteControlledSampler``: each polled strategy's fields are set as the follower's
+overlay, so a reload of the base never undoes them; one that changes nothing publishes nothing.
 """
 
 from __future__ import annotations
@@ -43,13 +37,10 @@ class RemoteFollower:
         overlay: where the strategy's fields go (an engine's ``overlay("remote")``).
         fetcher: where responses come from.
         service: sent as ``?service=``.
-        check: a strategy's last check before it applies (raises ConfigError to refuse
-            it; the strategy in force stays).
+        check: a strategy's last check (a ConfigError refuses it; the one in force stays).
         on_applied: called with each applied strategy and whether it changed the
             configuration; returns what the poll reports as changed.
-        **polling: the :class:`~dsampler.remote.StrategyPoller`'s timing and logging
-            (``interval_s``, ``jitter``, ``first_delay_s``, ``rng``, ``name``,
-            ``parse``, ``logger``).
+        **polling: the :class:`~dsampler.remote.StrategyPoller`'s timing and logging.
         settings: the ``remote:`` section it follows, if any (a DSampler's).
     """
 
@@ -106,8 +97,7 @@ class RemoteFollower:
         return changed if self._on_applied is None else self._on_applied()(strategy, changed)
 
     def apply(self, strategy: Strategy) -> bool:
-        """Apply a strategy obtained elsewhere (an initial one, one given in code) as a
-        polled one is: nothing happens when it is the one in force.
+        """Apply a strategy obtained elsewhere as a polled one is (nothing when it is in force).
 
         Raises:
             ConfigError: it was refused; the strategy in force stays.
@@ -157,10 +147,10 @@ def _gone(strategy: Strategy, *rest: object) -> Any:
 
 
 def running_follower(follower: RemoteFollower | None, engine: Engine) -> RemoteFollower | None:
-    """The follower of ``engine``'s ``remote:`` section in force, from ``follower`` (the
-    one it has, if any): kept while the section and its overlay stay, else closed and
-    replaced (its overlay retired: its fields hold until the new endpoint answers), made
-    if missing, closed if the section is gone. Idempotent; starting it is the caller's."""
+    """The follower of ``engine``'s ``remote:`` section in force: ``follower`` kept while it
+    matches, else replaced (its fields hold until the new endpoint answers), made, or closed
+    when the section is gone. Idempotent; starting it is the caller's.
+    """
     settings = engine.config.remote
     if follower is not None and (follower.settings != settings or follower.overlay.retired):
         follower.overlay.retire()
