@@ -36,7 +36,6 @@ __all__ = [
     "SourceFetcher",
     "agent_endpoint",
     "agent_url",
-    "checked_init_sampler",
     "describe",
     "factory_of",
     "init_sampler_or_default",
@@ -91,12 +90,15 @@ def agent_endpoint(channel: object, host: object, port: object) -> str:
     return agent_url(default_host if host is None else host, default_port if port is None else port)
 
 
-def checked_init_sampler(init_sampler: Any) -> Any:
-    """The init sampler, asked ``is_sampled(0)`` once as jaeger-client does.
+def init_sampler_or_default(init_sampler: Any, hash: str) -> Any:
+    """What decides until the first strategy: jaeger-client's default (probabilistic at
+    0.001), or the one given, asked ``is_sampled(0)`` once as jaeger-client does.
 
     Raises:
         ConfigError: it has no ``is_sampled``, or that raised.
     """
+    if init_sampler is None:
+        return ProbabilisticSampler(DEFAULT_SAMPLING_PROBABILITY, hash=hash)
     decide = getattr(init_sampler, "is_sampled", None)
     if not callable(decide):
         raise ConfigError("init_sampler", f"expected a sampler with is_sampled(), got {typed(init_sampler)}")
@@ -105,14 +107,6 @@ def checked_init_sampler(init_sampler: Any) -> Any:
     except Exception as exc:
         raise ConfigError("init_sampler", f"is_sampled(0) raised {describe(exc)}") from exc
     return init_sampler
-
-
-def init_sampler_or_default(init_sampler: Any, hash: str) -> Any:
-    """What decides until the first strategy: jaeger-client's default (probabilistic at
-    0.001), or the one given, checked by :func:`checked_init_sampler`."""
-    if init_sampler is None:
-        return ProbabilisticSampler(DEFAULT_SAMPLING_PROBABILITY, hash=hash)
-    return checked_init_sampler(init_sampler)
 
 
 def describe(exc: BaseException) -> str:

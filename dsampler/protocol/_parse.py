@@ -33,7 +33,6 @@ from dsampler.protocol._strategy import (
 __all__ = [
     "MAX_OPERATIONS",
     "MAX_RESPONSE_BYTES",
-    "PROTO3",
     "Reading",
     "parse_mapping",
     "parse_operation_sampling",

@@ -15,8 +15,6 @@ from typing import Final, TypeAlias, TypeVar
 from dsampler.errors import ConfigError
 
 __all__ = [
-    "I32",
-    "I64",
     "LEN",
     "MAX_GROUP_DEPTH",
     "VARINT",

@@ -156,9 +156,7 @@ class JaegerRemoteSampler(Sampler):
         links: Sequence[Link] | None = None,
         trace_state: TraceState | None = None,
     ) -> SamplingResult:
-        # Shadowed per instance in __init__ by the engine's (or the initial sampler's) own
-        # bound method, so a decision costs exactly what the engine's does; kept for
-        # callers that go through the class.
+        # Shadowed per instance in __init__ by the deciding sampler's own bound method.
         return self._current.should_sample(
             parent_context, trace_id, name, kind, attributes, links, trace_state
         )
@@ -170,9 +168,7 @@ class JaegerRemoteSampler(Sampler):
 
     @property
     def faults(self) -> int:
-        """How many decisions fell back after an internal fault: the engine's (bad input
-        included) and those of an initial sampler that raised (each such span dropped),
-        counted in the engine's fault log, which ``dsampler.faults`` reports."""
+        """Decisions that fell back after an internal fault, the initial sampler's included."""
         return self.engine.faults
 
     @property

@@ -31,13 +31,7 @@ from dsampler.serve._grpc_calls import taken as bind_problem
 from dsampler.serve._strategies import Answers, Strategies
 from dsampler.serve._strategies_file import StrategiesFile
 
-__all__ = [
-    "GET_SAMPLING_STRATEGY",
-    "MAX_PENDING_CALLS",
-    "MISSING_GRPC",
-    "GrpcStrategiesServer",
-    "import_grpc",
-]
+__all__ = ["GET_SAMPLING_STRATEGY", "MISSING_GRPC", "GrpcStrategiesServer", "import_grpc"]
 
 _log = logging.getLogger("dsampler.serve")
 _STOP_GRACE_S: Final = 1.0
@@ -123,9 +117,7 @@ class GrpcStrategiesServer:
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
             ("grpc.max_concurrent_streams", MAX_PENDING_CALLS),  # the module docstring
             ("grpc.so_reuseport", 0),
-            # Calls that arrived but that the loop has not picked up yet: past grpcio's
-            # 1,000 its core cancels them (CANCELLED, at random up to 3,000), which a
-            # fleet restarted at once meets; these wait instead, up to a bound
+            # arrived calls the loop has not picked up: grpcio's default cancels past 1,000
             ("grpc.server.max_pending_requests", MAX_PENDING_CALLS),
             ("grpc.server.max_pending_requests_hard_limit", 2 * MAX_PENDING_CALLS),
         ]
@@ -177,11 +169,9 @@ class GrpcStrategiesServer:
     def cached(self, service: str) -> bytes | None:
         """:meth:`message_for` if it is made already, else None (never encodes, never
         calls a callable source: what the event loop asks first)."""
-        source = self._source
-        if not isinstance(source, (StrategiesFile, Strategies)):
+        if not isinstance(self._source, (StrategiesFile, Strategies)):
             return None
-        strategies = source.current if isinstance(source, StrategiesFile) else source
-        return self._messages.cached(strategies, service)
+        return self._messages.cached(self.strategies, service)
 
     def start(self) -> GrpcStrategiesServer:
         """Serve from the server's loop thread; returns self (idempotent)."""

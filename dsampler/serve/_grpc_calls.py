@@ -18,19 +18,10 @@ from dsampler.errors import ConfigError
 from dsampler.protocol._proto import decode_params
 from dsampler.protocol._wire import last, read_text
 
-__all__ = [
-    "GET_SAMPLING_STRATEGY",
-    "HEALTH_CHECK",
-    "MISSING_GRPC",
-    "SERVICE",
-    "SamplingCalls",
-    "import_grpc",
-    "taken",
-]
+__all__ = ["GET_SAMPLING_STRATEGY", "MISSING_GRPC", "SERVICE", "SamplingCalls", "import_grpc", "taken"]
 
 SERVICE: Final = "jaeger.api_v2.SamplingManager"
 GET_SAMPLING_STRATEGY: Final = f"/{SERVICE}/GetSamplingStrategy"
-HEALTH_CHECK: Final = "/grpc.health.v1.Health/Check"
 MISSING_GRPC: Final = (
     "gRPC needs grpcio, which is not installed: install dsampler's grpc extra (pip install grpcio)"
 )

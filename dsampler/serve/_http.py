@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from dsampler._held import start_holding
 
-__all__ = ["HEALTH_PATH", "MAX_HEAD", "MAX_URL", "HttpListener"]
+__all__ = ["HttpListener"]
 
 _log = logging.getLogger("dsampler.serve")
 MAX_URL: Final = 8192

@@ -34,7 +34,7 @@ from dsampler.protocol._strategy import (
     StrategyResponse,
 )
 
-__all__ = ["JAEGER_KEYS", "JAEGER_KEY_TEXT", "JaegerFile", "decode_json", "looks_like_jaeger", "read_jaeger"]
+__all__ = ["JAEGER_KEY_TEXT", "decode_json", "looks_like_jaeger", "read_jaeger"]
 
 JAEGER_KEYS: Final = ("default_strategy", "service_strategies")
 #: The keys as text, for a file that is not even JSON (its error is Jaeger's, then).

@@ -28,7 +28,7 @@ from dsampler.serve._strategies import (
     load_strategies,
 )
 
-__all__ = ["DEFAULT_RELOAD_S", "MAX_RELOAD_S", "StrategiesFile", "count_services"]
+__all__ = ["MAX_RELOAD_S", "StrategiesFile", "count_services"]
 
 _log = logging.getLogger("dsampler.serve")
 DEFAULT_RELOAD_S: Final = 1.0
