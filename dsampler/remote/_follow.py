@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import logging
 import random
-import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from dsampler.config._overlay import Overlay
 from dsampler.config._remote import RemoteSettings, service_name
@@ -63,13 +62,13 @@ class RemoteFollower:
     ) -> None:
         self.overlay = overlay
         self.settings = settings  # the remote: section it was made for, if any
-        self._check = _weak(check)  # the sampler holding this follower owns these: no cycle
-        self._on_applied = _weak(on_applied)
+        self._check = None if check is None else weakly(check, lambda strategy: strategy)
+        self._on_applied = None if on_applied is None else weakly(on_applied, lambda *_: False)
         self._log = logger
         self.poller = StrategyPoller(
             fetcher,
             service,
-            weakly(self._apply),
+            weakly(self._apply, lambda _: False),
             interval_s=interval_s,
             jitter=jitter,
             first_delay_s=first_delay_s,
@@ -81,7 +80,7 @@ class RemoteFollower:
 
     def _apply(self, strategy: Strategy) -> bool:
         if self._check is not None:
-            strategy = self._check()(strategy)
+            strategy = self._check(strategy)
         fields = strategy_fields(strategy)
         config = self.overlay.config
         extra = 0 if config is None else len(fields["operations"]) - config.max_operations
@@ -94,7 +93,7 @@ class RemoteFollower:
                 config.max_operations,
             )
         changed = self.overlay.set(fields)
-        return changed if self._on_applied is None else self._on_applied()(strategy, changed)
+        return changed if self._on_applied is None else self._on_applied(strategy, changed)
 
     def apply(self, strategy: Strategy) -> bool:
         """Apply a strategy obtained elsewhere as a polled one is (nothing when it is in force).
@@ -129,21 +128,6 @@ class RemoteFollower:
         """Stop polling, aborting a request in flight (waits at most ``timeout_s``,
         default the request timeout). The fields in force stay."""
         self.poller.close(timeout_s)
-
-
-def _weak(hook: Callable[..., Any] | None) -> Callable[[], Callable[..., Any]] | None:
-    """A hook without a strong reference to its owner when it is a bound method (the
-    owner holds this follower); a dead owner's hook does nothing."""
-    if hook is None:
-        return None
-    if hasattr(hook, "__self__") and hasattr(hook, "__func__"):
-        ref = weakref.WeakMethod(hook)
-        return lambda: ref() or _gone
-    return lambda: hook
-
-
-def _gone(strategy: Strategy, *rest: object) -> Any:
-    return False if rest else strategy
 
 
 def running_follower(follower: RemoteFollower | None, engine: Engine) -> RemoteFollower | None:

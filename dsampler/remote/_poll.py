@@ -15,7 +15,7 @@ import random
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final, TypeVar
 
 from dsampler import _fork
 from dsampler._log import QUIET_POLLS, ChangeReport
@@ -37,6 +37,7 @@ __all__ = ["PollOutcome", "StrategyPoller", "weakly"]
 
 _log = logging.getLogger("dsampler.remote")
 _FIRST_RETRY_S: Final = 1.0
+T = TypeVar("T")
 
 
 def _described(strategy: Strategy) -> str:
@@ -52,15 +53,16 @@ def _described(strategy: Strategy) -> str:
     return type(strategy).__name__  # pragma: no cover - the union is closed
 
 
-def weakly(apply: Callable[[Strategy], bool]) -> Callable[[Strategy], bool]:
-    """An owner's bound method as a poller's ``apply`` without a strong reference (the owner
-    holds its poller), so a sampler nobody keeps is freed at once with its poller. False once gone.
-    """
-    ref = weakref.WeakMethod(apply)
+def weakly(hook: Callable[..., T], gone: Callable[..., T]) -> Callable[..., T]:
+    """``hook`` without a strong reference to its owner when it is a bound method (the owner
+    holds what calls it), so an owner nobody keeps is freed at once; ``gone`` answers after."""
+    if not hasattr(hook, "__self__") or not hasattr(hook, "__func__"):
+        return hook
+    ref = weakref.WeakMethod(hook)
 
-    def call(strategy: Strategy) -> bool:
+    def call(*args: Any) -> T:
         method = ref()
-        return False if method is None else method(strategy)
+        return gone(*args) if method is None else method(*args)
 
     return call
 
