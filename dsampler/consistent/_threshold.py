@@ -93,17 +93,13 @@ def ratio_to_threshold(ratio: float, precision: int | None = None, *, rounding: 
     return threshold
 
 
-def _check_threshold(threshold: object, high: int) -> int:
-    return check_int(threshold, "threshold", MIN_THRESHOLD, high)
-
-
 def threshold_to_probability(threshold: int) -> float:
     """The sampling probability a threshold stands for: ``(2**56 - T) / 2**56``.
 
     Raises:
         ConfigError: ``threshold`` is not an integer in [0, 2**56].
     """
-    return (MAX_THRESHOLD - _check_threshold(threshold, MAX_THRESHOLD)) / _SCALE
+    return (MAX_THRESHOLD - check_int(threshold, "threshold", MIN_THRESHOLD, MAX_THRESHOLD)) / _SCALE
 
 
 def adjusted_count(threshold: int) -> float:
@@ -112,7 +108,7 @@ def adjusted_count(threshold: int) -> float:
     Raises:
         ConfigError: ``threshold`` is not an integer in [0, 2**56).
     """
-    return _SCALE / (MAX_THRESHOLD - _check_threshold(threshold, MAX_THRESHOLD - 1))
+    return _SCALE / (MAX_THRESHOLD - check_int(threshold, "threshold", MIN_THRESHOLD, MAX_THRESHOLD - 1))
 
 
 def encode_th(threshold: int) -> str:
@@ -121,7 +117,7 @@ def encode_th(threshold: int) -> str:
     Raises:
         ConfigError: ``threshold`` is not an integer in [0, 2**56).
     """
-    threshold = _check_threshold(threshold, MAX_THRESHOLD - 1)
+    threshold = check_int(threshold, "threshold", MIN_THRESHOLD, MAX_THRESHOLD - 1)
     return f"{threshold:014x}".rstrip("0") or "0"
 
 

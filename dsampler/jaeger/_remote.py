@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from dsampler import _fork
-from dsampler._validate import check_seconds, typed
+from dsampler._validate import typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._model import SamplingConfig
 from dsampler.engine._engine import Engine
@@ -149,9 +149,7 @@ class RemoteControlledSampler(Sampler):
         if source is not None:
             fetcher, parse = SourceFetcher(source), lambda body: parse_response(body, JAEGER_CLIENT)
         else:
-            fetcher = HttpFetcher(
-                self.endpoint or "", timeout_s=check_seconds(timeout_s, "request_timeout_s", 0.001, 600.0)
-            )
+            fetcher = HttpFetcher(self.endpoint or "", timeout_s=timeout_s)
             parse = parse_response
             self.endpoint = fetcher.endpoint
         interval = self.sampling_refresh_interval

@@ -108,12 +108,6 @@ def encode_response(response: StrategyResponse) -> bytes:
     return out
 
 
-def _merged(parts: list[bytes] | None) -> bytes | None:
-    """Every occurrence of a singular sub-message as one: protobuf merges them, and
-    merging is parsing their concatenation."""
-    return None if parts is None else b"".join(parts)
-
-
 def _sub(found: Field, path: str) -> bytes:
     value = expect(found, LEN, path)
     assert isinstance(value, bytes)
@@ -198,7 +192,8 @@ def decode_response(data: bytes) -> StrategyResponse:
             subs.setdefault(number, []).append(_sub(found, names[number]))
     if kind not in _ENUM:
         raise ConfigError("strategyType", f"expected 0 (PROBABILISTIC) or 1 (RATE_LIMITING), got {kind}")
-    prob, limit, ops = (_merged(subs.get(n)) for n in (2, 3, 4))
+    # a singular sub-message sent twice is merged, as parsing the concatenation merges it
+    prob, limit, ops = (b"".join(subs[n]) if n in subs else None for n in (2, 3, 4))
     return StrategyResponse(
         _ENUM[kind],
         probabilistic=None if prob is None else ProbabilisticStrategy(_read_rate(prob, names[2])),
