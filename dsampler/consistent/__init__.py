@@ -1,14 +1,7 @@
 """OpenTelemetry's consistent probability sampling: ``th`` and ``rv`` in the ``ot``
-tracestate entry, thresholds and adjusted counts, and composable samplers.
-
-A consistent decision keeps a span iff its randomness ``R`` (the parent's ``rv``, else
-the trace ID's low 56 bits) is at least the threshold ``T`` of its probability, and a
-sampled span says so with ``ot=th:T``: every service that samples a trace at a
-probability at least as high keeps it too, in any language, and a backend counts each
-sampled span ``1/p`` times. ``composite_sampler(composable_traceid_ratio_based(0.1))``
-is an OpenTelemetry ``Sampler`` doing exactly that; the composables combine (rule based,
-parent threshold) with each other and with OpenTelemetry Python's own. See
-docs/consistent-sampling.md.
+tracestate entry, thresholds and adjusted counts, and composable samplers
+(``composite_sampler(composable_traceid_ratio_based(0.1))`` is an OpenTelemetry
+``Sampler``). See docs/consistent-sampling.md.
 """
 
 import typing

@@ -1,10 +1,5 @@
 """The built-in composable samplers: always on, always off, trace-ID ratio and parent
-threshold (OpenTelemetry's ComposableAlwaysOn, ComposableAlwaysOff,
-ComposableProbability and ComposableParentThreshold, with OpenTelemetry Python's
-descriptions).
-
-Every intent is built when the sampler is: ``sampling_intent`` returns a prebuilt object
-(the parent threshold keeps its last few, one per parent ``th``).
+threshold, with OpenTelemetry Python's descriptions. Every intent is prebuilt.
 """
 
 from __future__ import annotations
@@ -87,9 +82,8 @@ def composable_traceid_ratio_based(ratio: float, *, precision: int | None = None
 
     Args:
         ratio: in [0, 1]; 0 behaves as :func:`composable_always_off`.
-        precision: ``None`` (default) for the full 56-bit threshold, exactly as
-            OpenTelemetry Python and Java compute it, or 1 to 14 hex digits as the
-            Collector and otel-go do (the spec recommends 4): shorter ``th`` values.
+        precision: ``None`` for the full 56-bit threshold (OpenTelemetry Python, Java), or 1
+            to 14 hex digits (the Collector, otel-go): shorter ``th`` values.
 
     Raises:
         ConfigError: ``ratio`` is not a number in [0, 1] or ``precision`` not in [1, 14].
@@ -103,8 +97,9 @@ def composable_traceid_ratio_based(ratio: float, *, precision: int | None = None
 
 
 class _ParentThreshold:
-    """Roots go to ``root``; a child follows its parent: the parent's ``th`` when the
-    parent is sampled and ``R >= th`` holds, else the sampled flag without a ``th``."""
+    """Roots go to ``root``; a child gets its sampled parent's ``th`` when ``R >= th``, else
+    follows the sampled flag without ``th``.
+    """
 
     __slots__ = ("_by_threshold", "_description", "_root")
 
@@ -149,14 +144,9 @@ class _ParentThreshold:
 
 
 def composable_parent_threshold(root: ComposableSampler) -> ComposableSampler:
-    """Follows the parent, deferring to ``root`` for root spans.
-
-    A child of a sampled parent whose tracestate carries a ``th`` consistent with the
-    trace's randomness (``R >= th``) gets that threshold; a sampled parent without one
-    (or with an inconsistent one) gives threshold 0 without ``th``; a parent that is not
-    sampled gives no threshold. OpenTelemetry Python's version reads the parent's ``th``
-    whatever the parent's flag says, so a parent that was not sampled but carries a
-    ``th`` below ``R`` gets sampled children there; here it never does.
+    """Follows the parent, deferring to ``root`` for root spans: a sampled parent's ``th``
+    consistent with the trace (``R >= th``) is kept, else threshold 0 without ``th``; a parent
+    not sampled gives no threshold (OpenTelemetry Python's follows ``th`` whatever the flag).
 
     Raises:
         ConfigError: ``root`` is not a composable sampler.

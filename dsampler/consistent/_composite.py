@@ -1,22 +1,9 @@
 """The composite sampler: a composable sampler's intent turned into a decision and a ``th``.
 
-OpenTelemetry's CompositeSampler: ask the delegate for its intent; no threshold is a
-drop; a reliable threshold ``T`` samples iff ``R >= T`` (``R`` the parent's ``rv`` or
-the trace ID's low 56 bits) and the sampled span carries ``th:T``; an unreliable one
-samples against fresh randomness (threshold 0 always samples) and the span carries no
-``th``; nor does a dropped span. Only ``th`` changes in ``ot``, the rest of the
-parent's tracestate is handed on: vendor entries and ``rv`` survive every decision.
-
-Where OpenTelemetry Python 1.45's ``composite_sampler`` differs: it reads the tracestate
-from its ``trace_state`` argument, which the SDK never passes (children lose their
-parent's tracestate and ``rv``); it replaces the span's own attributes with the intent's
-(None: the span loses them all); it keeps a stale ``th`` when nothing else is left in
-``ot`` on a drop; it draws unreliable thresholds against the trace's randomness; it cuts
-an ``ot`` value over 256 characters at its last members. Here the tracestate comes from
-the parent span context, the span keeps its attributes (the intent's are added, the
-span's own win a clash), ``th`` is always erased on a drop, and a ``th`` that would take
-``ot`` over 256 characters (or a new ``ot`` entry that would be the 33rd) is left out,
-counted in :attr:`CompositeSampler.overflows` and logged once.
+A reliable threshold ``T`` samples iff ``R >= T`` and the span carries ``th:T``; an
+unreliable one samples against fresh randomness and states no ``th``; a drop erases
+``th``. The rest of the parent's tracestate (vendor entries, ``rv``) is handed on. Where
+this differs from OpenTelemetry Python's: docs/consistent-sampling.md.
 """
 
 from __future__ import annotations
@@ -41,8 +28,8 @@ from dsampler.consistent._sdk import (
     SPAN_KEY,
     FaultLog,
     current_context,
+    make_result,
     parent_span_context,
-    shared_result,
     span_context_of,
 )
 from dsampler.consistent._threshold import MAX_THRESHOLD
@@ -53,8 +40,7 @@ from dsampler.hashing import MASK56
 __all__ = ["CompositeSampler", "composite_sampler"]
 
 
-#: The last parent tracestate seen: (tracestate, its ot value, its rv, the intent the two
-#: results are for, sampled result, dropped result).
+#: The last parent tracestate seen: (tracestate, ot value, rv, intent, sampled, dropped).
 _Parent = tuple[
     TraceState,
     "str | None",
@@ -71,8 +57,7 @@ _FAULT: Final = "fault"
 
 
 def _written(intent: IntentLike, sampled: bool) -> int:
-    """The threshold a span's ``th`` states: the intent's when the span is sampled and the
-    threshold reliable, else _ERASE."""
+    """The ``th`` a span states: the intent's threshold when sampled and reliable, else _ERASE."""
     threshold = intent.threshold
     if sampled and intent.threshold_reliable and type(threshold) is int and 0 <= threshold < MAX_THRESHOLD:
         return threshold
@@ -91,11 +76,9 @@ def _merged(own: Attributes, span: Attributes) -> Mapping[str, Any]:
 class CompositeSampler(Sampler):
     """Decides by a composable sampler's intents, writing ``th`` truthfully.
 
-    Build it with :func:`composite_sampler`. The parent's tracestate is read from the
-    parent span context; the ``trace_state`` argument (which the SDK never passes) is read
-    only for a span without a parent. ``should_sample`` never raises: a fault in the
-    delegate (or a trace ID that is not an integer) drops the span, carrying the parent's
-    tracestate without ``th``, and is counted in :attr:`faults`.
+    The parent's tracestate is read from the parent span context (``trace_state`` only for a
+    root). ``should_sample`` never raises: a fault drops the span, without ``th``, counted in
+    :attr:`faults`.
     """
 
     def __init__(self, delegate: ComposableSampler) -> None:
@@ -104,10 +87,8 @@ class CompositeSampler(Sampler):
         self._log = FaultLog("composite sampler", _log)
         # (intent, sampled, dropped): a root without attributes of its own, per intent
         self._roots: tuple[object, SamplingResult, SamplingResult] = (None, DROPPED, DROPPED)
-        # (parent tracestate, its ot value, its rv, intent, sampled result, dropped result)
         self._parent: _Parent = (_UNSET, None, None, None, None, None)
-        # (tracestate, threshold, resulting tracestate, why th is missing), for th
-        # written [0] and erased [1]: siblings share their parent's TraceState object
+        # (tracestate, threshold, result, why th is missing), for th written [0] and erased [1]
         self._memo: list[tuple[TraceState | None, int, TraceState | None, str]] = [(_UNSET, 0, None, "")] * 2
 
     @property
@@ -122,8 +103,7 @@ class CompositeSampler(Sampler):
 
     @property
     def overflows(self) -> int:
-        """Sampled spans whose ``th`` was left out: ``ot`` would exceed 256 characters,
-        or the tracestate already had 32 entries and no ``ot``."""
+        """Sampled spans whose ``th`` was left out (``ot`` over 256 characters, or 32 entries)."""
         return self._log.counts.get(_OVERFLOW, 0)
 
     def should_sample(
@@ -176,8 +156,7 @@ class CompositeSampler(Sampler):
         links: Sequence[Link] | None,
         trace_state: TraceState | None,
     ) -> SamplingResult:
-        """numpy's integers are decided as the int of the same value; anything else is a
-        fault: counted, logged once, and the span dropped."""
+        """numpy's integers are decided as ints; anything else drops the span, counted and logged once."""
         as_int = integer_value(trace_id)
         if as_int is not None:
             return self.should_sample(parent_context, as_int, name, kind, attributes, links, trace_state)
@@ -185,8 +164,7 @@ class CompositeSampler(Sampler):
         return self._fallback(parent_context)
 
     def _parent_of(self, ts: TraceState) -> _Parent:
-        """The memo of the parent tracestate ``ts``: its ``ot`` value and ``rv``, and the
-        results built for it."""
+        """The memo of the parent tracestate ``ts``: its ``ot``, ``rv`` and results built for it."""
         parent = self._parent
         if parent[0] is not ts:
             ot = ot_entry(ts)
@@ -214,14 +192,15 @@ class CompositeSampler(Sampler):
         return roots[1] if sampled else roots[2]
 
     def _child(self, intent: IntentLike, sampled: bool, ts: TraceState) -> SamplingResult:
-        """A child's result without attributes of its own: built once per (parent
-        tracestate, intent, outcome), as siblings share their parent's TraceState."""
+        """A child's result without attributes of its own, built once per (parent tracestate,
+        intent, outcome): siblings share their parent's TraceState.
+        """
         parent = self._parent_of(ts)
         if parent[3] is not intent:
             parent = (ts, parent[1], parent[2], intent, None, None)
         if parent[1] is None and _written(intent, sampled) == _ERASE:  # no ot, none to write
             decision = Decision.RECORD_AND_SAMPLE if sampled else Decision.DROP
-            result = shared_result(decision, _merged(intent.attributes, None) if sampled else EMPTY, ts)
+            result = make_result(decision, _merged(intent.attributes, None) if sampled else EMPTY, ts)
         else:
             result = self._build(intent, sampled, ts, None)
         if sampled:
@@ -242,8 +221,8 @@ class CompositeSampler(Sampler):
                 base = changed if isinstance(changed, TraceState) else ts
         carried = self._carried(base, _written(intent, sampled))
         if not sampled:
-            return DROPPED if carried is None else shared_result(Decision.DROP, EMPTY, carried)
-        return shared_result(Decision.RECORD_AND_SAMPLE, _merged(intent.attributes, attributes), carried)
+            return DROPPED if carried is None else make_result(Decision.DROP, EMPTY, carried)
+        return make_result(Decision.RECORD_AND_SAMPLE, _merged(intent.attributes, attributes), carried)
 
     def _carried(self, base: TraceState | None, written: int) -> TraceState | None:
         """``base`` with ``th`` written (``written`` >= 0) or erased."""
@@ -277,7 +256,7 @@ class CompositeSampler(Sampler):
             if not isinstance(ts, TraceState) or ts is DEFAULT_TRACE_STATE:
                 return DROPPED
             carried = with_ot(ts, ot_without_threshold(ot_entry(ts)))
-            return DROPPED if carried is None else shared_result(Decision.DROP, EMPTY, carried)
+            return DROPPED if carried is None else make_result(Decision.DROP, EMPTY, carried)
         except Exception:
             return DROPPED
 
@@ -289,10 +268,9 @@ class CompositeSampler(Sampler):
 
 
 def composite_sampler(delegate: ComposableSampler) -> Sampler:
-    """An OpenTelemetry ``Sampler`` deciding by ``delegate``'s intents (dsampler's
-    composables, OpenTelemetry Python's ``_sampling_experimental`` ones, or any object
-    with ``sampling_intent`` and ``get_description``), writing and erasing ``th`` as the
-    spec's CompositeSampler does. Its description is the delegate's.
+    """An OpenTelemetry ``Sampler`` deciding by ``delegate``'s intents (dsampler's or
+    OpenTelemetry Python's composables, or any object with ``sampling_intent`` and
+    ``get_description``); its description is the delegate's.
 
     Raises:
         ConfigError: ``delegate`` is not a composable sampler.

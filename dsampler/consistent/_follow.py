@@ -1,15 +1,7 @@
-"""Children following their parent's sampled flag, handing the parent's ``th`` on only
-where the specification allows it, as ``composable_parent_threshold`` does: a child of
-a sampled parent whose ``th`` is consistent with the trace (``R >= th``, ``R`` the
-parent's ``rv`` or the trace ID's low 56 bits) keeps it; a child of a sampled parent
-with an inconsistent (or invalid) ``th`` is sampled without one; a child of a parent
-that was not sampled is dropped, its ``th`` erased.
-
-What an engine's parent-based children use when ``write_th`` is on. A parent without
-a tracestate never gets here (its children share four prebuilt results). The
-parent's tracestate is read once per TraceState object and case (siblings share it,
-and so do the children of every root sampled with one constant ``ot=th:T``); what
-depends on the trace, ``R >= th``, is one comparison a child.
+"""Children following their parent's sampled flag (an engine's parent-based children with
+``write_th``), handing on the parent's ``th`` only when the parent is sampled and
+``R >= th``, erasing it otherwise, as ``composable_parent_threshold`` does. The parent's
+tracestate is read once per TraceState object and case; ``R >= th`` is one comparison.
 """
 
 from __future__ import annotations
@@ -29,15 +21,12 @@ from dsampler.hashing import MASK56
 __all__ = ["ThresholdChildren"]
 
 _UNSET: Final = TraceState()
-#: (parent tracestate, its valid th or -1, its rv or -1, its result kept, th erased:
-#: None until a child needs it, since every root of a hashed rule has a tracestate of its
-#: own and its children mostly keep its th)
+#: (parent tracestate, valid th or -1, rv or -1, result kept, th erased: None until needed)
 _Memo = tuple[TraceState, int, int, SamplingResult, "SamplingResult | None"]
 
 
 class ThresholdChildren:
-    """The parent-following results of an engine that states thresholds: the same
-    interface as :class:`~dsampler.decision.ChildResults`, with the trace ID."""
+    """Like :class:`~dsampler.decision.ChildResults`, for an engine that states thresholds."""
 
     __slots__ = ("_memo",)
 
@@ -48,8 +37,7 @@ class ThresholdChildren:
     def of(
         self, case: int, decision: Decision, attributes: Attributes, ts: TraceState, trace_id: int = 0
     ) -> SamplingResult:
-        """The child's result: the parent's ``decision``, ``ts`` with ``th`` kept or
-        erased."""
+        """The child's result: the parent's ``decision``, ``ts`` with ``th`` kept or erased."""
         memo = self._memo[case]
         if memo[0] is not ts:
             memo = self._memo[case] = _read(decision, ts)

@@ -1,18 +1,6 @@
-"""Sampling intents and the composable-sampler protocol (OpenTelemetry's ``CompositeSampler``
-model, OTEP 250).
-
-A composable sampler does not decide: it states an *intent*, a threshold ``T`` (or none),
-whether ``T`` is a probability a backend may count by (``threshold_reliable``), the
-attributes a sampled span gets and a change to the tracestate. The composite sampler
-(:func:`~dsampler.consistent.composite_sampler`) then decides ``R >= T`` and writes or
-erases ``th`` itself; a composable sampler never touches the ``ot`` entry.
-
-The names and meanings are OpenTelemetry Python's (``opentelemetry.sdk.trace.
-_sampling_experimental``): the same four attributes, ``-1`` for "no threshold", and the
-same ``sampling_intent(parent_ctx, name, span_kind, attributes, links, trace_state)``
-signature. Their intents and composables therefore work under dsampler's composite
-sampler and inside dsampler's rule-based and parent-threshold samplers, and dsampler's
-work under theirs.
+"""Sampling intents and the composable-sampler protocol (OTEP 250), with OpenTelemetry
+Python's names, values and ``sampling_intent`` signature, so their composables work here
+and ours there. A composable states an intent; the composite sampler decides and owns ``th``.
 """
 
 from __future__ import annotations
@@ -100,8 +88,7 @@ class ComposableSampler(Protocol):
         links: Sequence[Link] | None,
         trace_state: TraceState | None,
     ) -> IntentLike:
-        """The intent for a span; ``trace_state`` is the parent's tracestate. Must not
-        change its arguments."""
+        """The intent for a span (``trace_state``: the parent's); must not change its arguments."""
         ...
 
     def get_description(self) -> str:
@@ -110,8 +97,7 @@ class ComposableSampler(Protocol):
 
 
 def check_composable(sampler: object, field: str) -> ComposableSampler:
-    """``sampler`` if it has ``sampling_intent`` and ``get_description``, else a
-    :class:`~dsampler.errors.ConfigError` naming ``field``."""
+    """``sampler`` if it has ``sampling_intent`` and ``get_description``, else a ConfigError."""
     try:
         usable = callable(getattr(sampler, "sampling_intent", None)) and callable(
             getattr(sampler, "get_description", None)

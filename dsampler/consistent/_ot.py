@@ -1,17 +1,10 @@
 """The ``ot`` tracestate value: a strict parser and an in-place writer of ``th``.
 
-Grammar (OpenTelemetry "TraceState Handling"): ``key:value`` members separated by
-``;``, keys ``[a-z][a-z0-9]*`` and unique, values ``[A-Za-z0-9._-]*``, at most 256
-characters in all. A value that breaks it is *malformed* as a whole (:func:`parse_ot`
-returns None); a well-formed value may still hold a bad ``th`` (not 1 to 14 lowercase
-hex digits) or a bad ``rv`` (not exactly 14), which then count as absent.
-
-The writer changes only ``th``: it replaces the digits where they stand or, when there is
-none, puts ``th:`` first (where OpenTelemetry Python and otel-go write it); every other
-member, ``rv`` included, stays byte for byte. A malformed value cannot be edited in
-place and is treated as absent: writing ``th`` replaces it with ``th:T`` alone, erasing
-``th`` removes it (a lenient reader could otherwise still find a stale ``th`` in it).
-Both return the very value they were given when nothing changes.
+Grammar (OpenTelemetry "TraceState Handling"): unique ``key:value`` members split by ``;``,
+at most 256 characters. A value breaking it is malformed (treated as absent: writing
+``th`` replaces it, erasing removes it); a bad ``th`` or ``rv`` alone counts as absent. The
+writer changes only ``th`` (first when new), keeps every other member byte for byte, and
+returns the very value it was given when nothing changes.
 """
 
 from __future__ import annotations
@@ -101,11 +94,8 @@ def _th(threshold: int) -> str:
 
 
 def ot_with_threshold(value: str | None, threshold: int) -> str | None:
-    """``value`` carrying ``th`` for ``threshold`` (in [0, 2**56)): updated in place,
-    added first when absent, ``th:T`` alone for an absent or malformed value.
-
-    Returns ``value`` itself when it already says exactly that, and None when the result
-    would exceed 256 characters (the spec's advice: abandon the update).
+    """``value`` carrying ``th`` for ``threshold`` (in [0, 2**56)); ``th:T`` alone for an
+    absent or malformed value; ``value`` itself when unchanged; None past 256 characters.
     """
     th = _th(threshold)
     parsed = parse_ot(value) if value else None

@@ -1,16 +1,7 @@
-"""Predicates of the rule-based composable sampler: what a rule matches.
-
-The same predicates, names, call signature and descriptions as OpenTelemetry Python's
-``_sampling_experimental`` (and the declarative configuration's ``rule_based`` rules):
-attribute values, attribute patterns, span kinds, the kind of parent, all of several, and
-always. A predicate is any callable taking ``parent_ctx, name, span_kind, attributes,
-links, trace_state``; theirs work here and these work there. As OTEP 250 requires, none
-looks at the sampled flag or at the trace ID's randomness.
-
-They are the rules of a configuration file: each but the parent's is a
-:class:`~dsampler.config.Match` (attributes compared as text, OpenTelemetry's way),
-compiled once by the same compiler as a configuration's rules
-(:mod:`dsampler.decision._match`). A span without a kind is internal to both.
+"""Predicates of the rule-based composable sampler, with OpenTelemetry Python's names,
+signature and descriptions, so theirs work here and these there. Each but the parent's is
+a :class:`~dsampler.config.Match` compiled by the configuration's rule compiler
+(attributes compared as text); none looks at the sampled flag or the randomness (OTEP 250).
 """
 
 from __future__ import annotations
@@ -68,8 +59,7 @@ def _never(name: str, kind: SpanKind | None, attributes: Attributes) -> bool:
 
 
 class MatchPredicate:
-    """A rule of the configuration's language, :class:`~dsampler.config.Match`, with
-    OpenTelemetry's predicate signature; ``str()`` is ``description``."""
+    """A :class:`~dsampler.config.Match` with OpenTelemetry's predicate signature."""
 
     __slots__ = ("_description", "_test", "match")
 
@@ -103,8 +93,9 @@ class AlwaysMatchPredicate(MatchPredicate):
 
 
 class AttributeValuesPredicate(MatchPredicate):
-    """Matches a span whose attribute ``key`` (or an item of it, for an array) reads,
-    as a string, as one of ``values``: ``"404"`` matches the integer 404."""
+    """Matches a span whose attribute ``key`` (or an item of it) reads, as a string, as one of
+    ``values``: ``"404"`` matches the integer 404.
+    """
 
     __slots__ = ()
 
@@ -115,9 +106,9 @@ class AttributeValuesPredicate(MatchPredicate):
 
 
 class AttributePatternsPredicate(MatchPredicate):
-    """Matches a span whose attribute ``key`` (or an item of it) matches one of the
-    ``included`` glob patterns (all, when none is given) and none of the ``excluded``
-    ones; case-sensitive, ``*`` and ``?`` as in :func:`fnmatch.fnmatchcase`."""
+    """Matches a span whose attribute ``key`` (or an item of it) matches one of the ``included``
+    globs (all, when none) and none of the ``excluded`` ones (:func:`fnmatch.fnmatchcase`).
+    """
 
     __slots__ = ()
 

@@ -1,14 +1,6 @@
-"""The randomness ``R`` and the consistent decision ``R >= T``.
-
-``R`` is the parent's explicit ``rv`` when its tracestate carries a valid one, else the
-trace ID's low 56 bits (its seven rightmost bytes, random under W3C Trace Context Level
-2, which OpenTelemetry presumes). A span is sampled iff ``R >= T``.
-
-The ``consistent`` hash scheme (:mod:`dsampler.hashing._schemes`) states the same rule
-in the ``key < bound`` form every scheme there uses: ``key = 2**56 - 1 - R`` and
-``bound = 2**56 - T``. Its ``key(hi, lo)`` sees only the trace ID; a decider that has
-found an ``rv`` in the parent's tracestate (:func:`~dsampler.consistent.explicit_randomness`)
-compares :func:`key_of_randomness` of it with the same bound instead.
+"""The randomness ``R`` (the parent's valid ``rv``, else the trace ID's low 56 bits) and the
+consistent decision ``R >= T``; the ``consistent`` hash scheme states it as
+``key = 2**56 - 1 - R`` below ``bound = 2**56 - T``.
 """
 
 from __future__ import annotations
@@ -37,8 +29,7 @@ RANDOMNESS_MASK: Final = MASK56
 
 
 def randomness(trace_id: int, trace_state: object = None) -> int:
-    """``R`` of a span: the valid ``rv`` of ``trace_state`` (the parent's), else the low
-    56 bits of ``trace_id``."""
+    """``R``: the valid ``rv`` of ``trace_state`` (the parent's), else ``trace_id``'s low 56 bits."""
     explicit = explicit_randomness(trace_state)
     return trace_id & MASK56 if explicit is None else explicit
 
@@ -49,8 +40,7 @@ def consistent_sampled(trace_id: int, threshold: int, trace_state: object = None
 
 
 def key_of_randomness(value: int) -> int:
-    """The ``consistent`` scheme's key of a randomness value (``2**56 - 1 - R``): what a
-    decider compares with the scheme's bound when the parent carries ``rv``."""
+    """The ``consistent`` scheme's key of a randomness value: ``2**56 - 1 - R``."""
     return MASK56 - value
 
 
@@ -60,16 +50,14 @@ def bound_of_threshold(threshold: int) -> int:
 
 
 def threshold_of_bound(bound: int) -> int:
-    """The threshold of a ``consistent`` bound (``2**56 - bound``): the ``th`` a decision
-    ``key < bound`` states."""
+    """The threshold of a ``consistent`` bound: ``2**56 - bound``."""
     return MAX_THRESHOLD - bound
 
 
 def parent_threshold(parent: SpanContext) -> int | None:
-    """The threshold a child may carry on from ``parent``: the parent's ``th`` when the
-    parent is sampled and its ``th`` is consistent with the trace (``R >= th``, ``R`` from
-    the parent's ``rv`` or the trace ID), else None (the child follows the sampled flag
-    and carries no ``th``)."""
+    """The parent's ``th`` when the parent is sampled and ``R >= th``, else None (the child
+    follows the sampled flag and carries no ``th``).
+    """
     if not parent.trace_flags.sampled:
         return None
     value = ot_of(parent.trace_state)

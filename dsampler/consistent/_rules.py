@@ -1,8 +1,6 @@
-"""The rule-based composable sampler: the intent of the first rule whose predicate matches.
-
-OpenTelemetry's ComposableRuleBased: rules are ``(predicate, composable sampler)`` pairs,
-tried in order; no match is the intent not to sample. Predicates and samplers are called
-with keyword arguments, as OpenTelemetry Python calls them, so theirs and dsampler's mix.
+"""The rule-based composable sampler: the intent of the first ``(predicate, sampler)`` rule
+whose predicate matches, else none. Both are called with keyword arguments, as
+OpenTelemetry Python calls them, so theirs and ours mix.
 """
 
 from __future__ import annotations
@@ -77,13 +75,10 @@ def _rule(rule: object, field: str) -> Rule:
 
 
 def composable_rule_based(rules: Sequence[Rule]) -> ComposableSampler:
-    """Returns the intent of the first rule whose predicate matches the span, and the
-    intent not to sample when none does.
+    """The intent of the first rule whose predicate matches the span, else not to sample.
 
     Args:
-        rules: ``(predicate, sampler)`` pairs: a predicate from
-            :mod:`dsampler.consistent` (or OpenTelemetry Python's, or any callable with
-            their signature) and a composable sampler (dsampler's or OpenTelemetry's).
+        rules: ``(predicate, sampler)`` pairs, dsampler's or OpenTelemetry Python's.
 
     Raises:
         ConfigError: a rule is not such a pair (the message names ``rules[i]``).

@@ -1,27 +1,15 @@
-"""What a rule's ``key < bound`` decision can truthfully state in the ``ot`` entry.
+"""What a rule's ``key < bound`` decision can truthfully state in ``ot``: ``th:T`` only if
+the span's randomness ``R`` satisfies ``R >= T``. One :class:`Statement` per scheme:
 
-A sampled span may carry ``th:T`` only if its randomness ``R`` (the ``rv`` it carries,
-else its trace ID's low 56 bits) satisfies ``R >= T``: that is what every downstream
-consistent sampler checks. Each hash scheme gets one :class:`Statement`:
-
-* ``ALWAYS``: rate 1 under any scheme. Every ``R`` passes ``T = 0``: ``th:0``, exact.
-* ``BY_TRACE``: a scheme whose key is ``2**56 - 1 - R`` (``HashScheme.by_trace``:
-  ``consistent``) and its bound ``2**56 - T``, so ``key < bound`` is ``R >= T`` exactly
-  (with the parent's ``rv`` as ``R`` when it has one): ``th:T``.
-* ``BY_KEY``: schemes whose key has at least 56 uniform bits (``HashScheme.uniform``, the
-  offset and bits past 56 of each: ``fnv1a``, ``xxh3``, ``otel``: 64 bits; ``jaeger-go``
-  and ``otel-java``: 63). Their decision is unrelated to the trace ID's low 56 bits, so
-  ``th`` alone would be false; with an explicit ``rv`` derived from the key it is exact.
-  With ``u`` the key above the scheme's ``offset`` and ``s`` the bits past 56:
-  ``R = 2**56 - 1 - (u >> s)``,
-  ``T = 2**56 - ((bound - offset) >> s)``. Every ``u`` below ``limit = (2**56 - T) << s``
-  is sampled and has ``R >= T``; the few sampled keys in ``[limit, bound)`` (fewer than
-  ``2**s`` of ``2**64``: a chance below ``2**-56`` a trace) have ``R < T`` and carry
-  neither ``th`` nor ``rv``. ``rv`` is written only on a root: a span with a parent
-  (deciding by itself, ``parent_based: false``) carries neither.
-* ``NOTHING``: no probability to state (rate limits, lower bounds, a rate below
-  ``2**-56`` under ``BY_KEY``), or no 56 random bits in the key (``otel-js``'s XOR is 32
-  bits): no ``th``.
+* ``ALWAYS``: rate 1, ``th:0``.
+* ``BY_TRACE``: the key is ``2**56 - 1 - R`` and the bound ``2**56 - T``, so
+  ``key < bound`` is ``R >= T`` exactly.
+* ``BY_KEY``: a key with 56 uniform bits, unrelated to the trace ID; a root states an
+  explicit ``rv = 2**56 - 1 - (u >> s)`` with ``T = 2**56 - ((bound - offset) >> s)``
+  (``u`` the key above ``offset``, ``s`` its bits past 56). Sampled keys with
+  ``u >= limit`` (a chance below ``2**-56``) have ``R < T`` and state nothing, as does
+  a span with a parent.
+* ``NOTHING``: no probability (rate limits, lower bounds) or no 56 random bits in the key.
 """
 
 from __future__ import annotations
@@ -54,11 +42,9 @@ class Statement:
 
     Attributes:
         how: NOTHING, ALWAYS, BY_TRACE or BY_KEY.
-        threshold: ``T`` (:data:`MAX_THRESHOLD` with NOTHING).
-        th: ``T``'s ``th`` value, "" with NOTHING.
-        offset: BY_KEY: the key's offset.
-        shift: BY_KEY: the key's bits past 56.
-        limit: BY_KEY: keys whose ``u`` is below it carry ``rv`` and ``th``.
+        threshold: ``T`` (:data:`MAX_THRESHOLD` with NOTHING); th: its ``th`` value.
+        offset, shift, limit: BY_KEY: the key's offset, its bits past 56, and the ``u``
+            below which ``rv`` and ``th`` are stated.
     """
 
     how: int

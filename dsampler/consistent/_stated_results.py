@@ -1,15 +1,8 @@
-"""The results of a decision strategy that states its threshold truthfully (an engine's
-deciders when ``write_th`` is on): :class:`~dsampler.decision.Results` whose sampled
-spans carry the :class:`~dsampler.consistent._stated.Statement`'s ``th`` (and, for a
-hashed rule, the ``rv`` of the trace's key on a root: a span with a parent states
-nothing), and whose other decisions erase ``th``.
-
-A root without a tracestate costs nothing more when the statement is a constant
-(``ALWAYS``, ``BY_TRACE``): the sampled result, built once, carries one shared
-``TraceState`` holding ``ot=th:T``; a dropped root is the shared dropped result, as
-before. A hashed rule (``BY_KEY``) writes a new ``ot=th:T;rv:R`` for each sampled trace.
-A parent's tracestate is rewritten once and reused for its siblings (they share the
-TraceState object); every other entry, and every other ``ot`` member, is kept.
+"""Results of a decision strategy that states its threshold (an engine's deciders with
+``write_th``): sampled spans carry the :class:`~dsampler.consistent._stated.Statement`'s
+``th`` (and, for a hashed rule's root, the key's ``rv``); other decisions erase ``th``.
+A constant statement's sampled root shares one prebuilt result; a parent's rewritten
+tracestate is reused for its siblings.
 """
 
 from __future__ import annotations
@@ -44,8 +37,9 @@ _new = object.__new__
 
 
 def _built(value: str) -> TraceState:
-    """A tracestate of one ``ot`` entry whose value is valid by construction, built
-    without the constructor's validation (a microsecond, most of a sampled root's cost)."""
+    """A tracestate of one ``ot`` entry, valid by construction, built without the
+    constructor's validation (its cost: docs/benchmarks.md).
+    """
     ts: TraceState = _new(TraceState)
     ts._dict = {OT_KEY: value}
     return ts
@@ -56,8 +50,7 @@ def _constructed(value: str) -> TraceState:
 
 
 def _choose() -> Callable[[str], TraceState]:
-    """:func:`_built` when it builds what the constructor does (checked here, against
-    the SDK in use), else the constructor."""
+    """:func:`_built` when it builds what the constructor does with the SDK in use, else the constructor."""
     probe = "th:c;rv:0123456789abcd"
     try:
         built = _built(probe)
@@ -85,9 +78,9 @@ def erase_th(ts: TraceState) -> TraceState:
 
 
 class StatedResults(Results):
-    """Results stating ``statement``: a sampled span's ``th`` (and ``rv``), erased on
-    every other decision. ``keyed`` (BY_KEY): call :meth:`sample_key` with the
-    decision's key; :meth:`sample` states nothing (``th`` erased)."""
+    """Results stating ``statement`` on sampled spans, ``th`` erased on every other decision.
+    ``keyed`` (BY_KEY): call :meth:`sample_key` with the decision's key.
+    """
 
     __slots__ = ("_memo", "_prefix", "keyed", "statement")
 
@@ -99,7 +92,7 @@ class StatedResults(Results):
         if statement.how in (ALWAYS, BY_TRACE):
             constant = TraceState(((OT_KEY, "th:" + statement.th),))
             self.sampled = make_result(RECORD_AND_SAMPLE, MappingProxyType(self.tags), constant)
-        # (parent tracestate, what a sampled span carries, what a dropped one carries)
+        # (parent tracestate, a sampled span's, a dropped span's)
         self._memo: tuple[TraceState, TraceState, TraceState] = (_UNSET, _UNSET, _UNSET)
 
     def sample(self, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
@@ -110,21 +103,19 @@ class StatedResults(Results):
         return Results.sample(self, attributes, self._rewritten(trace_state)[1])
 
     def sample_key(self, key: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        """A span sampled by ``key < bound`` (BY_KEY): on a root (``trace_state`` None)
-        outside the sliver, ``th`` and the key's ``rv`` written
-        (:meth:`Statement.randomness <dsampler.consistent._stated.Statement.randomness>`,
-        inlined: this runs for every sampled root of a hashed rule). A span with a parent
-        (its tracestate, ``DEFAULT_TRACE_STATE`` when empty) states nothing: only a
-        root's decision may set ``rv``, and without it ``th`` would be false."""
+        """A span sampled by ``key < bound`` (BY_KEY): a root outside the sliver gets ``th`` and
+        the key's ``rv`` (:meth:`Statement.randomness`, inlined); a span with a parent states
+        nothing, since only a root may set ``rv``.
+        """
         statement = self.statement
         u = (key - statement.offset) & MASK64
         if trace_state is not None or u >= statement.limit:
             return self.sample(attributes, trace_state)
-        # 7 bytes are the 14 hex digits, leading zeros kept: twice as fast as :014x
+        # 7 bytes: the 14 hex digits, leading zeros kept (why not :014x: docs/benchmarks.md)
         stated = self._prefix + (MASK56 - (u >> statement.shift)).to_bytes(7, "big").hex()
         if attributes:
             return Results.sample(self, attributes, ot_state(stated))
-        if _FAST:  # ot_state and make_result, inlined (720 instructions less a root)
+        if _FAST:  # ot_state and make_result, inlined (docs/benchmarks.md)
             ts: TraceState = _new(TraceState)
             ts._dict = {OT_KEY: stated}
             result: SamplingResult = _new(FrozenResult)

@@ -1,21 +1,10 @@
-"""Sampling thresholds: a ratio's rejection threshold ``T``, its probability, its adjusted
-count and its ``th`` encoding.
+"""Sampling thresholds: a ratio's rejection threshold ``T = (1 - p) * 2**56``, its
+probability, its adjusted count and its ``th`` encoding.
 
-OpenTelemetry's consistent probability sampling keeps a span iff its 56-bit randomness
-``R`` is at least the threshold ``T = (1 - p) * 2**56``. ``T = 0`` keeps everything
-(``th:0``); ``T = 2**56`` keeps nothing and has no ``th`` (a ratio of 0 is not a
-probability, it is "never").
-
-Two conventions round ``p * 2**56`` when it falls exactly halfway between two integers
-(only ratios with a bit below ``2**-56``, never decimal rates such as 0.1):
-
-* full precision, **half to even**: OpenTelemetry Python's ``_sampling_experimental``
-  (``round``), the default, so that a dsampler service and an OpenTelemetry Python
-  service write the same ``th`` for the same ratio;
-* **half up**: java-contrib's ``consistent56`` and the Collector's ``pkg/sampling``
-  (``math.Round``), and what ``precision=N`` uses: the Collector's and otel-go's
-  ``ProbabilityToThresholdWithPrecision``, which keeps ``N`` hex digits after any
-  leading ``0`` or ``f`` digits (more digits near 0 and 1, at most 14).
+``T = 0`` keeps everything (``th:0``); ``T = 2**56`` keeps nothing and has no ``th``.
+Exact halves of ``p * 2**56`` round half to even at full precision (OpenTelemetry Python)
+and half up with ``precision=N`` (the Collector, otel-go, java-contrib), which keeps ``N``
+hex digits after any leading ``0`` or ``f`` digits.
 """
 
 from __future__ import annotations
@@ -62,17 +51,12 @@ def _scaled(ratio: float, rounding: str) -> int:
     return whole + 1 if scaled - whole >= 0.5 else whole  # the difference is exact
 
 
-def _go_quotient(exponent: int) -> int:
-    """Go's ``exponent / -4``: integer division truncated toward zero."""
-    return int(exponent / -4)
-
-
 def _digits_needed(ratio: float, precision: int) -> int:
-    """The Collector's precision rule: one more digit for every leading ``0`` or ``f``
-    that ``ratio`` or ``1 - ratio`` close to 0 forces into the threshold."""
+    """The Collector's precision rule: a digit more per leading ``0`` or ``f`` the ratio forces."""
     _, exp_ratio = math.frexp(ratio)
     _, exp_rest = math.frexp(1.0 - ratio)
-    return min(_DIGITS, max(precision + _go_quotient(exp_ratio), precision + _go_quotient(exp_rest)))
+    # int(e / -4): Go's integer division, truncated toward zero
+    return min(_DIGITS, max(precision + int(exp_ratio / -4), precision + int(exp_rest / -4)))
 
 
 def _check_rounding(rounding: object, precision: int | None) -> str:
@@ -88,15 +72,13 @@ def ratio_to_threshold(ratio: float, precision: int | None = None, *, rounding: 
 
     Args:
         ratio: the sampling probability, in [0, 1]; 0 gives :data:`MAX_THRESHOLD`.
-        precision: ``None`` for the full 56 bits, else 1 to 14 hex digits, counted
-            as the Collector and otel-go count them (see the module docstring).
-        rounding: ``"half-even"`` or ``"half-up"`` for the exact halfway cases; by
-            default half-even at full precision (OpenTelemetry Python) and half-up
-            with a precision (the Collector, otel-go).
+        precision: ``None`` for the full 56 bits, else 1 to 14 hex digits (the Collector's count).
+        rounding: ``"half-even"`` or ``"half-up"``; by default half-even at full precision,
+            half-up with a precision.
 
     Raises:
-        ConfigError: ``ratio`` is not a number in [0, 1], ``precision`` not an integer
-            in [1, 14], or ``rounding`` not one of the two names.
+        ConfigError: ``ratio`` not in [0, 1], ``precision`` not in [1, 14], or ``rounding``
+            not one of the two names.
     """
     ratio = check_rate(ratio, "ratio")
     if precision is not None:
@@ -111,46 +93,36 @@ def ratio_to_threshold(ratio: float, precision: int | None = None, *, rounding: 
     return threshold
 
 
-def _check_threshold(threshold: object, high: int) -> int:
-    return check_int(threshold, "threshold", MIN_THRESHOLD, high)
-
-
 def threshold_to_probability(threshold: int) -> float:
     """The sampling probability a threshold stands for: ``(2**56 - T) / 2**56``.
 
     Raises:
         ConfigError: ``threshold`` is not an integer in [0, 2**56].
     """
-    return (MAX_THRESHOLD - _check_threshold(threshold, MAX_THRESHOLD)) / _SCALE
+    return (MAX_THRESHOLD - check_int(threshold, "threshold", MIN_THRESHOLD, MAX_THRESHOLD)) / _SCALE
 
 
 def adjusted_count(threshold: int) -> float:
     """How many spans a span sampled at ``threshold`` represents: ``1 / p``.
 
-    Defined only for probabilistic decisions, so ``threshold`` is below 2**56 (a span
-    without ``th`` has no adjusted count).
+    Raises:
+        ConfigError: ``threshold`` is not an integer in [0, 2**56).
+    """
+    return _SCALE / (MAX_THRESHOLD - check_int(threshold, "threshold", MIN_THRESHOLD, MAX_THRESHOLD - 1))
+
+
+def encode_th(threshold: int) -> str:
+    """The ``th`` value of a threshold: 14 hex digits without trailing zeros, ``"0"`` for 0.
 
     Raises:
         ConfigError: ``threshold`` is not an integer in [0, 2**56).
     """
-    return _SCALE / (MAX_THRESHOLD - _check_threshold(threshold, MAX_THRESHOLD - 1))
-
-
-def encode_th(threshold: int) -> str:
-    """The ``th`` value of a threshold: 14 hex digits with the trailing zeros removed
-    (leading zeros kept: ``0.99`` is ``028f5c28f5c29``), ``"0"`` for always-on.
-
-    Raises:
-        ConfigError: ``threshold`` is not an integer in [0, 2**56) (2**56, never, has no
-            ``th``).
-    """
-    threshold = _check_threshold(threshold, MAX_THRESHOLD - 1)
+    threshold = check_int(threshold, "threshold", MIN_THRESHOLD, MAX_THRESHOLD - 1)
     return f"{threshold:014x}".rstrip("0") or "0"
 
 
 def decode_th(value: object) -> int | None:
-    """The threshold a ``th`` value encodes, or None unless it is 1 to 14 lowercase hex
-    digits (no sign, ``0x``, ``_`` or uppercase, which ``int(value, 16)`` would take)."""
+    """The threshold a ``th`` value encodes, None unless it is 1 to 14 lowercase hex digits."""
     if not isinstance(value, str) or not 0 < len(value) <= _DIGITS or not _HEX.issuperset(value):
         return None
     return int(value, 16) << (4 * (_DIGITS - len(value)))

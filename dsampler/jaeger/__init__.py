@@ -3,41 +3,8 @@
     from dsampler.jaeger import ProbabilisticSampler   # was: from jaeger_client.sampler import ...
 
 Every public name of ``jaeger_client.sampler`` (4.8) is here, with the same value or
-behaviour, plus :func:`sampler_from_config` for jaeger-client's configuration dict; the
-migration guide is docs/jaeger-migration.md. Differences, each deliberate:
-
-* Decisions use the ``jaeger`` rule by default: exactly jaeger-client-python's
-  ``id & (2**64-1) < rate * 2**64``. ``hash="fnv1a"`` decides like dsampler's
-  OpenTelemetry samplers instead, so a fleet half-way through a migration keeps or drops
-  each trace in every service alike.
-* ``is_sampled`` never raises and never waits for a writer. A trace ID that is not an
-  ``int`` is not sampled; an ``int`` subclass is decided by its value (its own operators
-  never run). An operation that is not a string, or is longer than 1024 characters, gets
-  no sampler of its own in ``AdaptiveSampler``: the default sampler decides it.
-* Bad arguments raise :class:`~dsampler.ConfigError` (a ``ValueError``) naming the
-  argument, where jaeger-client asserts or fails later. ``sampling_refresh_interval``
-  is at least 1 s (None or 0 still mean 60, ``max_operations`` None or 0 still 2000).
-* Rate limiters are dsampler's lock-free token buckets with an injectable clock (not
-  ``time.time()``, which jumps with NTP): ``rate_limiter.balance`` is read-only and
-  ``jaeger_client.rate_limiter.RateLimiter.timestamp`` does not drive them; pass
-  ``clock=`` and ``initial_balance=`` (default jaeger-client's ``random() * max_balance``).
-  ``rate_limiter.check_credit(1.0)`` works, other item costs are refused.
-* ``AdaptiveSampler.update`` drops operations absent from the new strategies (the fix
-  jaeger-client-go#412 made; jaeger-client-python kept them at their old rates).
-* ``RemoteControlledSampler`` needs no tornado and has none of its IOLoop hooks: it polls
-  the agent (``sampling_host``/``sampling_port``, jaeger-client's channel, or any
-  ``endpoint``) over HTTP with :mod:`dsampler.remote`'s client, from a daemon thread that
-  starts at the first decision and restarts after ``os.fork()``, and decides over a
-  :class:`~dsampler.DSampler` without a lock. Responses are read as the wire's proto3
-  (``"probabilisticSampling": {}`` is rate 0), dispatched by the objects present; a raw
-  dict passed in code (``update(response)``, ``strategy_source``, ``AdaptiveSampler``)
-  keeps jaeger-client's defaults. A trace it does not sample carries no tags, and its
-  ``sampler`` attribute describes the strategy in force rather than deciding.
-* ``ConstSampler`` stores its decision as a bool; in a config, ``const`` with param 1.0
-  is on (jaeger-client-python read it as off).
-
-When jaeger-client is installed the samplers also subclass its ``Sampler``, so
-``jaeger_client.Config({"sampler": instance})`` accepts them.
+behaviour, plus :func:`sampler_from_config` for jaeger-client's configuration dict. The
+deliberate differences are listed in docs/jaeger-migration.md.
 """
 
 import typing

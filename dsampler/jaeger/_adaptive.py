@@ -1,14 +1,6 @@
-"""jaeger-client's per-operation ``AdaptiveSampler``: guaranteed-throughput samplers per
-operation, from a Jaeger per-operation strategy (a ``PerOperationStrategy`` of
-:mod:`dsampler.remote`, or the ``operationSampling`` dict jaeger-client took, read by
-the same parser).
-
-The request path never waits and takes no lock. An operation costs one or two dictionary
-lookups. Operations the strategy does not name are tracked as the engine tracks them
-(:class:`~dsampler.decision._tracked.Tracked`: lock-free, up to ``max_operations`` in
-all, kept across updates): only a string of at most :data:`~dsampler._validate.MAX_TEXT`
-characters gets a sampler of its own (as a plain ``str`` copy, so a subclass's
-``__hash__`` or ``__eq__`` never runs).
+"""jaeger-client's per-operation ``AdaptiveSampler``: a guaranteed-throughput sampler per
+operation of a Jaeger per-operation strategy. Operations the strategy does not name are
+tracked lock-free as the engine tracks them (:class:`~dsampler.decision._tracked.Tracked`).
 """
 
 from __future__ import annotations
@@ -58,11 +50,10 @@ def name_of(operation: object) -> str | None:
 
 
 class AdaptiveSampler(Sampler):
-    """Per-operation guaranteed-throughput samplers, from a Jaeger per-operation strategy
-    (a ``PerOperationStrategy``, or an ``operationSampling`` mapping read with
-    jaeger-client's defaults); operations first seen at run time are
-    added up to ``max_operations`` (default 2000; ``None`` means the default, 0 tracks
-    only the strategy's operations), beyond which the default probabilistic sampler decides.
+    """Per-operation guaranteed-throughput samplers, from a ``PerOperationStrategy`` or an
+    ``operationSampling`` mapping (read with jaeger-client's defaults); operations first seen
+    at run time are added up to ``max_operations`` (``None``: 2000; 0: only the strategy's),
+    beyond which the default probabilistic sampler decides.
 
     Raises:
         ConfigError: invalid strategies or ``max_operations``, naming the key.
@@ -118,9 +109,8 @@ class AdaptiveSampler(Sampler):
         self._lock = threading.Lock()
 
     def update(self, strategies: Mapping[str, Any] | PerOperationStrategy) -> None:
-        """Apply a new per-operation strategy: existing operations keep their limiter
-        balances, new ones are added, those absent are dropped; operations tracked since
-        are kept, at the new default rate and lower bound.
+        """Apply a new per-operation strategy: limiters keep their balances, absent operations are
+        dropped, operations tracked since stay at the new defaults.
 
         Raises:
             ConfigError: the strategies are invalid; nothing changes.

@@ -1,21 +1,9 @@
 """jaeger-client's configuration -> a dsampler.jaeger sampler.
 
-:func:`sampler_from_config` accepts what ``jaeger_client.Config`` accepts for its sampler,
-and is strict only where jaeger-client silently guessed:
-
-* a built sampler (dsampler's or jaeger-client's), alone or as ``sampler:``, as is;
-* jaeger-client's whole config dict; without a ``sampler:`` section that means a remote
-  sampler (jaeger-client's default) from ``service_name``, ``local_agent``,
-  ``sampling_refresh_interval`` and ``max_operations``; the other keys are not read;
-* just the ``sampler:`` section (a mapping with ``type`` or ``param``).
-
-Section keys it does not know (a ``comment``, jaeger-client-go's ``samplingServerURL``)
-are logged once each and ignored, as jaeger-client ignores them. Types: ``const``,
-``probabilistic``, ``ratelimiting`` (or ``rate_limiting``) and ``remote`` (Go's and
-Java's name; a missing type means remote, as in jaeger-client-python). A ``const`` param
-of ``"yes"`` or a probability of ``"ten"`` is an error naming the key, not False; a
-``const`` param of 1.0 is on, as in jaeger-client-go and -java (jaeger-client-python read
-it as off: a warning says so).
+:func:`sampler_from_config` accepts what ``jaeger_client.Config`` accepts for its sampler:
+a built sampler, jaeger-client's whole config dict (no ``sampler:`` section means a remote
+sampler) or just the ``sampler:`` section. Unknown section keys are named once and
+ignored; an unreadable value is an error naming the key, where jaeger-client guessed.
 """
 
 from __future__ import annotations
@@ -130,8 +118,7 @@ def sampler_from_config(
     """Build the sampler a jaeger-client configuration asks for (see the module docstring).
 
     Raises:
-        ConfigError: an unknown type, a missing or invalid value; the message names the
-            key (``sampler.param: expected a number in [0, 1], got 1.5``).
+        ConfigError: an unknown type, a missing or invalid value, naming the key.
     """
     if is_sampler(config):
         return cast(Sampler, config)

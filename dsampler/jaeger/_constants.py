@@ -1,10 +1,5 @@
-"""jaeger-client's sampler vocabulary under the names ``jaeger_client.sampler`` gives it:
-tag keys, sampler type names, strategy-response keys and defaults, so that every import
-line of that module ports by changing its module name.
-
-The values are jaeger-client 4.8's, type included (``DEFAULT_SAMPLING_INTERVAL`` is the
-integer 60); a test compares both modules name by name. :mod:`dsampler.jaeger` re-exports
-them (its ``__all__`` is where they are listed); the last few names are dsampler's own.
+"""jaeger-client's sampler vocabulary under ``jaeger_client.sampler``'s names and 4.8's
+values, type included (a test compares both modules); the last few names are dsampler's own.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""jaeger-client's decision, ``is_sampled(trace_id, operation) -> (bool, tags)``, over a
-:class:`~dsampler.engine.Engine`: the thin adapter between the two layers.
-
-The engine decides (one snapshot read, no lock: the same deciders, the same
-per-operation rule and the same limiters as the OpenTelemetry samplers); the adapter
-only reads its ``SamplingResult`` as jaeger's pair. A sampled root's tags are the
-result's attributes, ``sampler.type``/``sampler.param`` exactly as jaeger-client puts
-them (``probabilistic`` with the rate, ``ratelimiting`` with the limit, ``lowerbound``
-with the operation's rate; read only); a trace not sampled has none (jaeger-client's
-``Tracer`` reads them only when sampled).
-
-Decisions are closures, not bound methods, so that a sampler holding one as its
-``is_sampled`` is not a reference cycle (and is freed, with its poller, when dropped).
+"""jaeger-client's decision, ``is_sampled(trace_id, operation) -> (bool, tags)``, read from
+an :class:`~dsampler.engine.Engine`'s ``SamplingResult``: a sampled root's tags are its
+attributes; a trace not sampled has none. Decisions are closures, not bound methods, so a
+sampler holding one as ``is_sampled`` is no reference cycle (and is freed with its poller).
 """
 
 from __future__ import annotations

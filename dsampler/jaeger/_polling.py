@@ -1,10 +1,7 @@
-"""What ``RemoteControlledSampler`` polls through, under jaeger-client's names: its
-argument defaults, the agent's URL, its ``jaeger:sampler_*`` counters and error
-reporter around :mod:`dsampler.remote`'s fetcher and parser, and the in-process
+"""What ``RemoteControlledSampler`` polls through, under jaeger-client's names: argument
+defaults, the agent's URL, the ``jaeger:sampler_*`` counters (counted where each stage
+happens, so a thread's poll and ``poll_once()`` count alike), the error reporter, and
 ``strategy_source`` as a fetcher.
-
-The counters are kept where each stage happens (the fetch, the parse, the apply), so
-they count the same whether a poll is the background thread's or a ``poll_once()``.
 """
 
 from __future__ import annotations
@@ -39,7 +36,6 @@ __all__ = [
     "SourceFetcher",
     "agent_endpoint",
     "agent_url",
-    "checked_init_sampler",
     "describe",
     "factory_of",
     "init_sampler_or_default",
@@ -68,8 +64,7 @@ def max_operations_or_default(value: object, field: str = "max_operations") -> i
 def agent_url(
     host: object, port: object, host_field: str = "sampling_host", port_field: str = "sampling_port"
 ) -> str:
-    """The jaeger-agent's sampling URL, ``http://host:port/sampling`` (as jaeger-client's
-    ``LocalAgentHTTP`` builds it; an IPv6 address is bracketed).
+    """The jaeger-agent's sampling URL, ``http://host:port/sampling`` (IPv6 bracketed).
 
     Raises:
         ConfigError: an empty or overlong host, a port outside 1..65535.
@@ -95,13 +90,15 @@ def agent_endpoint(channel: object, host: object, port: object) -> str:
     return agent_url(default_host if host is None else host, default_port if port is None else port)
 
 
-def checked_init_sampler(init_sampler: Any) -> Any:
-    """The init sampler, asked ``is_sampled(0)`` once as jaeger-client does, so a broken
-    one fails at construction.
+def init_sampler_or_default(init_sampler: Any, hash: str) -> Any:
+    """What decides until the first strategy: jaeger-client's default (probabilistic at
+    0.001), or the one given, asked ``is_sampled(0)`` once as jaeger-client does.
 
     Raises:
         ConfigError: it has no ``is_sampled``, or that raised.
     """
+    if init_sampler is None:
+        return ProbabilisticSampler(DEFAULT_SAMPLING_PROBABILITY, hash=hash)
     decide = getattr(init_sampler, "is_sampled", None)
     if not callable(decide):
         raise ConfigError("init_sampler", f"expected a sampler with is_sampled(), got {typed(init_sampler)}")
@@ -110,14 +107,6 @@ def checked_init_sampler(init_sampler: Any) -> Any:
     except Exception as exc:
         raise ConfigError("init_sampler", f"is_sampled(0) raised {describe(exc)}") from exc
     return init_sampler
-
-
-def init_sampler_or_default(init_sampler: Any, hash: str) -> Any:
-    """What decides until the first strategy: jaeger-client's default (probabilistic at
-    0.001), or the one given, checked by :func:`checked_init_sampler`."""
-    if init_sampler is None:
-        return ProbabilisticSampler(DEFAULT_SAMPLING_PROBABILITY, hash=hash)
-    return checked_init_sampler(init_sampler)
 
 
 def describe(exc: BaseException) -> str:
@@ -141,10 +130,9 @@ class _NoMetrics:
 
 
 class SamplerMetrics:
-    """jaeger-client's sampler counters (``jaeger:sampler_queries`` and
-    ``jaeger:sampler_updates``, tagged ``result`` ok or err), made by any factory with
-    jaeger-client's ``create_counter(name, tags)`` (its ``MetricsFactory``,
-    ``LegacyMetricsFactory`` or Prometheus factory)."""
+    """jaeger-client's ``jaeger:sampler_queries`` and ``jaeger:sampler_updates`` counters (tag
+    ``result`` ok or err), from any factory with ``create_counter(name, tags)``.
+    """
 
     def __init__(self, metrics_factory: Any) -> None:
         counter = metrics_factory.create_counter

@@ -1,14 +1,6 @@
-"""jaeger-client's ``RemoteControlledSampler``, on dsampler's remote-sampling client.
-
-It is :class:`~dsampler.remote.JaegerRemoteSampler`'s machinery under jaeger-client's
-constructor: :class:`~dsampler.remote.HttpFetcher` polls the agent (or collector, or
-``dsampler serve``) over HTTP, a :class:`~dsampler.remote.RemoteFollower` (the one
-mechanism of every remote-controlled sampler) runs the fetch -> parse -> apply cycle in
-one daemon thread and sets each strategy's fields on one
-:class:`~dsampler.engine.Engine` (``decide = Engine.should_sample``, read as jaeger's
-``(bool, tags)``). So decisions take no lock, identical responses change nothing,
-limiter balances survive updates, operations absent from a new strategy are dropped,
-and per-operation sampling is the very decider the OpenTelemetry samplers use.
+"""jaeger-client's ``RemoteControlledSampler``: :class:`~dsampler.remote.JaegerRemoteSampler`'s
+machinery (an HTTP fetcher, one :class:`~dsampler.remote.RemoteFollower`, one
+:class:`~dsampler.engine.Engine`) under jaeger-client's constructor.
 """
 
 from __future__ import annotations
@@ -20,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from dsampler import _fork
-from dsampler._validate import check_seconds, typed
+from dsampler._validate import typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config import SamplingConfig
 from dsampler.engine import Engine
@@ -50,38 +42,28 @@ REQUEST_TIMEOUT_S: Final = 15.0  # jaeger-client's
 
 
 class RemoteControlledSampler(Sampler):
-    """Follows the Jaeger sampling strategy served for ``service_name``: probabilistic,
-    rate limiting or per-operation, polled over HTTP every ``sampling_refresh_interval``
-    from the jaeger-agent (``http://localhost:5778/sampling``), a collector, the
-    OpenTelemetry Collector's ``jaegerremotesampling`` extension or ``dsampler serve``.
+    """Follows the Jaeger sampling strategy served for ``service_name`` (agent, collector, the
+    Collector's ``jaegerremotesampling`` extension or ``dsampler serve``), polled over HTTP.
 
-    The poller thread starts at the first decision (a sampler built and never used opens
-    no socket), waits a random part of the interval first (jaeger-client's spread of a
-    fleet's polls), restarts in the child after ``os.fork()`` and never keeps the
-    interpreter alive. Until the first strategy the init sampler decides.
+    The poller thread starts at the first decision, waits a random part of the interval
+    first, restarts after ``os.fork()`` and never keeps the interpreter alive. Until the first
+    strategy the init sampler decides.
 
     Args:
-        channel: jaeger-client's ``LocalAgentSender``; its agent host and sampling port
-            are polled when ``sampling_host``/``sampling_port``/``endpoint`` are not given.
+        channel: jaeger-client's ``LocalAgentSender``: its agent is polled unless
+            ``sampling_host``/``sampling_port``/``endpoint`` are given.
         service_name: this service, sent as ``?service=``.
-        init_sampler: decides until the first strategy (default
-            ``ProbabilisticSampler(0.001)``); asked ``is_sampled(0)`` once, as jaeger-client.
+        init_sampler: decides until the first strategy (default ``ProbabilisticSampler(0.001)``).
         sampling_refresh_interval: seconds between polls, in [1, 86400]; None or 0 mean 60.
         max_operations: operations tracked per-operation; None or 0 mean 2000.
-        sampling_host: the agent's host (default localhost).
-        sampling_port: the agent's sampling port (default 5778).
+        sampling_host, sampling_port: the agent (default localhost:5778).
         endpoint: a full sampling URL instead (a collector's ``.../api/sampling``).
         request_timeout_s: the whole request (default 15 s, jaeger-client's).
-        strategy_source: in process, instead of HTTP: returns the strategy response (a
-            decoded mapping, read with jaeger-client's defaults, or a typed strategy).
-        logger: as jaeger-client's.
-        metrics_factory: as jaeger-client's.
-        metrics: as jaeger-client's.
-        error_reporter: as jaeger-client's.
+        strategy_source: in process, instead of HTTP: returns the strategy response.
+        logger, metrics_factory, metrics, error_reporter: as jaeger-client's.
         hash: decision rule (default ``jaeger``: jaeger-client-python's decisions).
         clock: time source of the limiters.
-        rng: randomness of the first delay, of jitter and of new limiters' balances
-            (``random() * max_balance``).
+        rng: randomness of the first delay, of jitter and of new limiters' balances.
 
     Raises:
         ConfigError: an invalid argument, naming it.
@@ -164,9 +146,7 @@ class RemoteControlledSampler(Sampler):
         if source is not None:
             fetcher, parse = SourceFetcher(source), lambda body: parse_response(body, JAEGER_CLIENT)
         else:
-            fetcher = HttpFetcher(
-                self.endpoint or "", timeout_s=check_seconds(timeout_s, "request_timeout_s", 0.001, 600.0)
-            )
+            fetcher = HttpFetcher(self.endpoint or "", timeout_s=timeout_s)
             parse = parse_response
             self.endpoint = fetcher.endpoint
         interval = self.sampling_refresh_interval
@@ -226,8 +206,7 @@ class RemoteControlledSampler(Sampler):
         return self._follower.poll_once() in (PollOutcome.APPLIED, PollOutcome.UNCHANGED)
 
     def update(self, response: object) -> None:
-        """Apply one strategy: a typed strategy, a raw response dict (jaeger-client's
-        reading) or a body; nothing changes when it is the one in force.
+        """Apply one strategy: typed, a raw response dict (jaeger-client's reading) or a body.
 
         Raises:
             ConfigError: not a usable strategy; nothing changes.
@@ -246,12 +225,10 @@ class RemoteControlledSampler(Sampler):
 
     @property
     def sampler(self) -> Sampler:
-        """jaeger-client's attribute: the init sampler until the first strategy, then a
-        ``ProbabilisticSampler``, ``RateLimitingSampler`` or ``AdaptiveSampler`` equal to
-        the strategy in force, for inspection (built when first read, the same object
-        until the strategy changes; the init sampler itself while it equals it, as
-        jaeger-client kept it). Decisions are this sampler's own, over
-        :attr:`dsampler`, where the limiters' balances live."""
+        """jaeger-client's attribute, for inspection: the init sampler until the first strategy,
+        then a sampler equal to the strategy in force (the init sampler while it equals it).
+        Decisions are this sampler's own, over :attr:`engine`.
+        """
         strategy, view = self._strategy, self._view
         if strategy is None:
             return self._init

@@ -1,11 +1,6 @@
-"""jaeger-client's samplers, rebuilt on dsampler's decision core: the abstract
-``Sampler``, ``ConstSampler``, ``ProbabilisticSampler``, ``RateLimitingSampler`` and the
-per-operation ``GuaranteedThroughputProbabilisticSampler``.
-
-Same constructor arguments, ``is_sampled(trace_id, operation='') -> (bool, tags)``, tags,
-``close()``, equality and ``str()`` as jaeger-client 4.8; the deliberate differences are
-listed in :mod:`dsampler.jaeger`. When jaeger-client is installed the samplers also
-subclass its ``Sampler``, so ``jaeger_client.Config({"sampler": instance})`` accepts them.
+"""jaeger-client's samplers on dsampler's decision core, with jaeger-client 4.8's
+constructors, ``is_sampled``, tags, ``close()``, equality and ``str()``. When jaeger-client
+is installed they also subclass its ``Sampler``, so ``jaeger_client.Config`` accepts them.
 """
 
 from __future__ import annotations
@@ -118,12 +113,8 @@ class ConstSampler(Sampler):
 
 
 class ProbabilisticSampler(Sampler):
-    """A fixed fraction of traces by trace ID (``sampler.type=probabilistic``).
-
-    Args:
-        rate: in [0, 1].
-        hash: ``jaeger`` (default, jaeger-client-python's exact decision), ``fnv1a``
-            (dsampler's OpenTelemetry samplers'), or any other rule name.
+    """A fixed fraction ``rate`` of traces by trace ID; ``hash``: ``jaeger`` (default,
+    jaeger-client-python's exact decision), ``fnv1a`` or any other rule name.
     """
 
     def __init__(self, rate: float, hash: str = "jaeger") -> None:
@@ -168,14 +159,9 @@ def _bucket(
 
 
 class RateLimitingSampler(Sampler):
-    """At most ``max_traces_per_second`` (``sampler.type=ratelimiting``); the bucket holds
-    ``max(rate, 1)`` credits.
-
-    Args:
-        max_traces_per_second: a finite number >= 0 (default 10).
-        clock: monotonic time source (default the process clock).
-        initial_balance: default ``random() * max_balance``, as jaeger-client-python.
-        rng: source of that random number.
+    """At most ``max_traces_per_second`` (a finite number >= 0); the bucket holds ``max(rate, 1)``
+    credits and starts at ``initial_balance`` (default ``rng.random() * max_balance``, as
+    jaeger-client-python).
     """
 
     def __init__(
@@ -221,11 +207,9 @@ class RateLimitingSampler(Sampler):
 
 
 class GuaranteedThroughputProbabilisticSampler(Sampler):
-    """One operation's probabilistic sampler with a guaranteed lower bound: sampled if
-    the probability samples (a lower-bound credit is spent anyway), else if the
-    lower-bound limiter has a credit (then tagged ``sampler.type=lowerbound``). The rule
-    is :func:`dsampler.engine._deciders.guaranteed`, the one every per-operation
-    sampler of dsampler decides by."""
+    """One operation's probabilistic sampler with a guaranteed lower bound, by
+    :func:`dsampler.engine._deciders.guaranteed` (tagged ``lowerbound`` when the bound sampled).
+    """
 
     def __init__(
         self,

@@ -1,14 +1,7 @@
 """Jaeger sampling strategies for the jaeger-client layer: jaeger-client's lax accessors,
-and the typed strategies its samplers apply, read by :mod:`dsampler.remote`'s one parser.
-
-The samplers take the model of :mod:`dsampler.remote` (``ProbabilisticStrategy``,
-``RateLimitingStrategy``, ``PerOperationStrategy``) and, as jaeger-client users pass
-them, raw response dicts: those are read by :func:`dsampler.protocol._parse.parse_mapping`
-with :data:`JAEGER_CLIENT`, the same rules as a body from the wire (both enum dialects,
-dispatch by the objects present, ``operationSampling`` first, never by
-``strategyType``) except what an absent number means, which is jaeger-client's default
-(``{}`` is rate 0.001, lower bound 1/600 per second) where the wire's proto3 means 0.
-Bodies fetched over HTTP are read as the wire is.
+and raw response dicts read by :mod:`dsampler.protocol`'s one parser with
+:data:`JAEGER_CLIENT`, the wire's rules except that an absent number is jaeger-client's
+default (``{}`` is rate 0.001) rather than proto3's 0.
 """
 
 from __future__ import annotations
@@ -82,12 +75,11 @@ def get_rate_limit(strategy: Mapping[str, Any] | None = None) -> Any:
 
 
 def strategy_of(response: object) -> Strategy:
-    """The strategy a jaeger-client sampler applies: a typed strategy or response as is,
-    a raw response dict by :data:`JAEGER_CLIENT`, a body (bytes) as the wire's.
+    """The strategy a jaeger-client sampler applies: typed as is, a raw dict by
+    :data:`JAEGER_CLIENT`, a body (bytes) as the wire's.
 
     Raises:
-        ConfigError: not a usable strategy, naming the key; rate limits of 500/s or
-            more are refused, as jaeger-client refuses them.
+        ConfigError: not a usable strategy, naming the key; rate limits of 500/s or more.
     """
     if isinstance(response, _STRATEGIES):
         strategy: Strategy = response
@@ -109,8 +101,8 @@ def checked(strategy: Strategy) -> Strategy:
 
 
 def per_operation_of(strategies: object) -> PerOperationStrategy:
-    """``AdaptiveSampler``'s argument: a ``PerOperationStrategy``, or an
-    ``operationSampling`` dict read by :data:`JAEGER_CLIENT`.
+    """``AdaptiveSampler``'s argument: a ``PerOperationStrategy``, or an ``operationSampling``
+    dict read by :data:`JAEGER_CLIENT`.
 
     Raises:
         ConfigError: invalid strategies, naming the key.

@@ -1,28 +1,10 @@
-"""Response bodies -> :class:`StrategyResponse`, for every dialect servers put on the wire.
-
-Three dialects exist (``docs/remote-sampling.md``): proto3-JSON with string enums (the
-Jaeger collector, agent ``/sampling``, Jaeger v2 >= 2.16), legacy Thrift 0.9.2 JSON with
-numeric enums (agent ``/``, Jaeger v2.0-2.15) and Go ``encoding/json`` of the gogo struct
-(the OpenTelemetry Collector), which writes enums as numbers and omits every zero value.
-One set of rules reads them all, proto3's:
-
-- an absent or ``null`` member is unset, an absent number is 0 (``"probabilisticSampling":
-  {}`` is rate 0, not jaeger-client-python's 0.001);
-- ``strategyType`` may be a name, 0 or 1, absent or null; it is checked, never used to
-  choose the strategy (see :attr:`StrategyResponse.strategy`);
-- numbers may be JSON strings (``"0.5"``, ``"NaN"``) as gogo ``jsonpb`` accepts, then go
-  through the same range checks: NaN, negative and > 1 rates are refused;
-- unknown members are ignored (more lenient than ``jsonpb``, which is safe).
-
-Hostile input is bounded: the body size, the number of operations, name lengths; any
-problem raises :class:`~dsampler.errors.ConfigError` naming the wire field
-(``operationSampling.perOperationStrategies[3].probabilisticSampling.samplingRate``), and
-the caller keeps its current strategy.
-
-An already decoded response (a mapping) is read by :func:`parse_mapping` under the same
-rules; a :class:`Reading` other than proto3's changes only what an absent number stands
-for and the words of the errors (``dsampler.jaeger`` reads jaeger-client's raw dicts
-with jaeger-client's defaults through it, so there is one parser for both layers).
+"""Response bodies -> :class:`StrategyResponse`, for every dialect servers put on the wire
+(proto3-JSON, legacy numeric enums, Go ``encoding/json`` of the gogo struct), by proto3's
+rules: absent numbers are 0, ``strategyType`` is checked but never chooses, numbers may
+be strings, unknown members are ignored. Input is bounded; every problem is a
+:class:`~dsampler.errors.ConfigError` naming the wire field. :func:`parse_mapping` reads a
+decoded response; a :class:`Reading` changes only what an absent number stands for and
+the words of errors (jaeger-client's raw dicts are read so).
 """
 
 from __future__ import annotations
@@ -51,7 +33,6 @@ from dsampler.protocol._strategy import (
 __all__ = [
     "MAX_OPERATIONS",
     "MAX_RESPONSE_BYTES",
-    "PROTO3",
     "Reading",
     "parse_mapping",
     "parse_operation_sampling",
@@ -74,10 +55,9 @@ _NUMBER_TEXT: Final = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|Na
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """How a decoded response is read: the number an absent (or null) member stands
-    for, by member name (any other: 0, proto3's zero value; an absent
-    ``probabilisticSampling`` of an operation is one whose ``samplingRate`` is absent),
-    and the words errors use for objects and arrays."""
+    """How a decoded response is read: the number an absent (or null) member stands for, by
+    member name (others: 0), and the words errors use for objects and arrays.
+    """
 
     absent: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     mapping: str = "a JSON object"

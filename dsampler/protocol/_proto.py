@@ -1,9 +1,5 @@
-"""``jaeger.api_v2`` sampling messages in protobuf binary, to and from the strategy model:
-what ``SamplingManager/GetSamplingStrategy`` carries over gRPC (Jaeger v2 :5779, the
-Jaeger v1 collector and the OpenTelemetry Collector :14250; OpenTelemetry Java speaks
-nothing else).
-
-Field numbers are jaeger-idl's ``proto/api_v2/sampling.proto``::
+"""``jaeger.api_v2`` sampling messages in protobuf binary (gRPC's ``GetSamplingStrategy``),
+to and from the strategy model. Field numbers (jaeger-idl ``proto/api_v2/sampling.proto``)::
 
     SamplingStrategyParameters     serviceName = 1 (string)
     SamplingStrategyResponse       strategyType = 1 (enum: PROBABILISTIC 0, RATE_LIMITING 1)
@@ -17,18 +13,9 @@ Field numbers are jaeger-idl's ``proto/api_v2/sampling.proto``::
                                    defaultUpperBoundTracesPerSecond = 4 (double)
     OperationSamplingStrategy      operation = 1 (string), probabilisticSampling = 2
 
-:func:`encode_response` writes what Jaeger's file provider sends for the same strategy,
-so a gRPC answer and the proto3-JSON one (:mod:`._render`) carry the same values:
-``defaultUpperBoundTracesPerSecond`` is always 0 (left out), an operation's
-``probabilisticSampling`` is always present, and a fractional traces-per-second figure
-(possible only for a strategy built in code) is truncated to int32 as Go's ``int32(x)``.
-
-:func:`decode_response` reads a response under the JSON parser's rules (:mod:`._parse`):
-absent scalars are 0, ``strategyType`` must be 0 or 1, the same range and size bounds,
-and errors naming the wire field (``operationSampling.perOperationStrategies[3]
-.probabilisticSampling.samplingRate``). Protobuf's own rules apply on top: a singular
-sub-message sent twice is merged, a scalar sent twice keeps the last value, unknown
-fields are skipped. The wire reading itself is :mod:`._wire`'s.
+:func:`encode_response` writes what Jaeger's file provider sends, so a gRPC answer and
+the proto3-JSON one carry the same values; :func:`decode_response` reads under the JSON
+parser's rules, plus protobuf's (merged sub-messages, last scalar wins, unknown skipped).
 """
 
 from __future__ import annotations
@@ -84,8 +71,7 @@ def encode_params(service: str) -> bytes:
 
 
 def decode_params(data: bytes) -> str:
-    """The ``serviceName`` of a ``SamplingStrategyParameters`` ("" when absent, as
-    proto3 and Jaeger's ``GetServiceName()`` read it).
+    """The ``serviceName`` of a ``SamplingStrategyParameters`` ("" when absent).
 
     Raises:
         ConfigError: oversized or malformed bytes, or a name that is not UTF-8.
@@ -120,12 +106,6 @@ def encode_response(response: StrategyResponse) -> bytes:
     if ops is not None:
         out += message_field(4, _per_operation(ops))
     return out
-
-
-def _merged(parts: list[bytes] | None) -> bytes | None:
-    """Every occurrence of a singular sub-message as one: protobuf merges them, and
-    merging is parsing their concatenation."""
-    return None if parts is None else b"".join(parts)
 
 
 def _sub(found: Field, path: str) -> bytes:
@@ -212,7 +192,8 @@ def decode_response(data: bytes) -> StrategyResponse:
             subs.setdefault(number, []).append(_sub(found, names[number]))
     if kind not in _ENUM:
         raise ConfigError("strategyType", f"expected 0 (PROBABILISTIC) or 1 (RATE_LIMITING), got {kind}")
-    prob, limit, ops = (_merged(subs.get(n)) for n in (2, 3, 4))
+    # a singular sub-message sent twice is merged, as parsing the concatenation merges it
+    prob, limit, ops = (b"".join(subs[n]) if n in subs else None for n in (2, 3, 4))
     return StrategyResponse(
         _ENUM[kind],
         probabilistic=None if prob is None else ProbabilisticStrategy(_read_rate(prob, names[2])),

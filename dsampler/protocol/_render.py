@@ -1,18 +1,8 @@
-""":class:`StrategyResponse` -> response bytes, in each dialect, byte for byte as Jaeger
-and the OpenTelemetry Collector write them.
-
-``proto3`` is what a server should send (and ``dsampler serve`` sends by default): Jaeger's
-``SamplingStrategyResponseToJSON``, gogo ``jsonpb`` with ``EmitDefaults`` minus the null
-top-level members: ``strategyType`` always present as a name, every scalar inside a
-present object emitted (zeros too), ``perOperationStrategies`` always an array,
-``defaultUpperBoundTracesPerSecond`` always 0, and no other member (OTel Go's ``jsonpb``
-rejects unknown ones). ``legacy`` is the same with numeric enums (Thrift 0.9.2, for very
-old clients); ``go-struct`` is Go ``encoding/json`` of the gogo struct (the OTel
-Collector's dialect: numeric enum, every zero omitted), for tests and fixtures.
-
-Numbers and strings are formatted as Go's ``encoding/json`` does: shortest round-trip
-digits, no ``.0`` on integral values, exponents only below 1e-6 or from 1e21 (``1e-7``,
-``1e+21``), and ``<``, ``>``, ``&``, U+2028/U+2029 escaped.
+""":class:`StrategyResponse` -> response bytes in each dialect, byte for byte as Jaeger and
+the OpenTelemetry Collector write them: ``proto3`` (Jaeger's
+``SamplingStrategyResponseToJSON``, what a server should send), ``legacy`` (numeric
+enums) and ``go-struct`` (the Collector's: numeric enum, zeros omitted). Numbers and
+strings are formatted as Go's ``encoding/json`` does.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""Jaeger sampling strategies as frozen, validated values.
-
-A client acts on one :data:`Strategy`: probabilistic, rate limiting, or per-operation.
-A server's answer, :class:`StrategyResponse`, may carry several strategy objects at
-once (a rate-limited service that inherits default per-operation rules carries both);
-:attr:`StrategyResponse.strategy` picks the one clients act on, by which objects are
-present (operationSampling first) and never by ``strategyType``, as the IDL tells
-consumers to (jaeger-idl ``sampling.proto``, ``SamplingStrategyResponse``).
-
-Values are checked on construction with :mod:`dsampler._validate`, so a strategy built
-in code is as safe as one parsed from the wire. ``defaultUpperBoundTracesPerSecond`` is
-not modelled: every client studied ignores it and the file provider always sends 0.
+"""Jaeger sampling strategies as frozen values, validated on construction. A client acts on
+one :data:`Strategy`; a :class:`StrategyResponse` may carry several, and
+:attr:`StrategyResponse.strategy` picks by which objects are present, never by
+``strategyType``, as the IDL asks. ``defaultUpperBoundTracesPerSecond`` is not modelled.
 """
 
 from __future__ import annotations
@@ -73,10 +65,10 @@ class OperationRate:
 
 @dataclass(frozen=True, slots=True)
 class PerOperationStrategy:
-    """Jaeger's per-operation strategy: listed operations at their own rate, the others
-    at ``default_rate``; every operation also gets ``default_lower_bound_per_second``
-    guaranteed traces per second per process (0: off). ``operations`` keeps the order
-    of the response (servers derive it deterministically; tests compare it)."""
+    """Jaeger's per-operation strategy: listed operations at their own rate, the others at
+    ``default_rate``, each guaranteed ``default_lower_bound_per_second`` (0: off);
+    ``operations`` keeps the response's order.
+    """
 
     default_rate: float
     default_lower_bound_per_second: float = 0.0

@@ -1,18 +1,9 @@
-"""The protobuf wire format, written by hand: just enough to speak ``jaeger.api_v2``'s
-sampling messages and ``grpc.health.v1`` without a ``protobuf`` runtime dependency.
-
-Writing follows proto3 as Go's gogo marshaller does: fields in ascending number order,
-zero scalars and empty strings left out, a present sub-message always written (an empty
-one is its tag and a zero length).
-
-Reading is built for hostile bytes (a server we poll, a client we answer). Every read is
-bounded by the buffer: a varint of more than 10 bytes, a length past the end, a field
-number of 0 or above 2**29-1, the end-group wire types 4 alone and the reserved 6 and 7
-are refused; an unknown field is skipped as protobuf does, groups (wire type 3)
-included, nested at most :data:`MAX_GROUP_DEPTH` deep. A known field with another wire
-type than its own is refused (Google's parsers keep it as an unknown field; a sampling
-message with a double sent as a varint is broken, and saying so is kinder than reading
-0). Every problem is a :class:`~dsampler.errors.ConfigError` naming the message or field.
+"""The protobuf wire format by hand, enough for ``jaeger.api_v2``'s sampling messages and
+``grpc.health.v1`` without a ``protobuf`` dependency. Writing is proto3 as gogo's
+marshaller writes it. Reading is bounded for hostile bytes: overlong varints, lengths
+past the end, bad field numbers and wire types are refused; unknown fields (groups
+included, :data:`MAX_GROUP_DEPTH` deep) are skipped; a known field with another wire type
+is refused. Every problem is a :class:`~dsampler.errors.ConfigError` naming the field.
 """
 
 from __future__ import annotations
@@ -24,8 +15,6 @@ from typing import Final, TypeAlias, TypeVar
 from dsampler.errors import ConfigError
 
 __all__ = [
-    "I32",
-    "I64",
     "LEN",
     "MAX_GROUP_DEPTH",
     "VARINT",

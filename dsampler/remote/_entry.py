@@ -1,27 +1,11 @@
 """Factories behind ``OTEL_TRACES_SAMPLER=jaeger_remote`` and ``parentbased_jaeger_remote``.
 
-``OTEL_TRACES_SAMPLER_ARG`` takes the specification's form, comma-separated ``key=value``
-pairs split on the first ``=``, blanks trimmed, the last of a key given twice used (and
-named at WARNING)::
-
-    endpoint=http://jaeger-agent:5778/sampling,pollingIntervalMs=5000,initialSamplingRate=0.25
-
-- ``endpoint``: the HTTP sampling URL (default ``http://127.0.0.1:5778/sampling``; an
-  empty path becomes ``/sampling``). dsampler speaks HTTP, not gRPC: point it at the
-  agent or OTel Collector's ``:5778/sampling`` or the Jaeger collector's
-  ``:14268/api/sampling``, not at a gRPC port such as 14250.
-- ``pollingIntervalMs``: milliseconds between polls (default 60000, at least 10).
-- ``initialSamplingRate``: the rate until the first strategy arrives (default 0.001).
-
-The service name is ``OTEL_SERVICE_NAME``, else ``service.name`` in
-``OTEL_RESOURCE_ATTRIBUTES``. An unknown key, a malformed entry or a bad value is left
-out and reported in one warning; the other entries still apply. The factories never
-raise (the SDK would then install ``ParentBased(ALWAYS_ON)``: 100%): if the sampler
-cannot be built at all, the engine alone decides instead, at the default initial rate, 0.001.
-
-The ``jaeger_remote`` sampler of a declarative configuration file takes the same settings
-as properties named as the file's own ``jaeger_remote/development`` names them
-(:func:`parse_remote_properties`, used by :mod:`dsampler._declarative`).
+``OTEL_TRACES_SAMPLER_ARG`` is the specification's comma-separated ``key=value`` list
+(``endpoint``, ``pollingIntervalMs``, ``initialSamplingRate``); the service name is the
+resource's. A bad entry is left out and named in one warning. The factories never raise
+(the SDK would then sample 100%): if no sampler can be built, the engine decides at 0.001.
+:func:`parse_remote_properties` reads a declarative file's ``jaeger_remote`` properties.
+See docs/remote-sampling.md.
 """
 
 from __future__ import annotations
@@ -97,11 +81,10 @@ def parse_remote_arg(arg: object) -> tuple[RemoteArg, list[ConfigError]]:
 
 
 def parse_remote_properties(properties: Mapping[str, object]) -> tuple[RemoteArg, list[ConfigError]]:
-    """The properties written under ``jaeger_remote:`` in a declarative configuration
-    file -> settings, and the problems of those left out. The keys are those of the
-    file's own ``jaeger_remote/development``: ``endpoint``, ``interval`` (milliseconds)
-    and ``initial_sampler`` (a rate, or ``{trace_id_ratio_based: {ratio: R}}``,
-    ``{always_on: {}}``, ``{always_off: {}}``), all optional."""
+    """A declarative file's ``jaeger_remote:`` properties (``endpoint``, ``interval`` in ms,
+    ``initial_sampler``: a rate or an ``always_on``/``always_off``/``trace_id_ratio_based``
+    mapping) -> settings, and the problems of those left out.
+    """
     values: dict[str, Any] = {}
     problems: list[ConfigError] = []
     for key, value in properties.items():

@@ -1,18 +1,9 @@
-"""The one client module that opens a socket: ``GET {endpoint}?service={name}``.
-
-Standard library only (``http.client``), made under OpenTelemetry's
-``suppress_instrumentation`` context keys: no instrumented library traces the sampler's
-own polls.
-
-Every bound holds against a hostile server: one deadline (``timeout_s``) covers name
-resolution, connect, headers, body and every redirect, enforced before each read (see
-:mod:`dsampler.remote._resolve`: a server that trickles bytes is cut off at it); the body
-is capped (``max_bytes``, checked against Content-Length first); at most ``max_redirects``
-redirects, http(s) only. Every failure is a :class:`~dsampler.errors.FetchError` naming
-the URL. Credentials in a URL (``http://user:password@host/sampling``) are sent as HTTP
-Basic authentication, as Go's client sends them, and shown as ``***`` in every message
-and in :attr:`HttpFetcher.endpoint`. :meth:`HttpFetcher.close` aborts a request in
-flight, so closing a sampler never waits for a slow server. Proxy variables are ignored: the agent is local.
+"""The one client module that opens a socket: ``GET {endpoint}?service={name}``, with
+``http.client`` under OpenTelemetry's ``suppress_instrumentation`` keys (a sampler's own
+polls are never traced). One deadline covers resolution, connect, every read and every
+redirect; the body is capped; every failure is a :class:`~dsampler.errors.FetchError`
+naming the URL, credentials shown as ``***``. :meth:`HttpFetcher.close` aborts a request
+in flight. Proxy variables are ignored: the agent is local.
 """
 
 from __future__ import annotations
@@ -75,15 +66,12 @@ class HttpFetcher:
     """Fetches ``GET {endpoint}?service={name}`` with a deadline and a size cap.
 
     Args:
-        endpoint: the sampling URL (``http://host:5778/sampling``, the Jaeger collector's
-            ``http://host:14268/api/sampling``); a query it has is kept (``&service=``),
-            and credentials in it (``http://user:password@host/...``) are sent as HTTP
-            Basic authentication.
+        endpoint: the sampling URL; a query it has is kept (``&service=``), credentials in it
+            are sent as HTTP Basic authentication.
         timeout_s: the whole request, redirects included (default 10 s).
         max_bytes: largest body accepted (default 4 MiB).
         max_redirects: redirects followed (default 3).
-        resolver: resolves a host name, as :func:`socket.getaddrinfo` (the default);
-            it runs in a thread the request waits for until its deadline.
+        resolver: as :func:`socket.getaddrinfo` (the default), waited for until the deadline.
 
     Raises:
         ConfigError: an invalid endpoint or bound.
@@ -126,8 +114,7 @@ class HttpFetcher:
         return self.get(self.url_for(service))
 
     def get(self, url: str) -> bytes:
-        """The body of a 2xx response to ``GET url``, with this fetcher's bounds (a
-        strategies server reads a strategies file from a URL through this).
+        """The body of a 2xx response to ``GET url``, with this fetcher's bounds.
 
         Raises:
             FetchError: as :meth:`fetch`; ``status`` is set when the server answered.

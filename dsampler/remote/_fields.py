@@ -1,21 +1,12 @@
-"""A strategy -> the configuration fields a remote endpoint owns; pure.
-
-The mapping, as typed field values (fields not named stay the base's)::
+"""A strategy -> the configuration fields a remote endpoint owns; pure::
 
     strategy                   rate   traces_per_second   default_lower_bound_per_second   operations
     probabilistic(p)           p      None                0                                {}
     rate limiting(n)           1.0    n (the global cap)  0                                {}
     per-operation(d, lb, ops)  d      None                lb                               {op: rate, ...}
 
-A follower sets them as its overlay (:class:`~dsampler.config.Overlay`): the cap's
-token bucket and the operations' lower-bound buckets are the engine's runtime state,
-kept across publishes (pro-rated when a figure changes), so a new strategy never hands
-every process a full bucket, and one that changes nothing publishes nothing.
-
-Operations keep the response's order; a name listed twice takes its last rate (Go's
-map, as OTel Go and jaeger-client-go build it). Past the configuration's
-``max_operations`` the remaining names are left out when merged, and decided at the
-default rate without a lower bound (Jaeger's rule for operations beyond the cap).
+A follower sets them as its overlay, so buckets survive publishes. A name listed twice
+takes its last rate (Go's map); names past ``max_operations`` are decided at the default rate.
 """
 
 from __future__ import annotations

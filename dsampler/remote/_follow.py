@@ -1,22 +1,15 @@
-"""RemoteFollower: an engine's strategy fields follow a Jaeger endpoint.
-
-The one mechanism behind every remote-controlled sampler: a DSampler's ``remote:``
-section, :class:`~dsampler.remote.JaegerRemoteSampler` and ``dsampler.jaeger``'s
-``RemoteControlledSampler``. A :class:`~dsampler.remote.StrategyPoller` fetches and
-parses in one background thread; each new strategy becomes typed field values
-(:func:`~dsampler.remote._fields.strategy_fields`) set as the follower's overlay, so a
-file reload of the base never undoes them and the base's own rules keep deciding what
-they match. A strategy that changes nothing publishes nothing. :func:`running_follower`
-keeps a DSampler's follower matched to its ``remote:`` section in force.
+"""RemoteFollower: an engine's strategy fields follow a Jaeger endpoint. The one mechanism
+behind a DSampler's ``remote:`` section, :class:`~dsampler.remote.JaegerRemoteSampler` and
+``RemoteControlledSampler``: each polled strategy's fields are set as the follower's
+overlay, so a reload of the base never undoes them; one that changes nothing publishes nothing.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from dsampler.config import Overlay, RemoteSettings, service_name
 from dsampler.protocol import Strategy, StrategyResponse, parse_response
@@ -41,13 +34,10 @@ class RemoteFollower:
         overlay: where the strategy's fields go (an engine's ``overlay("remote")``).
         fetcher: where responses come from.
         service: sent as ``?service=``.
-        check: a strategy's last check before it applies (raises ConfigError to refuse
-            it; the strategy in force stays).
+        check: a strategy's last check (a ConfigError refuses it; the one in force stays).
         on_applied: called with each applied strategy and whether it changed the
             configuration; returns what the poll reports as changed.
-        **polling: the :class:`~dsampler.remote.StrategyPoller`'s timing and logging
-            (``interval_s``, ``jitter``, ``first_delay_s``, ``rng``, ``name``,
-            ``parse``, ``logger``).
+        **polling: the :class:`~dsampler.remote.StrategyPoller`'s timing and logging.
         settings: the ``remote:`` section it follows, if any (a DSampler's).
     """
 
@@ -70,13 +60,13 @@ class RemoteFollower:
     ) -> None:
         self.overlay = overlay
         self.settings = settings  # the remote: section it was made for, if any
-        self._check = _weak(check)  # the sampler holding this follower owns these: no cycle
-        self._on_applied = _weak(on_applied)
+        self._check = None if check is None else weakly(check, lambda strategy: strategy)
+        self._on_applied = None if on_applied is None else weakly(on_applied, lambda *_: False)
         self._log = logger
         self.poller = StrategyPoller(
             fetcher,
             service,
-            weakly(self._apply),
+            weakly(self._apply, lambda _: False),
             interval_s=interval_s,
             jitter=jitter,
             first_delay_s=first_delay_s,
@@ -88,7 +78,7 @@ class RemoteFollower:
 
     def _apply(self, strategy: Strategy) -> bool:
         if self._check is not None:
-            strategy = self._check()(strategy)
+            strategy = self._check(strategy)
         fields = strategy_fields(strategy)
         config = self.overlay.config
         extra = 0 if config is None else len(fields["operations"]) - config.max_operations
@@ -101,11 +91,10 @@ class RemoteFollower:
                 config.max_operations,
             )
         changed = self.overlay.set(fields)
-        return changed if self._on_applied is None else self._on_applied()(strategy, changed)
+        return changed if self._on_applied is None else self._on_applied(strategy, changed)
 
     def apply(self, strategy: Strategy) -> bool:
-        """Apply a strategy obtained elsewhere (an initial one, one given in code) as a
-        polled one is: nothing happens when it is the one in force.
+        """Apply a strategy obtained elsewhere as a polled one is (nothing when it is in force).
 
         Raises:
             ConfigError: it was refused; the strategy in force stays.
@@ -139,26 +128,11 @@ class RemoteFollower:
         self.poller.close(timeout_s)
 
 
-def _weak(hook: Callable[..., Any] | None) -> Callable[[], Callable[..., Any]] | None:
-    """A hook without a strong reference to its owner when it is a bound method (the
-    owner holds this follower); a dead owner's hook does nothing."""
-    if hook is None:
-        return None
-    if hasattr(hook, "__self__") and hasattr(hook, "__func__"):
-        ref = weakref.WeakMethod(hook)
-        return lambda: ref() or _gone
-    return lambda: hook
-
-
-def _gone(strategy: Strategy, *rest: object) -> Any:
-    return False if rest else strategy
-
-
 def running_follower(follower: RemoteFollower | None, engine: Engine) -> RemoteFollower | None:
-    """The follower of ``engine``'s ``remote:`` section in force, from ``follower`` (the
-    one it has, if any): kept while the section and its overlay stay, else closed and
-    replaced (its overlay retired: its fields hold until the new endpoint answers), made
-    if missing, closed if the section is gone. Idempotent; starting it is the caller's."""
+    """The follower of ``engine``'s ``remote:`` section in force: ``follower`` kept while it
+    matches, else replaced (its fields hold until the new endpoint answers), made, or closed
+    when the section is gone. Idempotent; starting it is the caller's.
+    """
     settings = engine.config.remote
     if follower is not None and (follower.settings != settings or follower.overlay.retired):
         follower.overlay.retire()

@@ -1,37 +1,10 @@
 """Fetch -> parse -> apply, in one background thread: the remote strategy's life cycle.
 
-Each stage fails on its own (a fetch error, a response that is not a usable strategy, a
-strategy the owner refuses) and every failure keeps the strategy in force: the poller
-logs it (a warning the first time, debug while it repeats), counts it, and retries after
-a backoff. It never raises into the thread (:mod:`dsampler._poller` guards the rest).
-A poll that :meth:`StrategyPoller.close` aborts is no failure (the server may be up):
-it is logged at DEBUG, not counted in ``failures``, and its outcome is ``CLOSED``.
-
-Timing:
-
-- the first fetch is immediate by default (OpenTelemetry Go and Java), or after
-  ``first_delay_s`` (jaeger-client's random spread across a fleet);
-- after a success the next poll comes ``interval_s * (1 - jitter * u)`` later, never
-  later than one interval, so a change reaches every process within one interval;
-- after ``n`` consecutive failures it comes after ``b * (0.5 + 0.5 * u)`` with
-  ``b = min(interval_s, 1 s * 2**(n-1))``: quick retries while a server starts, capped
-  at the interval (every reference client retries at the next tick, without backoff),
-  jittered so a fleet does not retry in step.
-
-A response whose bytes are those of the previous one is not parsed again (its hash is
-compared first, as the configuration file watcher does): a large per-operation strategy
-that does not change costs a hash per poll, not a parse and the garbage it leaves. The
-strategy it gives is still compared with the one in force, which may have been applied
-from elsewhere in between (:meth:`StrategyPoller.apply`).
-
-The poller is reusable beyond :class:`~dsampler.remote.JaegerRemoteSampler`: it needs a
-:class:`~dsampler.remote.Fetcher`, a service name and an ``apply(strategy) -> bool``
-callback (True when the strategy changed something); ``parse`` and ``logger`` let an
-owner read another source's bodies and log where its users look (``dsampler.jaeger``'s
-``RemoteControlledSampler`` does both), and :meth:`StrategyPoller.apply` takes a
-strategy obtained elsewhere under the same rules as a polled one. After ``os.fork()``
-the child's thread restarts (see :mod:`dsampler._poller`) and its first poll is due at
-once.
+Every failed stage keeps the strategy in force, is logged (a warning the first time) and
+counted, and is retried after a jittered backoff doubling from 1 s, capped at the
+interval; a poll aborted by :meth:`StrategyPoller.close` is no failure. After a success
+the next poll comes within one interval. A body whose bytes equal the previous one's is
+not parsed again. After ``os.fork()`` the child polls at once (:mod:`dsampler._poller`).
 """
 
 from __future__ import annotations
@@ -42,7 +15,7 @@ import random
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final, TypeVar
 
 from dsampler import _fork
 from dsampler._log import QUIET_POLLS, ChangeReport
@@ -64,6 +37,7 @@ __all__ = ["PollOutcome", "StrategyPoller", "weakly"]
 
 _log = logging.getLogger("dsampler.remote")
 _FIRST_RETRY_S: Final = 1.0
+T = TypeVar("T")
 
 
 def _described(strategy: Strategy) -> str:
@@ -79,16 +53,16 @@ def _described(strategy: Strategy) -> str:
     return type(strategy).__name__  # pragma: no cover - the union is closed
 
 
-def weakly(apply: Callable[[Strategy], bool]) -> Callable[[Strategy], bool]:
-    """An owner's bound method as a poller's ``apply``, without a strong reference to
-    the owner: the owner holds its poller, so ``self._apply`` given as it is would make a
-    cycle only the cyclic GC frees; this way a sampler nobody keeps is freed at once, and
-    its poller (and thread, see :mod:`dsampler._poller`) with it. False once it is gone."""
-    ref = weakref.WeakMethod(apply)
+def weakly(hook: Callable[..., T], gone: Callable[..., T]) -> Callable[..., T]:
+    """``hook`` without a strong reference to its owner when it is a bound method (the owner
+    holds what calls it), so an owner nobody keeps is freed at once; ``gone`` answers after."""
+    if not hasattr(hook, "__self__") or not hasattr(hook, "__func__"):
+        return hook
+    ref = weakref.WeakMethod(hook)
 
-    def call(strategy: Strategy) -> bool:
+    def call(*args: Any) -> T:
         method = ref()
-        return False if method is None else method(strategy)
+        return gone(*args) if method is None else method(*args)
 
     return call
 
@@ -106,20 +80,18 @@ class StrategyPoller:
     """Polls one service's strategy and hands each new one to ``apply``.
 
     Args:
-        fetcher: where responses come from (an :class:`~dsampler.remote.HttpFetcher`).
+        fetcher: where responses come from.
         service: the service name sent as ``?service=``.
-        apply: called with each strategy that differs from the last one applied;
-            returns whether it changed anything. A ConfigError from it is a failure.
+        apply: called with each strategy that differs from the last one applied; returns
+            whether it changed anything. A ConfigError from it is a failure.
         interval_s: seconds between polls (default 60).
         jitter: fraction of the interval taken off at random (default 0.1).
         first_delay_s: wait before the first poll (default 0: at once).
-        rng: randomness for jitter and backoff (tests pass a seeded one).
+        rng: randomness for jitter and backoff.
         name: the thread's name.
         parse: body -> response (default :func:`~dsampler.protocol.parse_response`).
-        logger: where failures and changes are logged (default ``dsampler.remote``): a
-            polled strategy that changed something at WARNING, at once, and those of
-            the next :data:`~dsampler._log.QUIET_POLLS` polls in one line.
-        clock: times that quiet period.
+        logger: where failures and changes are logged (default ``dsampler.remote``).
+        clock: times the quiet period after a logged change.
     """
 
     def __init__(
@@ -193,8 +165,8 @@ class StrategyPoller:
             return PollOutcome.APPLIED
 
     def _parsed(self, body: bytes) -> StrategyResponse:
-        """``parse(body)``, or what it gave (or raised) for the previous body when the
-        bytes are the same: a hash of a large body costs a few ms, its parse a second.
+        """``parse(body)``, or what it gave (or raised) for the previous body when the bytes are
+        the same (cost: docs/benchmarks.md).
 
         Raises:
             ConfigError: the body is not a usable strategy (again).
@@ -213,9 +185,7 @@ class StrategyPoller:
         return outcome
 
     def apply(self, strategy: Strategy) -> bool:
-        """Apply a strategy obtained elsewhere (given in code, from an in-process
-        source) as a polled one is: nothing happens when it is the one in force, and the
-        next poll compares with it. True when it changed something.
+        """Apply a strategy obtained elsewhere as a polled one is; True when it changed something.
 
         Raises:
             ConfigError: ``apply`` refused it; the strategy in force stays.

@@ -1,18 +1,8 @@
-"""One deadline over a request's socket work: name resolution, and sockets whose every
-read waits at most until the deadline (so a server that trickles a byte a second is cut
-off at the deadline, not after a timeout per byte).
-
-``getaddrinfo`` has no timeout of its own: it blocks as long as the system resolver
-likes (a dead DNS server: tens of seconds per attempt). A host name is therefore
-resolved in a daemon thread the request waits for until its deadline or until its
-``wake`` event is set (:meth:`~dsampler.remote.HttpFetcher.close` sets it); a resolver
-that hangs keeps only that thread, and at most ``MAX_RESOLVING`` such threads wait at
-once in the process (beyond that a request fails at once rather than pile up threads).
-The child of ``os.fork()`` starts with every slot free: the resolver threads holding
-slots at the fork do not exist there, and would never give them back.
-A numeric host (``127.0.0.1``, ``::1``) is never handed to the resolver. A resolver's
-answer is checked before it is used: anything but a list of ``(family, type, proto,
-canonname, sockaddr)`` tuples is an :class:`OSError` saying what came instead.
+"""One deadline over a request's socket work. ``getaddrinfo`` has no timeout, so a host name
+is resolved in a daemon thread the request waits for until its deadline or ``wake``; at
+most ``MAX_RESOLVING`` such threads wait at once (a forked child starts with all slots
+free), and a numeric host is never resolved. Every socket read waits at most until the
+deadline, so a server that trickles bytes is cut off.
 """
 
 from __future__ import annotations
@@ -90,8 +80,8 @@ def resolve(
 
     Raises:
         TimeoutError: no answer by the deadline.
-        InterruptedError: ``wake`` was set before an answer came.
-        OSError: the resolver's own failure (``socket.gaierror``) or no thread to run it.
+        InterruptedError: ``wake`` was set first.
+        OSError: the resolver's own failure, a malformed answer, or no thread to run it.
     """
     if _is_literal(host):  # getaddrinfo answers at once, without asking any resolver
         return socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_NUMERICHOST)

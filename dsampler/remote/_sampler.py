@@ -44,27 +44,17 @@ _SECTIONS: Final = (
 
 
 class JaegerRemoteSampler(Sampler):
-    """An OpenTelemetry sampler controlled centrally, over the Jaeger remote-sampling
-    protocol: by the Jaeger collector or agent, the OpenTelemetry Collector's
-    ``jaegerremotesampling`` extension, or ``dsampler serve``.
+    """An OpenTelemetry sampler controlled centrally over the Jaeger remote-sampling protocol
+    (the Jaeger collector or agent, the Collector's ``jaegerremotesampling``, ``dsampler serve``).
 
-    It decides with the same engine as :class:`~dsampler.DSampler` (available as
-    :attr:`engine`), whose strategy fields a :class:`~dsampler.remote.RemoteFollower`
-    keeps in step with ``GET {endpoint}?service={service_name}`` from a background
-    thread: each new strategy is published as a new configuration version
-    (``dsampler.remote._fields`` has the mapping), rate-limiter balances survive, an
-    identical response publishes nothing. Decisions are the engine's own, with nothing
-    in between (no lock, no I/O, one snapshot read); until the first strategy arrives
-    the initial sampler decides (guarded: an exception it raises, or a result that is
-    not a ``SamplingResult``, drops the span and is counted, never raised). Pick it to
-    follow a fleet's central strategies; pick DSampler for a configuration of your own
-    (its ``remote:`` section follows an endpoint the same way, beside rules of its own).
+    It decides with the same engine as :class:`~dsampler.DSampler` (:attr:`engine`), whose
+    strategy fields a :class:`~dsampler.remote.RemoteFollower` keeps in step with ``GET
+    {endpoint}?service={service_name}`` from a background thread. Until the first strategy
+    the initial sampler decides (guarded: a fault drops the span and is counted).
 
     Args:
-        service_name: sent as ``?service=``; default the resource's ``service.name``
-            (``OTEL_SERVICE_NAME``, ``OTEL_RESOURCE_ATTRIBUTES``).
-        endpoint: the sampling URL (default ``http://127.0.0.1:5778/sampling``; an empty
-            path becomes ``/sampling``; the Jaeger collector serves ``:14268/api/sampling``).
+        service_name: sent as ``?service=``; default the resource's ``service.name``.
+        endpoint: the sampling URL (default ``http://127.0.0.1:5778/sampling``).
         polling_interval_s: seconds between polls (default 60); the first is at once.
         initial_sampler: decides until the first strategy: a rate (default 0.001), a
             :data:`~dsampler.protocol.Strategy`, or any OpenTelemetry ``Sampler``.
@@ -72,17 +62,10 @@ class JaegerRemoteSampler(Sampler):
         request_timeout_s: the whole request, redirects included (default 10 s).
         max_response_bytes: body size cap (default 4 MiB).
         jitter: fraction of the interval taken off at random (default 0.1).
-        first_poll_delay_s: wait before the first poll (default 0, as OpenTelemetry Go
-            and Java; jaeger-client waited a random part of the interval to spread a
-            fleet's start).
-        parent_based: children follow their parent's decision (default True);
-            ``jaeger_remote`` from the environment sets False, as the spec's raw sampler.
-        hash: decision rule (default ``otel``: the same decisions as OpenTelemetry
-            Python's and Go's ``TraceIdRatioBased``, and so as OpenTelemetry Go's Jaeger
-            remote sampler; ``otel-java`` and ``otel-js`` decide as OpenTelemetry Java's
-            and JS's).
-        sampler_tags: tag sampled roots with ``sampler.type`` and ``sampler.param``, what
-            Jaeger's adaptive sampling learns from (default True).
+        first_poll_delay_s: wait before the first poll (default 0).
+        parent_based: children follow their parent's decision (default True).
+        hash: decision rule (default ``otel``: OpenTelemetry's ``TraceIdRatioBased``).
+        sampler_tags: tag sampled roots with ``sampler.type`` and ``sampler.param`` (default True).
         resource: this process's resource (service name, resource-matching rules).
         fetcher: where responses come from (default an :class:`HttpFetcher` on ``endpoint``).
         start: start polling now (default True); else call :meth:`start` or :meth:`poll_once`.
@@ -171,9 +154,7 @@ class JaegerRemoteSampler(Sampler):
         links: Sequence[Link] | None = None,
         trace_state: TraceState | None = None,
     ) -> SamplingResult:
-        # Shadowed per instance in __init__ by the engine's (or the initial sampler's) own
-        # bound method, so a decision costs exactly what the engine's does; kept for
-        # callers that go through the class.
+        # Shadowed per instance in __init__ by the deciding sampler's own bound method.
         return self._current.should_sample(
             parent_context, trace_id, name, kind, attributes, links, trace_state
         )
@@ -185,9 +166,7 @@ class JaegerRemoteSampler(Sampler):
 
     @property
     def faults(self) -> int:
-        """How many decisions fell back after an internal fault: the engine's (bad input
-        included) and those of an initial sampler that raised (each such span dropped),
-        counted in the engine's fault log, which ``dsampler.faults`` reports."""
+        """Decisions that fell back after an internal fault, the initial sampler's included."""
         return self.engine.faults
 
     @property

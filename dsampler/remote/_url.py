@@ -15,9 +15,7 @@ DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
 
 
 def sampling_url(endpoint: object) -> SplitResult:
-    """``endpoint`` checked (:func:`~dsampler._validate.check_endpoint`); an empty path
-    or ``/`` becomes ``/sampling`` (an agent's ``/`` serves the legacy dialect, the OTel
-    Collector a 404). Credentials in it are kept: the fetcher sends them.
+    """``endpoint`` checked; an empty path or ``/`` becomes ``/sampling``; credentials kept.
 
     Raises:
         ConfigError: not an http(s) URL with a host, or one that names the service.

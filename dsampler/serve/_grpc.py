@@ -1,26 +1,11 @@
-"""A gRPC strategies server: ``jaeger.api_v2.SamplingManager/GetSamplingStrategy``, the
-only transport OpenTelemetry Java's ``jaeger_remote`` sampler speaks.
+"""A gRPC strategies server: ``jaeger.api_v2.SamplingManager/GetSamplingStrategy``, the only
+transport OpenTelemetry Java's ``jaeger_remote`` sampler speaks (the calls: :mod:`._grpc_calls`).
 
-The calls themselves are :mod:`._grpc_calls`'s (answered as Jaeger's handler does).
-
-Bounded for a fleet and hostile clients: requests over :data:`MAX_REQUEST_BYTES` are
-refused by grpcio (``RESOURCE_EXHAUSTED``), at most ``max_concurrent_rpcs`` admitted
-(``RESOURCE_EXHAUSTED`` beyond), :data:`MAX_PENDING_CALLS` arrived calls waiting to be
-picked up (grpcio's core cancels beyond: ``CANCELLED``), on any number of connections: one
-connection may carry as many streams as the server lets wait, since channels of one
-process to one address share a connection by default, and a client opens its streams
-before it reads a lower cap (a cap of 100 refused about half of a 2,000-call burst on one
-connection, ``UNAVAILABLE``).
-Calls are served by grpcio's asyncio server on one event-loop thread, so a call waiting
-for its request message costs no thread (grpcio's threaded server held a worker per such
-call: ``max_workers`` clients that opened a call and never sent stopped every other
-answer); the request must arrive within ``request_timeout_s`` (``DEADLINE_EXCEEDED``
-then, as the HTTP server's head timeout). An answer made already is looked up on the
-loop (a dict lookup); a service's first answer after a load is encoded, and a callable
-source (which may block) called, on ``max_workers`` threads. The port is bound without
-``SO_REUSEPORT`` so a taken port is an error, not a silently shared one. Binds
-127.0.0.1 unless told otherwise. ``grpcio`` (the ``dsampler[grpc]`` extra) is imported
-only when a server is built.
+grpcio's asyncio server runs every call on one event-loop thread, so a call that never
+sends its request holds no thread; encoding a service's first answer and calling a
+callable source (which may block) run on ``max_workers`` threads. Request size, admitted
+and waiting calls are bounded (docs/remote-sampling.md). The port is bound without
+``SO_REUSEPORT``, so a taken port is an error. ``grpcio`` is imported only here.
 """
 
 from __future__ import annotations
@@ -46,13 +31,7 @@ from dsampler.serve._grpc_calls import taken as bind_problem
 from dsampler.serve._strategies import Answers, Strategies
 from dsampler.serve._strategies_file import StrategiesFile
 
-__all__ = [
-    "GET_SAMPLING_STRATEGY",
-    "MAX_PENDING_CALLS",
-    "MISSING_GRPC",
-    "GrpcStrategiesServer",
-    "import_grpc",
-]
+__all__ = ["GET_SAMPLING_STRATEGY", "MISSING_GRPC", "GrpcStrategiesServer", "import_grpc"]
 
 _log = logging.getLogger("dsampler.serve")
 _STOP_GRACE_S: Final = 1.0
@@ -64,19 +43,14 @@ class GrpcStrategiesServer:
     """Serves strategies over gRPC.
 
     Args:
-        source: a :class:`StrategiesFile` (started and stopped with this server), fixed
-            :class:`Strategies`, or a callable giving the strategies in force (how
-            :class:`~dsampler.serve.StrategiesServer` shares its reloaded file).
-        host: address to bind (default 127.0.0.1; ``0.0.0.0`` or ``[::]`` to serve
-            the network).
-        port: TCP port (Jaeger v2 uses 5779, the OpenTelemetry Collector and
-            OpenTelemetry Java's default 14250; 0 picks a free one, see :attr:`port`).
-        max_workers: threads that encode a service's first answer after a load, or
-            call a callable ``source`` (default 8).
+        source: a :class:`StrategiesFile`, fixed :class:`Strategies`, or a callable giving
+            the strategies in force (how :class:`~dsampler.serve.StrategiesServer` shares its file).
+        host: address to bind (default 127.0.0.1).
+        port: TCP port (Jaeger v2: 5779, the Collector and Java: 14250; 0 picks a free one).
+        max_workers: threads that encode first answers or call a callable ``source`` (default 8).
         max_concurrent_rpcs: RPCs admitted at once (default 1024).
         request_timeout_s: time a call has to send its request (default 5 s).
-        owns_source: start and stop a :class:`StrategiesFile` source with this server
-            (default); False when another server (the HTTP one) owns it.
+        owns_source: start and stop a :class:`StrategiesFile` source with this server.
 
     Raises:
         ImportError: grpcio is not installed (the message names ``dsampler[grpc]``).
@@ -143,9 +117,7 @@ class GrpcStrategiesServer:
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
             ("grpc.max_concurrent_streams", MAX_PENDING_CALLS),  # the module docstring
             ("grpc.so_reuseport", 0),
-            # Calls that arrived but that the loop has not picked up yet: past grpcio's
-            # 1,000 its core cancels them (CANCELLED, at random up to 3,000), which a
-            # fleet restarted at once meets; these wait instead, up to a bound
+            # arrived calls the loop has not picked up: grpcio's default cancels past 1,000
             ("grpc.server.max_pending_requests", MAX_PENDING_CALLS),
             ("grpc.server.max_pending_requests_hard_limit", 2 * MAX_PENDING_CALLS),
         ]
@@ -197,11 +169,9 @@ class GrpcStrategiesServer:
     def cached(self, service: str) -> bytes | None:
         """:meth:`message_for` if it is made already, else None (never encodes, never
         calls a callable source: what the event loop asks first)."""
-        source = self._source
-        if not isinstance(source, (StrategiesFile, Strategies)):
+        if not isinstance(self._source, (StrategiesFile, Strategies)):
             return None
-        strategies = source.current if isinstance(source, StrategiesFile) else source
-        return self._messages.cached(strategies, service)
+        return self._messages.cached(self.strategies, service)
 
     def start(self) -> GrpcStrategiesServer:
         """Serve from the server's loop thread; returns self (idempotent)."""

@@ -1,18 +1,8 @@
-"""The calls of the gRPC strategies server (:mod:`._grpc`), as grpcio's asyncio handlers.
-
-It answers as Jaeger's handler does (``internal/sampling/grpc/grpc_handler.go``, which
-hands ``param.GetServiceName()`` to the provider): a listed service gets its strategy,
-any other name, the empty one included, the default strategy; a provider never fails
-here, so no error status is sent for a well-formed request. Bytes that are not a
-``SamplingStrategyParameters`` (or a name that is not UTF-8) get ``INVALID_ARGUMENT``
-naming the problem, where grpc-go would say ``INTERNAL``. A service's message is encoded
-once per loaded file (:mod:`._proto`), on a worker thread, never on the loop; then a
-request costs a decode and a dict lookup.
-
-``grpc.health.v1.Health/Check`` reports ``SERVING`` for ``""`` and
-``jaeger.api_v2.SamplingManager`` as Jaeger v2 does (``NOT_FOUND`` for other names, as
-grpc's health servicer); ``Watch`` is not offered (``UNIMPLEMENTED``), which needs no
-``grpcio-health-checking``.
+"""The gRPC strategies server's calls, as grpcio's asyncio handlers, answered as Jaeger's
+handler does: a listed service gets its strategy, any other name the default.
+Undecodable requests get ``INVALID_ARGUMENT`` naming the problem (grpc-go: ``INTERNAL``).
+A service's message is encoded once per loaded file on a worker thread, never on the
+loop. ``Health/Check`` answers as Jaeger v2 does; ``Watch`` is not offered.
 """
 
 from __future__ import annotations
@@ -27,19 +17,10 @@ from typing import Any, Final
 from dsampler.errors import ConfigError
 from dsampler.protocol import decode_params, last, read_text
 
-__all__ = [
-    "GET_SAMPLING_STRATEGY",
-    "HEALTH_CHECK",
-    "MISSING_GRPC",
-    "SERVICE",
-    "SamplingCalls",
-    "import_grpc",
-    "taken",
-]
+__all__ = ["GET_SAMPLING_STRATEGY", "MISSING_GRPC", "SERVICE", "SamplingCalls", "import_grpc", "taken"]
 
 SERVICE: Final = "jaeger.api_v2.SamplingManager"
 GET_SAMPLING_STRATEGY: Final = f"/{SERVICE}/GetSamplingStrategy"
-HEALTH_CHECK: Final = "/grpc.health.v1.Health/Check"
 MISSING_GRPC: Final = (
     "gRPC needs grpcio, which is not installed: install dsampler's grpc extra (pip install grpcio)"
 )
@@ -63,11 +44,10 @@ def _health_service(data: bytes) -> str:
 
 
 def taken(host: str, port: int, address: str) -> OSError | None:
-    """Why ``address`` cannot be bound, or None when it can: a plain socket tries the
-    bind grpcio would make (``SO_REUSEADDR``, as grpcio's listeners), for the system's
-    reason (in use, not an address of this host, a name that does not resolve). Asked
-    before grpcio binds, so that a taken port is one error of ours, not grpcio's own log
-    line on stderr first; and after a failed bind, since grpcio says only that it failed."""
+    """Why ``address`` cannot be bound (the system's reason), or None: asked before grpcio binds,
+    so a taken port is one error of ours rather than grpcio's stderr line, and after a failed
+    bind, since grpcio says only that it failed.
+    """
     try:
         family, kind, _, _, where = socket.getaddrinfo(
             host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
@@ -81,16 +61,13 @@ def taken(host: str, port: int, address: str) -> OSError | None:
 
 
 class SamplingCalls:
-    """``GetSamplingStrategy`` and ``Health/Check``, each a stream-unary handler whose
-    one request message must arrive within ``request_timeout_s``.
+    """``GetSamplingStrategy`` and ``Health/Check``, stream-unary handlers whose one request
+    message must arrive within ``request_timeout_s``.
 
     Args:
         grpc: the grpcio module.
-        cached: service name -> the encoded ``SamplingStrategyResponse`` if it is made
-            already, else None; called on the loop, so it never encodes or blocks.
-        message_for: service name -> the encoded ``SamplingStrategyResponse``, made if
-            need be (an encoding, or a callable source, which may block): called on
-            ``pool``'s threads.
+        cached: service -> its encoded response if made already, else None (on the loop).
+        message_for: service -> its encoded response, made if need be (on ``pool``'s threads).
         pool: the threads ``message_for`` runs on.
         request_timeout_s: how long a call may take to send its request.
     """

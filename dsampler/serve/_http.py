@@ -1,19 +1,8 @@
 """The HTTP side of the strategies server: one connection's requests, and the listener
-that accepts them (:class:`~dsampler.serve._server.StrategiesServer` owns its lifecycle).
-
-Answers as Jaeger's handler does (``internal/sampling/http/handler.go``): 200 with
-``Content-Type: application/json`` and the body ``body_for(service)`` gives; 400 with
-``'service' parameter must be provided once`` when ``service`` is missing or repeated.
-``/healthz`` is the health check: 200, ``ok``. GET and HEAD only (405 otherwise). A
-request that is not HTTP/1 (garbage, a TLS hello, HTTP/2's preface, an unknown version)
-gets a plain-text 400 or 505 with its status line, then a close.
-
-Built to face a fleet and hostile clients: a thread per connection (HTTP/1.1 keep-alive),
-at most ``max_connections`` at once (503 beyond), a listen backlog of 1024; the request
-head (line and headers) must arrive within ``header_timeout_s`` and fit in 16 KiB, a URL
-in 8 KiB (414 beyond), so a client that trickles, stalls or floods is cut off without
-holding more than its own thread; idle keep-alive connections close after the same
-timeout.
+that accepts them, answering as Jaeger's handler does (``/healthz``: 200, ``ok``). A
+thread per connection, at most ``max_connections``; the request head must arrive in
+time and fit its caps, so a client that trickles, stalls or floods holds only its own
+thread. Limits and answers: docs/remote-sampling.md.
 """
 
 from __future__ import annotations
@@ -33,7 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from dsampler._held import start_holding
 
-__all__ = ["HEALTH_PATH", "MAX_HEAD", "MAX_URL", "HttpListener"]
+__all__ = ["HttpListener"]
 
 _log = logging.getLogger("dsampler.serve")
 MAX_URL: Final = 8192
@@ -146,10 +135,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.log_request(status.value, len(body))
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """A request http.server could not read (not HTTP/1, an unknown method, a head
-        too long): a plain-text answer with its status line, and a close. http.server's
-        own answer is an HTML page, and for a request line it cannot parse (garbage, a TLS
-        hello, HTTP/2's preface) it takes the request for HTTP/0.9 and sends no status line."""
+        """A request http.server could not read: a plain-text answer with its status line, and a
+        close (http.server sends HTML, and no status line for what it takes for HTTP/0.9).
+        """
         self.close_connection = True
         status = HTTPStatus(code)
         body = (

@@ -1,33 +1,16 @@
 """Jaeger's strategies file -> the response for each service, by Jaeger's derivation rules.
 
-Jaeger's file format (``--sampling.strategies-file``, Jaeger v2 ``remote_sampling.file``,
-the OTel Collector's ``source.file``)::
+The file (``--sampling.strategies-file``, Jaeger v2 ``remote_sampling.file``, the
+Collector's ``source.file``)::
 
     {"default_strategy": {"type": "probabilistic", "param": 0.5, "operation_strategies": [
         {"operation": "/health", "type": "probabilistic", "param": 0}]},
      "service_strategies": [{"service": "foo", "type": "ratelimiting", "param": 5}]}
 
-read as Go's ``encoding/json`` reads it (keys case-insensitive, unknown keys ignored,
-null as absent, a later duplicate wins) and derived exactly as Jaeger's file provider
-derives it (``internal/sampling/samplingstrategy/file/provider.go``, the only behaviour
-since v1.68 / v2.5):
-
-- ``probabilistic`` -> ``samplingRate = param``; ``ratelimiting`` -> ``maxTracesPerSecond =
-  int(param)`` (truncated: 0.9 gives 0, with a warning); any other or no type -> the
-  default probability (0.001) with a warning;
-- ``ratelimiting`` operation entries are dropped (warning); unknown-type ones are kept at
-  the default probability;
-- a service's per-operation default is its own rate when probabilistic, else the
-  default probability;
-- services without operation rules inherit the default strategy's (with their own rate
-  as the default when probabilistic: a rate-limited service then carries both); services
-  with rules get the default's unshadowed ones appended; bounds are always 0;
-- unknown services get the default strategy; no file, probabilistic 0.001.
-
-Stricter than Jaeger on purpose: a probabilistic ``param`` outside [0, 1] or a negative,
-NaN or huge rate limit refuses the file (Jaeger would serve it, and every client would
-refuse the response). :mod:`dsampler.serve._strategies` makes the server's
-:class:`~dsampler.serve.Strategies` of what is read here.
+is read as Go's ``encoding/json`` reads it and derived as Jaeger's file provider derives
+it (``internal/sampling/samplingstrategy/file/provider.go``; the rules are in
+docs/remote-sampling.md). Stricter than Jaeger on purpose: a rate or limit every client
+would refuse refuses the file.
 """
 
 from __future__ import annotations
@@ -51,7 +34,7 @@ from dsampler.protocol import (
     StrategyResponse,
 )
 
-__all__ = ["JAEGER_KEYS", "JAEGER_KEY_TEXT", "JaegerFile", "decode_json", "looks_like_jaeger", "read_jaeger"]
+__all__ = ["JAEGER_KEY_TEXT", "decode_json", "looks_like_jaeger", "read_jaeger"]
 
 JAEGER_KEYS: Final = ("default_strategy", "service_strategies")
 #: The keys as text, for a file that is not even JSON (its error is Jaeger's, then).
@@ -93,8 +76,7 @@ def decode_json(data: bytes) -> object:
 
 
 def read_jaeger(doc: object, probability: float, inherit_rate_limited: bool) -> JaegerFile:
-    """A decoded Jaeger strategies file, derived (module docstring); ``probability``
-    is the default sampling probability.
+    """A decoded Jaeger strategies file, derived; ``probability`` is the default probability.
 
     Raises:
         ConfigError: a member of the wrong type or out of range; the field is named.

@@ -1,13 +1,8 @@
-"""An HTTP strategies server: ``GET /sampling?service=NAME`` (any path, as Jaeger v2).
-
-The body is the proto3-JSON strategy (:mod:`.._render`) of the service, and an unknown
-service gets the default strategy, never a 404. A service's body is rendered once per
-loaded file, by its first request (:class:`~dsampler.serve._strategies.Answers`), so a
-request costs a dict lookup. The requests themselves, and the limits that
-face hostile clients, are :mod:`._http`'s; this module binds, serves (in this thread or
-a daemon one) and closes. Binds 127.0.0.1 unless told otherwise. With ``grpc_port`` it
-also answers gRPC (:mod:`._grpc`) from the same reloaded strategies, and closes both
-together.
+"""An HTTP strategies server: ``GET /sampling?service=NAME`` (any path, as Jaeger v2), the
+service's proto3-JSON strategy (an unknown service gets the default, never a 404). This
+module binds, serves (in this thread or a daemon one) and closes; requests are
+:mod:`._http`'s. With ``grpc_port`` it also answers gRPC (:mod:`._grpc`) from the same
+reloaded strategies.
 """
 
 from __future__ import annotations
@@ -35,15 +30,13 @@ class StrategiesServer:
     """Serves strategies over HTTP.
 
     Args:
-        source: a :class:`StrategiesFile` (reloaded by its own thread) or fixed
-            :class:`Strategies`.
+        source: a :class:`StrategiesFile` (reloaded by its own thread) or fixed :class:`Strategies`.
         host: address to bind (default 127.0.0.1; ``0.0.0.0`` to serve the network).
         port: TCP port (default 5778; 0 picks a free one, see :attr:`port`).
         dialect: ``proto3`` (default) or ``legacy`` (numeric ``strategyType``).
         header_timeout_s: time a client has to send its request head (default 5 s).
         max_connections: connections served at once (default 1024).
-        grpc_port: also serve gRPC on this port of ``host`` (default None: HTTP only;
-            Jaeger v2 uses 5779, the OpenTelemetry Collector and Java 14250; 0 picks one).
+        grpc_port: also serve gRPC on this port of ``host`` (default None: HTTP only).
 
     Raises:
         OSError: an address cannot be bound.

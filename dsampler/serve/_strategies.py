@@ -1,10 +1,6 @@
-"""What a strategies server serves: :class:`Strategies`, a response per listed service
-and a default for every other, and where they come from.
-
-A strategies file is Jaeger's (``--sampling.strategies-file``, read and derived as
-Jaeger does by :mod:`dsampler.serve._jaeger_file`) or dsampler's own configuration
-(:func:`config_strategies`: what the Jaeger protocol can carry of it);
-:func:`load_strategies` tells them apart. No file: probabilistic 0.001 for all.
+"""What a strategies server serves: :class:`Strategies`, a response per listed service and
+a default for every other, from Jaeger's strategies file or dsampler's own configuration
+(:func:`load_strategies` tells them apart). No file: probabilistic 0.001 for all.
 """
 
 from __future__ import annotations
@@ -59,13 +55,10 @@ class Strategies:
 
 
 class Answers:
-    """Each service's answer in one encoding (proto3-JSON, legacy JSON, protobuf), made
-    once per :class:`Strategies` value and service, the first time it is asked for: a
-    file of thousands of services costs a first request the encoding of its own service
-    alone, and a reload (a new value) starts afresh. Encoding is under a lock, so
-    concurrent first requests never encode one service twice; an answer made already
-    costs an identity check and two dict lookups (:meth:`cached`, which never encodes:
-    what an event loop may call). Shared by the HTTP and the gRPC listener."""
+    """Each service's answer in one encoding, made once per :class:`Strategies` value and
+    service, on first request, under a lock (never twice); :meth:`cached` never encodes, so an
+    event loop may call it. Shared by the HTTP and the gRPC listener.
+    """
 
     __slots__ = ("__weakref__", "_encode", "_encoded", "_lock")
 
@@ -118,9 +111,8 @@ def jaeger_strategies(
     default_probability: float = DEFAULT_SAMPLING_PROBABILITY,
     inherit_rate_limited: bool = True,
 ) -> Strategies:
-    """Strategies from a decoded Jaeger strategies file. ``inherit_rate_limited=False``
-    reproduces Jaeger before #5270 (rate-limited services without operation rules did
-    not inherit the default ones).
+    """Strategies from a decoded Jaeger strategies file; ``inherit_rate_limited=False`` is
+    Jaeger before #5270.
 
     Raises:
         ConfigError: a member of the wrong type or out of range; the field is named.
@@ -129,12 +121,9 @@ def jaeger_strategies(
 
 
 def config_strategies(config: SamplingConfig) -> Strategies:
-    """What a dsampler configuration serves to every service: per-operation when it has
-    operations or a default lower bound, rate limiting when it samples everything under
-    a cap (``rate: 1`` and ``traces_per_second``), else probabilistic. What the protocol
-    cannot carry (an ``adaptive:`` or ``remote:`` section: its ``rate`` is served, fixed;
-    rules, a cap beside a rate, per-operation lower bounds, the hash rule: each client
-    applies its own) is left out, with a warning."""
+    """What a dsampler configuration serves to every service (per-operation, rate limiting or
+    probabilistic); what the protocol cannot carry is left out, with a warning.
+    """
     warnings = [
         f"{section}: {what} is not served (the Jaeger protocol cannot carry it); "
         f"the rate {config.rate:g} is served as a fixed rate"
@@ -171,10 +160,8 @@ def config_strategies(config: SamplingConfig) -> Strategies:
 
 
 def jaeger_document(data: bytes, format: FileFormat = "auto") -> tuple[object] | None:
-    """The decoded document of a Jaeger strategies file, in a 1-tuple (a file of ``null``
-    is one); None when the file is dsampler's configuration: ``format`` says so, or
-    ``auto`` finds no JSON with ``default_strategy`` or ``service_strategies`` (or empty,
-    or not an object).
+    """The decoded document of a Jaeger strategies file, in a 1-tuple (a file of ``null`` is
+    one); None when ``format`` (or ``auto``'s sniffing) says dsampler's configuration.
 
     Raises:
         ConfigError: ``format`` is unknown, or a Jaeger file is not valid JSON.
@@ -199,9 +186,8 @@ def load_strategies(
     format: FileFormat = "auto",
     default_probability: float = DEFAULT_SAMPLING_PROBABILITY,
 ) -> Strategies:
-    """Strategies from a file's bytes: a Jaeger strategies file (JSON) or dsampler's own
-    configuration (YAML or JSON), told apart by :func:`jaeger_document`. A refused
-    field says on which line of the file it stands.
+    """Strategies from a file's bytes: Jaeger's strategies file or dsampler's configuration;
+    a refused field names its line.
 
     Raises:
         ConfigError: the file is not valid in its format; every problem is named.

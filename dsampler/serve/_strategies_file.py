@@ -1,20 +1,10 @@
 """A strategies file (or URL), reloaded when its bytes change, keeping the last good one.
 
-Jaeger's rules (``provider.go``): the source must be valid at start (a hard error
-otherwise); later its raw bytes are compared at every reload tick and only a change is
-parsed; a source that cannot be read (a file deleted or replaced by a directory, a URL
-that fails) or parsed (truncated, corrupted, of the wrong type) keeps the strategies in
-force and is logged, once per distinct problem; a good one replaces all strategies in
-one reference assignment. An ``http(s)://`` source is fetched with a 5 s deadline and a
-1 MiB cap; a 503 at start means "no strategies yet" (the defaults serve), as in Jaeger,
-while on reload it keeps the last good strategies (Jaeger would reset to the defaults).
-Unlike Jaeger, reloading is on by default (every second): ``dsampler serve`` is meant to
-be edited while clients poll it; and a file's change is parsed only once it has held
-still for one tick, as the configuration file watcher does: a file caught half-written
-is often valid (``rate: 0.`` of ``rate: 0.05``, a YAML list cut at a line) and would be
-served to the whole fleet; content refused once is not parsed again while it stays the
-same (:class:`~dsampler.config._watch.Changes`, shared with that watcher).
-:meth:`StrategiesFile.poll_once` is public so tests drive it without threads.
+As Jaeger: the source must be valid at start; a reload that cannot read or parse it keeps
+the strategies in force (logged once per problem). Unlike Jaeger: reloading is on by
+default, a change is parsed only once it has held still for one tick (a half-written
+file is often valid), and a 503 on reload keeps the last good strategies. The change
+detection is :class:`~dsampler.config._watch.Changes`, shared with the config watcher.
 """
 
 from __future__ import annotations
@@ -37,7 +27,7 @@ from dsampler.serve._strategies import (
     load_strategies,
 )
 
-__all__ = ["DEFAULT_RELOAD_S", "MAX_RELOAD_S", "StrategiesFile", "count_services"]
+__all__ = ["MAX_RELOAD_S", "StrategiesFile", "count_services"]
 
 _log = logging.getLogger("dsampler.serve")
 DEFAULT_RELOAD_S: Final = 1.0

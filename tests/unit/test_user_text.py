@@ -12,8 +12,8 @@ from pathlib import Path
 from tests.conftest import PACKAGE, REPO
 
 INTERNAL = re.compile(
-    r"(?-i:(?<!docs/)DESIGN\.md)|\bthe seed\b|\bseed's\b|seed §|research notes?\b|shared/(research|vectors|fixtures)|"
-    r"\.\./shared|/work/|§",
+    r"(?-i:(?<!docs/)DESIGN\.md)|\bthe seed\b|\bseed's\b|seed §|research notes?\b|"
+    r"shared/(research|vectors|fixtures)|\.\./shared|/work/|§",
     re.IGNORECASE,
 )
 TEXT_SUFFIXES = {".py", ".md", ".txt", ".yaml", ".yml", ".json", ".ini", ".toml", ".cfg", ""}
