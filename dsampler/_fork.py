@@ -14,7 +14,6 @@ from typing import Any, Final
 
 __all__ = ["ModuleLock", "register"]
 
-Hook = Callable[[], None]
 #: By id of the owner (owners need not be hashable): a weak reference to it and the
 #: functions of its two methods. No weakref callback (one can run during interpreter
 #: shutdown): dead entries are swept once as many have come as there were entries at the
@@ -24,7 +23,7 @@ _SWEEP_EVERY: Final = 1024
 _until_sweep = [_SWEEP_EVERY]
 
 
-def register(reset: Hook, restart: Hook | None = None) -> None:
+def register(reset: Callable[[], None], restart: Callable[[], None] | None = None) -> None:
     """Call the bound method ``reset`` in every forked child, then, once every object's
     locks are fresh, ``restart``. The object is held weakly."""
     owner = reset.__self__  # type: ignore[attr-defined]

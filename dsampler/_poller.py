@@ -22,9 +22,6 @@ class Pollable(Protocol):
     def poll_once(self) -> object: ...
 
 
-_DEFAULT_JOIN_S = 5.0
-
-
 class Poller:
     """Calls ``owner.poll_once()`` every ``interval_s`` seconds, the first time after
     ``first_delay_s`` (default ``interval_s``)."""
@@ -67,7 +64,7 @@ class Poller:
         )
         self._thread.start()
 
-    def stop(self, timeout_s: float = _DEFAULT_JOIN_S) -> None:
+    def stop(self, timeout_s: float = 5.0) -> None:
         """Stop polling and wait up to ``timeout_s`` for the thread (idempotent)."""
         self._restart = False
         self._stop.set()

@@ -18,7 +18,6 @@ from dsampler.errors import ConfigError
 
 __all__ = [
     "DEFAULT_MAX_OPERATIONS",
-    "MAX_OPERATIONS_LIMIT",
     "MAX_PER_SECOND",
     "MAX_TEXT",
     "LongInteger",

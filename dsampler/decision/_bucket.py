@@ -38,8 +38,7 @@ class TokenBucket:
         credits_per_second: refill rate; may be fractional (1/60 admits one a minute).
         max_balance: cap of the balance; default ``max(credits_per_second, 1.0)``.
         initial_balance: default full (Jaeger Go), or empty when ``credits_per_second``
-            is 0 (a zero rate admits nothing, as OTel Go since go-contrib#3604);
-            jaeger-client-python starts at ``random() * max_balance``.
+            is 0 (a zero rate admits nothing, as OTel Go).
         clock: monotonic time source.
 
     Raises:
@@ -121,14 +120,12 @@ class TokenBucket:
                 if time.monotonic() > deadline:
                     return False
 
-    def _balance(self, now: float) -> float:
-        owed = self._owed - (now - self._at) * self.credits_per_second if now > self._at else self._owed
-        return self.max_balance - max(0.0, owed)
-
     @property
     def balance(self) -> float:
         """Credits available now (for tests and metrics)."""
-        return self._balance(self._clock.monotonic())
+        now = self._clock.monotonic()
+        owed = self._owed - (now - self._at) * self.credits_per_second if now > self._at else self._owed
+        return self.max_balance - max(0.0, owed)
 
     def check_credit(self, item_cost: float = 1.0) -> bool:
         """jaeger-client's ``RateLimiter.check_credit``; credits are whole, so only a cost

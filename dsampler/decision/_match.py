@@ -16,7 +16,7 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.config._rule import AttributeMatch, Match, Pattern
 
-__all__ = ["Predicate", "compile_match", "compile_span", "match_anything"]
+__all__ = ["Predicate", "compile_match", "compile_span"]
 
 #: (span name, span kind, span attributes) -> does the rule match?
 Predicate = Callable[[str, "SpanKind | None", Attributes], bool]

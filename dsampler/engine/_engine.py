@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from dsampler.config._keywords import SettingsKeywords
 
-__all__ = ["SECTIONS", "Engine", "OfferedLoad"]
+__all__ = ["Engine", "OfferedLoad"]
 
 #: The sections of a configuration that name an owner (an engine alone refuses them).
 SECTIONS: Final = ("adaptive", "remote")

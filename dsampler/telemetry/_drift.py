@@ -26,7 +26,7 @@ from dsampler.hashing._schemes import SCHEMES
 if TYPE_CHECKING:
     from dsampler.telemetry._observed import Observed
 
-__all__ = ["MIN_DECISIONS", "SIGMAS", "Drift", "audit"]
+__all__ = ["Drift", "audit"]
 
 SIGMAS: Final = 4.0
 MIN_DECISIONS: Final = 1000

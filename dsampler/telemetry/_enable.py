@@ -28,7 +28,7 @@ class _Auditor:
         self._poller.start()
 
     def poll_once(self) -> None:
-        for sampler in _registry.samplers():
+        for _, sampler in _registry.numbered():
             _drift.audit(sampler)
 
 

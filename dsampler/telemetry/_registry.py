@@ -25,7 +25,6 @@ __all__ = [
     "register",
     "register_poller",
     "sampler_id",
-    "samplers",
 ]
 
 
@@ -82,13 +81,8 @@ def count_everywhere() -> None:
     """Count decisions in every registered sampler from now on (idempotent)."""
     with _guard.lock:
         _state["counting"] = True
-    for sampler in samplers():
+    for _, sampler in numbered():
         sampler.count_decisions()
-
-
-def samplers() -> list[Observed]:
-    """The live samplers, oldest first."""
-    return [s for _, s in numbered()]
 
 
 def numbered() -> list[tuple[str, Observed]]:
