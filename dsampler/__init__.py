@@ -1,7 +1,6 @@
 """dsampler: head sampling for distributed tracing, for the OpenTelemetry Python SDK.
 
-Public names only, imported on first use (``import dsampler`` stays cheap); each is read
-from the face of the package that owns it (see the package tree).
+Public names only, imported on first use, each from the face of the package that owns it.
 """
 
 import typing
@@ -10,7 +9,7 @@ from dsampler._lazy import attach as _attach
 from dsampler._log import apply_level as _apply_level
 from dsampler._version import __version__
 
-_apply_level()  # DSAMPLER_LOG_LEVEL: the level of the dsampler logger, and only of it
+_apply_level()  # DSAMPLER_LOG_LEVEL
 
 __all__ = [
     "AdaptiveController",

@@ -1,38 +1,14 @@
-"""dsampler's samplers in OpenTelemetry's declarative configuration file (``OTEL_CONFIG_FILE``).
+"""dsampler's samplers in OpenTelemetry's declarative configuration file (``OTEL_CONFIG_FILE``),
+registered in the entry-point group ``opentelemetry_sampler``: ``dsampler`` (a
+:class:`DSampler`), ``dsampler_consistent`` (consistent probability sampling) and
+``jaeger_remote`` (a :class:`JaegerRemoteSampler` deciding every span).
 
-With ``opentelemetry-configuration`` installed and ``OTEL_CONFIG_FILE`` set, the SDK's
-configurator builds the tracer provider from that file, and looks a sampler name it does
-not know up in the entry-point group ``opentelemetry_sampler``. dsampler registers:
-
-- ``dsampler``: a :class:`DSampler`: with a rate alone it decides every span it is asked
-  about (as ``trace_id_ratio_based`` does); with a dsampler configuration file it does
-  what the file says, ``parent_based`` included (default true);
-- ``dsampler_consistent``: consistent probability sampling, every sampled span carrying
-  ``ot=th:...``: ``composite_sampler(composable_parent_threshold(
-  composable_traceid_ratio_based(ratio)))``;
-- ``jaeger_remote``: a :class:`JaegerRemoteSampler` deciding every span.
-
-opentelemetry-configuration (0.66b1, 0.66b2) calls these factories with no argument: the
-properties written under the name (``dsampler: {rate: 0.25}``) are parsed, then dropped.
-So a factory called with nothing reads them from the file ``OTEL_CONFIG_FILE`` names, as
-the SDK read it (its ``${VAR}`` substitution included), wherever ``parent_based:`` puts
-the name; a name written more than once with different properties cannot be told apart,
-and is named at WARNING. Where no property is written, the environment configures them:
-``DSAMPLER_CONFIG``, the path of a dsampler configuration file (watched), for
-``dsampler``; ``DSAMPLER_CONSISTENT_RATIO``, a probability, for ``dsampler_consistent``;
-for ``jaeger_remote`` the specification's defaults, the service name from
-``OTEL_SERVICE_NAME`` or ``OTEL_RESOURCE_ATTRIBUTES``. ``OTEL_TRACES_SAMPLER_ARG`` is not
-read: it belongs to ``OTEL_TRACES_SAMPLER``, which this path ignores. Unset: the default
-rate, 0.001. Properties decide over the variable, which is then named at WARNING. For a
-version that passes them, properties are taken as keyword arguments or as one mapping,
-and the file is not read again.
-
-The factories never raise: an exception from one leaves the process with no tracer
-provider at all (under ``opentelemetry-instrument``, no instrumentation either). An
-invalid property or variable is logged, naming it: ``dsampler`` and
-``dsampler_consistent`` ignore them as a whole, ``jaeger_remote`` leaves that one out, as
-their ``OTEL_TRACES_SAMPLER_ARG`` forms do. A sampler that cannot be built becomes an
-engine at the default rate, never 100%.
+opentelemetry-configuration 0.66 calls these factories with no argument, dropping the
+properties written under the name, so a factory called with nothing reads them from the
+file again; where none are written, ``DSAMPLER_CONFIG`` and ``DSAMPLER_CONSISTENT_RATIO``
+configure them. The factories never raise (an exception leaves the process with no
+tracer provider at all): an invalid property or variable is logged, naming it, and a
+sampler that cannot be built becomes an engine at the default rate, never 100%.
 """
 
 from __future__ import annotations
@@ -105,13 +81,12 @@ def properties_of(args: tuple[object, ...], keywords: Mapping[str, object]) -> d
 def dsampler_plugin(*args: object, **properties: object) -> Sampler:
     """Sampler ``dsampler``: a :class:`DSampler` from its properties (``rate``, ``hash``,
     ``sampler_tags``, or ``config`` alone), else from ``DSAMPLER_CONFIG``, else at the
-    default rate; a file decides ``parent_based`` (default true), a rate alone decides
-    children as roots are."""
+    default rate."""
     source, given, what = _SOURCE.format("dsampler"), None, _what("dsampler", args, properties)
     try:
         given = _given("dsampler", args, properties, CONFIG_VARIABLE)
         settings = parse_sampler_properties(given) if given else _config_from_environment()
-    except Exception as exc:  # a ConfigError names the field; anything else, a hostile argument
+    except Exception as exc:  # anything but a ConfigError: a hostile argument
         instead = f"the default rate {DEFAULT_RATE} with hash {DEFAULT_SCHEME}"
         _ignored(source, CONFIG_VARIABLE if given == {} else what, exc, instead)
         settings = SamplerArg()
@@ -166,10 +141,9 @@ def jaeger_remote_plugin(*args: object, **properties: object) -> Sampler:
 def _given(
     name: str, args: tuple[object, ...], keywords: Mapping[str, object], variable: str | None = None
 ) -> dict[str, object]:
-    """The properties of sampler ``name``: those the SDK passed; when it passed nothing
-    (opentelemetry-configuration 0.66), those written under ``name`` in the file
-    ``OTEL_CONFIG_FILE`` names. Where there are some, ``variable`` is not read, and a
-    value of it is named at WARNING.
+    """The properties of sampler ``name``: those the SDK passed, else those written under
+    ``name`` in the file ``OTEL_CONFIG_FILE`` names (then a value of ``variable`` is named
+    at WARNING).
 
     Raises:
         ConfigError: they are invalid, or cannot be read from the file.
@@ -189,8 +163,8 @@ def _what(name: str, args: tuple[object, ...], keywords: Mapping[str, object]) -
 
 def _written_properties(name: str) -> object:
     """What is written under sampler ``name`` in the tracer provider's sampler of the
-    file ``OTEL_CONFIG_FILE`` names, as the SDK read it (its ``${VAR}`` substitution
-    included), wherever ``parent_based:`` puts it: None when nothing is.
+    file ``OTEL_CONFIG_FILE`` names, as the SDK read it, wherever ``parent_based:`` puts
+    it: None when nothing is.
 
     Raises:
         ConfigError: the file cannot be read again, or ``name`` is written more than once

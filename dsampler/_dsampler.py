@@ -1,11 +1,6 @@
-"""DSampler: the engine with everything that drives it, composed: file watching, the
-adaptive controller, the remote follower, telemetry and their shutdown.
-
-After every publish one step makes the running owners match the sections of the
-configuration in force (:func:`~dsampler.adaptive._controller.running_controller`,
-:func:`~dsampler.remote._follow.running_follower`): it starts what is missing,
-reconfigures what changed and stops what is gone. Nothing is planned before a publish,
-and a forked child runs the same step, so it always has working owners.
+"""DSampler: the engine composed with what drives it: file watching, the adaptive
+controller, the remote follower and telemetry. After every publish, and in a forked
+child, one step makes the running owners match the sections in force.
 """
 
 from __future__ import annotations
@@ -49,24 +44,21 @@ class DSampler(Engine):
     a global traces-per-second cap and parent-based sampling, all in one configuration
     that can change while traffic flows.
 
-    Every decision reads the current snapshot once (one reference load, no lock) and
-    decides under that whole snapshot. Updates (:meth:`update`, :meth:`rollback`, a file
-    reload) build the next snapshot completely and publish it atomically; invalid input
-    raises :class:`~dsampler.ConfigError` and leaves the running snapshot in force. An
-    ``adaptive:`` section makes an :class:`~dsampler.AdaptiveController` the owner of
-    the default rate, a ``remote:`` section a Jaeger endpoint; they write their fields
-    over the configuration (a file reload does not undo them).
+    Every decision reads the current snapshot once, with no lock. Updates build the next
+    snapshot completely and publish it atomically; invalid input raises
+    :class:`~dsampler.ConfigError` and leaves the running snapshot in force. An
+    ``adaptive:`` section makes an :class:`~dsampler.AdaptiveController` the owner of the
+    default rate, a ``remote:`` section a Jaeger endpoint (a file reload does not undo
+    what they write).
 
     Args:
         config: a :class:`SamplingConfig`, a mapping in the file format, or None for
             the defaults.
         resource: this process's resource (for rules that match resource attributes);
-            default ``Resource.create()``, which reads ``OTEL_RESOURCE_ATTRIBUTES``.
-        clock: time source for rate limits, rollouts and the controller.
+            default ``Resource.create()``.
         history: how many published configurations to keep for :meth:`rollback`.
         initial_fill: the fraction of its maximum a new token bucket starts with
-            (default None: full); ``dsampler.jaeger`` passes ``random``, as
-            jaeger-client-python started its limiters.
+            (default None: full).
         **settings: configuration fields that override ``config`` (``rate=0.1``,
             ``rules=[...]``), in the file format.
 
@@ -91,7 +83,7 @@ class DSampler(Engine):
         self._controller: AdaptiveController | None = None
         self._follower: RemoteFollower | None = None
         self._watcher: FileWatcher | None = None
-        self._file = base  # the file's configuration last applied (from_file)
+        self._file = base  # the file's configuration last applied
         self._pinned: frozenset[str] = frozenset()  # from_file's settings: the file never sets them
         self._closed = False
         super().__init__(
@@ -121,9 +113,8 @@ class DSampler(Engine):
         """A DSampler configured from a YAML or JSON file, reloaded when it changes.
 
         A reload applies what changed in the file, field by field: a field set by
-        :meth:`update` stays until the file changes it (a WARNING names both values).
-        ``**settings`` override the file, always. An unreadable or invalid file keeps
-        the running configuration, logged once per problem. ``watch=False`` reads once.
+        :meth:`update` stays until the file changes it. ``**settings`` override the file,
+        always. An invalid file keeps the running configuration, logged once per problem.
 
         Args:
             strict: a file missing or invalid at start raises (default); else it is
@@ -161,8 +152,7 @@ class DSampler(Engine):
 
     @property
     def rate_owner(self) -> str | None:
-        """What owns the default rate: ``adaptive``, ``remote``, or None (the
-        configuration's own)."""
+        """What owns the default rate: ``adaptive``, ``remote``, or None."""
         if self._controller is not None:
             return ADAPTIVE
         return REMOTE if self._follower is not None else None
@@ -173,8 +163,8 @@ class DSampler(Engine):
         return self._watcher
 
     def adopt_controller(self, controller: AdaptiveController) -> None:
-        """Make ``controller`` (one made in code, ``AdaptiveController(sampler=...)``)
-        the owner of the default rate: the ``adaptive:`` section becomes its settings.
+        """Make ``controller`` (made in code) the owner of the default rate: the
+        ``adaptive:`` section becomes its settings.
 
         Raises:
             ConfigError: a remote endpoint owns the default rate.
@@ -191,9 +181,8 @@ class DSampler(Engine):
 
     def update(self, **changes: Unpack[SettingsKeywords]) -> SamplingConfig:
         """Publish the current configuration with ``changes`` (file-format values):
-        ``sampler.update(rate=0.02)``. All or nothing. An update that removes an owner
-        (``adaptive=None``, ``remote=None``) keeps the fields it owned in force, as they
-        are, unless it sets them.
+        ``sampler.update(rate=0.02)``. All or nothing. Removing an owner
+        (``adaptive=None``) keeps the fields it owned in force unless it sets them.
 
         Raises:
             ConfigError: a change is invalid; the running configuration stays.
@@ -205,8 +194,8 @@ class DSampler(Engine):
         return self._write(super().publish, config)
 
     def rollback(self, version: int) -> SamplingConfig:
-        """Publish the configuration of an earlier version again, as a new version (its
-        owners' fields are theirs: an owner still in force keeps its own).
+        """Publish the configuration of an earlier version again, as a new version (an
+        owner still in force keeps its own fields).
 
         Raises:
             ConfigError: that version is no longer in :attr:`history`.
@@ -214,10 +203,9 @@ class DSampler(Engine):
         return self._write(super().rollback, version)
 
     def _write(self, publish: Callable[..., object] | None, *args: Any, **kwargs: Any) -> SamplingConfig:
-        """``publish`` (the engine's), then the one step that makes the running owners
-        match the sections in force: start what is missing, reconfigure what changed,
-        stop what is gone. Idempotent: a forked child runs it too. Every call it makes
-        goes down the layers; none comes back here."""
+        """``publish``, then the one idempotent step that makes the running owners match
+        the sections in force: start what is missing, reconfigure what changed, stop
+        what is gone."""
         with self._owning:
             if publish is not None:
                 publish(*args, **kwargs)
@@ -260,7 +248,7 @@ class DSampler(Engine):
 
     def _reset_after_fork(self) -> None:
         self._owning = threading.Lock()  # a writer in flight at the fork would hold it forever
-        super()._reset_after_fork()  # the child counts its own decisions
+        super()._reset_after_fork()
 
     def _restart_after_fork(self) -> None:
         super()._restart_after_fork()

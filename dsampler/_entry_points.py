@@ -1,33 +1,12 @@
-"""Factories behind ``OTEL_TRACES_SAMPLER=dsampler`` and ``parentbased_dsampler``.
+"""Factories behind ``OTEL_TRACES_SAMPLER=dsampler`` and ``parentbased_dsampler``, called
+by the SDK configurator with the raw ``OTEL_TRACES_SAMPLER_ARG`` (a rate, ``key=value``
+pairs, or ``config=PATH``; see ``docs/user-guide.md``).
 
-The SDK configurator (``opentelemetry-instrument``, distros) calls a factory with the
-raw ``OTEL_TRACES_SAMPLER_ARG``: a ``str``, or ``None`` when unset. If a factory raises,
-the SDK logs and installs ``ParentBased(ALWAYS_ON)``: a typo would silently become 100%
-sampling. So these factories never raise. Following the specification, an invalid
-argument is logged once and ignored as a whole, and the sampler runs at the documented
-default, :data:`DEFAULT_RATE` (0.1%, the default Jaeger and the OpenTelemetry Jaeger
-remote samplers start from).
-
-Accepted argument forms: ``0.25`` (a rate), comma-separated ``key=value`` pairs with
-keys ``rate``, ``hash`` and ``sampler_tags`` (``rate=0.25,hash=xxh3,sampler_tags=true``:
-``true`` tags sampled roots with ``sampler.type``/``sampler.param`` for Jaeger
-backends; default ``false``), or ``config=PATH``: a configuration file, reloaded when
-it changes, which then decides everything (under ``parentbased_dsampler`` children
-follow their parent whatever the file says, and a file that says otherwise is
-reported). A file that is missing or invalid at start is logged, the default rate
-serves, and the file is applied as soon as it is valid. Under ``opentelemetry-instrument`` the
-file's adaptive controller sees root-span latency and errors: :mod:`dsampler._instrument`
-puts its span processor on the provider the configurator built (elsewhere it says once
-that it cannot). Both names build a :class:`DSampler`;
-``parentbased_dsampler`` lets children follow their parent; ``dsampler`` with a rate
-decides every span itself, as OpenTelemetry's ``traceidratio`` does (one uniform rule
-decides every span of a trace alike), and with a file does what the file says
-(``parent_based`` is true unless it says false: its rules and per-operation rates
-decide roots, and children follow, so traces stay whole).
-Note that ``TracerProvider()`` on its own never consults entry points; only the
-configurator does. The same keys, typed, are the properties of the ``dsampler`` sampler
-of a declarative configuration file (:func:`parse_sampler_properties`, used by
-:mod:`dsampler._declarative`).
+They never raise: where a factory raises, the SDK installs ``ParentBased(ALWAYS_ON)``,
+so a typo would become 100% sampling. An invalid argument is logged once and ignored as
+a whole, and the sampler runs at :data:`DEFAULT_RATE`. The same keys, typed, are the
+properties of the ``dsampler`` sampler of a declarative configuration file
+(:func:`parse_sampler_properties`).
 """
 
 from __future__ import annotations
@@ -70,10 +49,9 @@ class SamplerArg:
 
 
 def parse_sampler_arg(arg: object) -> SamplerArg:
-    """``OTEL_TRACES_SAMPLER_ARG`` -> settings, or :class:`ConfigError` naming the field
-    (every problem found). ``None`` and blank strings give the defaults; a key given
-    twice takes its last value (:func:`~dsampler.config._shape.key_values`, which names it).
-    """
+    """``OTEL_TRACES_SAMPLER_ARG`` -> settings, or :class:`ConfigError` naming every
+    problem found. ``None`` and blank strings give the defaults; a key given twice takes
+    its last value."""
     if isinstance(arg, (int, float)) and not isinstance(arg, bool):
         return SamplerArg(rate=check_rate(arg, "OTEL_TRACES_SAMPLER_ARG"))
     if isinstance(arg, str) and len(arg) <= MAX_ARG_CHARS:
@@ -92,10 +70,9 @@ def parse_sampler_arg(arg: object) -> SamplerArg:
 
 
 def parse_sampler_properties(properties: Mapping[str, object]) -> SamplerArg:
-    """The properties written under ``dsampler:`` in a declarative configuration file
-    (``{rate: 0.25, hash: xxh3}``, or ``{config: PATH}`` alone) -> settings, or
-    :class:`ConfigError` naming the field: the keys of ``OTEL_TRACES_SAMPLER_ARG``, typed
-    as YAML writes them (a number, a string, a boolean)."""
+    """The properties under ``dsampler:`` in a declarative configuration file (the keys of
+    ``OTEL_TRACES_SAMPLER_ARG``, typed) -> settings, or :class:`ConfigError` naming the
+    field."""
     if "config" in properties:
         if len(properties) > 1:
             raise ConfigError("config", "expected config alone: the file holds the rate and hash")
@@ -113,7 +90,6 @@ def parse_sampler_properties(properties: Mapping[str, object]) -> SamplerArg:
 
 
 def _bool_value(value: str) -> bool:
-    # OpenTelemetry's boolean environment values: true or false, any case.
     if value.lower() not in ("true", "false"):
         raise ConfigError("sampler_tags", f"expected true or false, got {show(value)}")
     return value.lower() == "true"
@@ -123,9 +99,13 @@ def _config_alone(value: str) -> str:
     raise ConfigError("config", "expected config=PATH alone: the file holds the rate and hash")
 
 
+def _hash(value: object) -> str:
+    return get_scheme(value, "hash").name
+
+
 _PAIR_PARSERS: Final[dict[str, Callable[[str], object]]] = {
     "rate": lambda value: parse_rate(value, "rate"),
-    "hash": lambda value: get_scheme(value, "hash").name,
+    "hash": _hash,
     "sampler_tags": _bool_value,
     "config": _config_alone,
 }
@@ -133,7 +113,7 @@ _PAIR_PARSERS: Final[dict[str, Callable[[str], object]]] = {
 
 _PROPERTY_CHECKS: Final[dict[str, Callable[[object], object]]] = {
     "rate": check_rate,
-    "hash": lambda value: get_scheme(value, "hash").name,
+    "hash": _hash,
     "sampler_tags": lambda value: check_bool(value, "sampler_tags"),
 }
 
@@ -162,12 +142,11 @@ def sampler_from_settings(
     settings: SamplerArg, source: str, parent_based: bool | None, *, by_hand: str | None = None
 ) -> DSampler:
     """The DSampler ``settings`` ask for: from its ``config`` file (watched), else from
-    its rate, hash and tags. ``source`` names what asked for it in what is logged
-    (``OTEL_TRACES_SAMPLER=dsampler``). ``parent_based`` True or False decides it
-    whatever the file says; None leaves it to the configuration: the file's own
-    (default true), false for a rate alone (one uniform rule decides every span of a
-    trace alike, as OpenTelemetry's ``traceidratio``). ``by_hand`` tells how to attach
-    the adaptive span processor where dsampler cannot."""
+    its rate, hash and tags. ``source`` names what asked for it in what is logged.
+    ``parent_based`` True or False decides it whatever the file says; None leaves it to
+    the file (default true), false for a rate alone (as OpenTelemetry's
+    ``traceidratio``). ``by_hand`` tells how to attach the adaptive span processor where
+    dsampler cannot."""
     if settings.config is not None:
         return _from_file(settings.config, source, parent_based, by_hand)
     return DSampler(
@@ -181,8 +160,7 @@ def sampler_from_settings(
 
 
 def _from_file(path: str, source: str, parent_based: bool | None, by_hand: str | None) -> DSampler:
-    """The file decides everything (``parent_based`` too, unless ``source`` chose it); a
-    file that is missing or invalid at start is watched until it is valid."""
+    """The file decides everything (``parent_based`` too, unless ``source`` chose it)."""
     if parent_based is None:
         sampler = DSampler.from_file(path, strict=False)
     else:
@@ -199,7 +177,7 @@ def _from_file(path: str, source: str, parent_based: bool | None, by_hand: str |
                 parent_based,
             )
         sampler = DSampler.from_file(path, strict=False, parent_based=parent_based)
-    expect(sampler, source, by_hand)  # its adaptive controller's span processor, on the provider
+    expect(sampler, source, by_hand)
     return sampler
 
 

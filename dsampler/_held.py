@@ -1,12 +1,7 @@
-"""Daemon threads that each hold one slot of a bounded semaphore while they run (the
-HTTP server's connections, the client's name resolutions).
-
-The caller takes the slot; :func:`start_holding` hands it to the thread, which gives it
-back when its target ends. The slot goes back exactly once (:class:`Slot`), even when
-both sides give it back: ``Thread.start()`` can raise after the thread has run (a
-signal's :class:`KeyboardInterrupt` lands in its wait for the thread to start), and a
-second release of a ``BoundedSemaphore`` raises ``ValueError`` in place of that
-interrupt.
+"""Daemon threads that each hold one slot of a bounded semaphore while they run. The
+slot goes back exactly once (:class:`Slot`), even when both sides give it back:
+``Thread.start()`` can raise after the thread has run (a KeyboardInterrupt in its wait),
+and a second release of a ``BoundedSemaphore`` would raise ``ValueError`` instead.
 """
 
 from __future__ import annotations
@@ -18,8 +13,7 @@ __all__ = ["Slot", "start_holding"]
 
 
 class Slot:
-    """One hold on a slot of ``slots``, given back once however many times
-    :meth:`release` is called, from whichever threads."""
+    """One hold on a slot of ``slots``, given back once however often it is released."""
 
     __slots__ = ("_given", "_slots")
 
@@ -35,8 +29,8 @@ class Slot:
 def start_holding(
     slots: threading.Semaphore, target: Callable[[], object], *, name: str | None = None
 ) -> None:
-    """Run ``target`` in a daemon thread that gives back the slot of ``slots`` the
-    caller has taken when ``target`` ends, however it ends.
+    """Run ``target`` in a daemon thread that gives back the caller's slot of ``slots``
+    when ``target`` ends.
 
     Raises:
         RuntimeError: no thread could be started (the slot is given back), or whatever

@@ -1,27 +1,13 @@
-"""The adaptive controller's eyes under ``opentelemetry-instrument``: its span processor
-on the tracer provider the SDK's configurator built.
+"""The adaptive controller's span processor on the tracer provider the SDK's configurator
+built, under ``opentelemetry-instrument``.
 
-The SDK's configurator makes the sampler from the ``OTEL_TRACES_SAMPLER`` entry point
-(or from the sampler plugins a declarative configuration file names, ``OTEL_CONFIG_FILE``),
-then the ``TracerProvider`` with it, and only then sets that provider as the global
-one: the entry point never sees the provider. So the entry points remember each
-DSampler they make from a file (:func:`expect`), and
-:func:`attach_span_processors`, dsampler's ``opentelemetry_pre_instrument`` entry point
-(which OpenTelemetry's auto-instrumentation calls once the configurator has set the
-provider, before any instrumentor), adds a span processor to the global provider whose
-sampler is one of them, or an OpenTelemetry ``ParentBased`` whose root is one. The
-processor feeds whichever controller the DSampler has at the time (a reload may add,
-replace or remove its ``adaptive:`` section); without one it does nothing.
-
-Where dsampler cannot reach the provider (the configurator run in code, outside
-auto-instrumentation; a provider whose sampler is not the one the entry point made), a
-DSampler with an ``adaptive:`` section is reported once, by a WARNING on
-``dsampler.otel`` naming what to do. A DSampler built in code is never touched: its
-provider is the user's (``provider.add_span_processor(sampler.controller.span_processor())``).
-
-Everything here is cheap to import and never raises: the hook runs in every process
-auto-instrumented with dsampler installed, whatever sampler it uses, and an exception
-from it would stop auto-instrumentation.
+The configurator makes the sampler before the provider, so the entry points remember
+each DSampler they make from a file (:func:`expect`), and dsampler's
+``opentelemetry_pre_instrument`` entry point (:func:`attach_span_processors`) adds the
+processor to the global provider whose sampler (or ``ParentBased`` root) is one of them.
+Where it cannot, a DSampler with an ``adaptive:`` section is named once at WARNING with
+what to do. Cheap to import and never raises: an exception here would stop
+auto-instrumentation in every process with dsampler installed.
 """
 
 from __future__ import annotations
@@ -57,11 +43,9 @@ class ControllerFeed:
 
 
 def expect(sampler: DSampler, source: str, by_hand: str | None = None) -> None:
-    """``sampler`` was made for the SDK's configurator by ``source`` (what a warning
-    names: ``OTEL_TRACES_SAMPLER=dsampler``): its controller's span processor goes on the
-    provider at the pre-instrument step, or, outside auto-instrumentation (nothing will
-    run that step), the user is told now; ``by_hand`` says how to attach it in code
-    (default: ``provider.sampler``'s controller)."""
+    """``sampler`` was made for the SDK's configurator by ``source``: its controller's
+    span processor goes on the provider at the pre-instrument step, or, outside
+    auto-instrumentation, the user is told now how to attach it (``by_hand``)."""
     by_hand = _BY_HAND if by_hand is None else by_hand
     if _AUTO in sys.modules:
         _expected.append((weakref.ref(sampler), source, by_hand))
@@ -82,9 +66,9 @@ def attach_span_processors() -> None:
 
 
 def attach(provider: object) -> int:
-    """Add a processor feeding each expected sampler's controller to ``provider``
-    when it is a TracerProvider deciding with that sampler; report the others that
-    have a controller. How many were attached; the expected list is emptied."""
+    """Add a processor feeding each expected sampler's controller to ``provider`` when it
+    decides with that sampler; report the others that have a controller. Returns how
+    many were attached."""
     from opentelemetry.sdk.trace import TracerProvider
 
     from dsampler.adaptive import AdaptiveSpanProcessor
@@ -107,8 +91,8 @@ def attach(provider: object) -> int:
 
 
 def _deciding(provider: object) -> list[object]:
-    """The samplers that decide root spans for ``provider``: its own and, when that is
-    OpenTelemetry's ``ParentBased`` (the declarative file's ``parent_based:``), its root."""
+    """The samplers that decide root spans for ``provider``: its own, and its root when
+    that is OpenTelemetry's ``ParentBased``."""
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.sampling import ParentBased
 

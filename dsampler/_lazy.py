@@ -1,9 +1,5 @@
-"""Lazy public names: a package's ``__init__`` maps each name to the module that owns
-it, and the module is imported on first use.
-
-``import dsampler`` then costs almost nothing beyond the OpenTelemetry SDK the
-application imports anyway; ``from dsampler import DSampler`` imports what DSampler
-needs and nothing more (no numba, no YAML, no HTTP client).
+"""Lazy public names: a package's ``__init__`` maps each name to the module that owns it,
+imported on first use, so ``import dsampler`` costs almost nothing.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
-"""What dsampler tells through the standard ``logging`` module, beyond single messages:
-the ``DSAMPLER_LOG_LEVEL`` switch and the coalesced line of an applied change.
+"""The ``DSAMPLER_LOG_LEVEL`` switch and the coalesced line of an applied change.
 
-``DSAMPLER_LOG_LEVEL`` (``DEBUG``, ``INFO``, ``WARNING``, ``ERROR`` or ``CRITICAL``)
-sets the level of the ``dsampler`` logger, and only of it, when ``dsampler`` is
-imported. If that logger has no handler then, one is attached to it: it writes to
-standard error, and steps aside for every record that a handler above it (the
-application's, on the root logger) receives anyway, so nothing is printed twice when
-the application configures logging later. The root logger and every other logger
-are left as they are.
-
-A change that sampling takes on without a call from the application (a file reload, a
-new remote strategy) is told at WARNING, the level Python shows without any logging
-configured: :class:`ChangeReport` tells the first change at once, and those that come
-within the quiet period after a line in one line when it is over.
+``DSAMPLER_LOG_LEVEL`` sets the level of the ``dsampler`` logger, and only of it; a
+logger without a handler gets one that writes to standard error and steps aside for
+every record a handler above it receives, so nothing is printed twice when the
+application configures logging later.
 """
 
 from __future__ import annotations
@@ -25,7 +16,7 @@ from typing import Final
 
 from dsampler.clock import SYSTEM_CLOCK, Clock
 
-__all__ = ["LEVEL_VARIABLE", "QUIET_POLLS", "ChangeReport", "apply_level"]
+__all__ = ["QUIET_POLLS", "ChangeReport", "apply_level"]
 
 LEVEL_VARIABLE: Final = "DSAMPLER_LOG_LEVEL"
 #: A polled source (a file, a remote endpoint) tells a change at once, and the changes
@@ -59,8 +50,8 @@ def _handled_above(logger: logging.Logger) -> bool:
 
 
 def apply_level(environ: Mapping[str, str] = os.environ) -> None:
-    """Set the ``dsampler`` logger's level from ``DSAMPLER_LOG_LEVEL`` (module
-    docstring); unset or blank leaves it alone; another value is named at WARNING."""
+    """Set the ``dsampler`` logger's level from ``DSAMPLER_LOG_LEVEL`` (unset or blank
+    leaves it alone; another value is named at WARNING)."""
     text = environ.get(LEVEL_VARIABLE, "").strip()
     if not text:
         return
@@ -78,16 +69,10 @@ def apply_level(environ: Mapping[str, str] = os.environ) -> None:
 
 
 class ChangeReport:
-    """One WARNING line per applied change, without flooding: a change is told at once
-    unless a line was told less than ``quiet_s`` ago; then it is held, and the changes
-    held are told in one line (the last one's text, with their number) by the first
-    :meth:`changed` or :meth:`flush` after the quiet period. Sources call
-    :meth:`flush` at each poll.
-
-    Args:
-        logger: where the lines go.
-        quiet_s: the least time between two lines.
-        clock: its ``monotonic()`` times the quiet period.
+    """One WARNING line per applied change (a file reload, a new remote strategy),
+    without flooding: a change is told at once unless a line was told less than
+    ``quiet_s`` ago; then the changes are held and told in one line after the quiet
+    period, by :meth:`changed` or :meth:`flush` (which sources call at each poll).
     """
 
     __slots__ = ("_clock", "_held", "_last", "_logger", "_quiet_s", "_text")
@@ -96,7 +81,7 @@ class ChangeReport:
         self._logger = logger
         self._quiet_s = quiet_s
         self._clock = clock
-        self._last: float | None = None  # when the last line was told
+        self._last: float | None = None
         self._held = 0
         self._text = ""
 

@@ -1,13 +1,7 @@
-"""A background thread that calls its owner's ``poll_once()`` at an interval.
-
-It holds only a weak reference to its owner between polls, so a sampler nobody keeps
-(and nobody ``close()``d) is collected, and its thread ends at once (the owner's
-finalizer wakes it; it does not wait out the interval); it is restarted in the
-child of ``os.fork()``, where the parent's thread does not exist; ``stop()`` is
-idempotent and joins. Exceptions from a poll are logged and the thread goes on: the
-owner keeps its last good state. An owner with a ``next_delay_s()`` method chooses each
-wait itself (jitter, backoff after failures); otherwise the interval is fixed. The
-thread is a daemon: it never keeps the interpreter alive.
+"""A background daemon thread that calls its owner's ``poll_once()`` at an interval (or
+as the owner's ``next_delay_s()`` says). It holds its owner weakly, so an owner nobody
+keeps is collected and the thread ends at once; it restarts in a forked child; a poll
+that raises is logged and the owner keeps its last good state.
 """
 
 from __future__ import annotations
@@ -26,9 +20,6 @@ _log = logging.getLogger("dsampler")
 
 class Pollable(Protocol):
     def poll_once(self) -> object: ...
-
-
-_DEFAULT_JOIN_S = 5.0
 
 
 class Poller:
@@ -73,9 +64,8 @@ class Poller:
         )
         self._thread.start()
 
-    def stop(self, timeout_s: float = _DEFAULT_JOIN_S) -> None:
-        """Stop polling and wait up to ``timeout_s`` for the thread (idempotent); in a
-        forked child, before its restart, it is not restarted."""
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Stop polling and wait up to ``timeout_s`` for the thread (idempotent)."""
         self._restart = False
         self._stop.set()
         thread, self._thread = self._thread, None
@@ -105,8 +95,8 @@ def _loop(owner_ref: weakref.ref[Pollable], stop: threading.Event, first: float,
 
 
 def _poll(owner_ref: weakref.ref[Pollable], interval: float) -> float | None:
-    """One poll; the wait before the next. Its own frame, so that no reference to the
-    owner outlives the poll (the thread must not keep its owner alive while it waits)."""
+    """One poll; the wait before the next. Its own frame, so no reference to the owner
+    outlives the poll."""
     owner = owner_ref()
     if owner is None:
         return None

@@ -1,13 +1,8 @@
-"""The one home of value checks: rates, per-second figures, integers, booleans, text.
-
-Every boundary (constructors, the config model, the jaeger-client shim, environment
-arguments, the remote-strategy parser) checks its values here, so a rate is a rate
-everywhere: the same accepted range, the same refusal of ``True`` and ``"0.1"``, the
-same message. Each check returns the value to store and raises
-:class:`~dsampler.errors.ConfigError` naming ``field``.
-
-:func:`show` and :func:`typed` describe a refused value for a message without ever
-building the whole repr of a hostile 10 MB string.
+"""The one home of value checks (rates, per-second figures, integers, booleans, text),
+so a rate is a rate at every boundary: the same range, the same refusal of ``True`` and
+``"0.1"``, the same message. Each check returns the value to store and raises
+:class:`~dsampler.errors.ConfigError` naming ``field``; :func:`show` and :func:`typed`
+describe a refused value without ever building the whole repr of a hostile one.
 """
 
 from __future__ import annotations
@@ -23,7 +18,6 @@ from dsampler.errors import ConfigError
 
 __all__ = [
     "DEFAULT_MAX_OPERATIONS",
-    "MAX_OPERATIONS_LIMIT",
     "MAX_PER_SECOND",
     "MAX_TEXT",
     "LongInteger",
@@ -54,11 +48,8 @@ MAX_OPERATIONS_LIMIT: Final = 1_000_000
 
 @dataclass(frozen=True, slots=True)
 class LongInteger:
-    """An integer written with more digits than Python converts (``int()``'s limit, 4,300
-    by default): what the readers of files, response bodies and arguments give for one
-    (:func:`read_int`), where ``int()`` would fail with no field named. It is no number
-    to any check, so the check of its field refuses it by name: ``rate: expected a number
-    in [0, 1], got an integer of 5000 digits``."""
+    """An integer written with more digits than ``int()`` converts, as the readers give it
+    (:func:`read_int`): no number to any check, so its field's check refuses it by name."""
 
     digits: int
 
@@ -83,8 +74,8 @@ def read_int(text: str) -> int | LongInteger:
 
 
 def show(value: object, limit: int = 60) -> str:
-    """A short, safe description of a value for an error message (microseconds for a
-    10 MB string or a 10**400 integer, never the time to print them)."""
+    """A short, safe description of a value for an error message (never the time to
+    print a huge string or integer)."""
     if isinstance(value, (str, bytes)):
         text = repr(value[:limit])
         return text + f"... ({len(value)} long)" if len(value) > limit else text
@@ -104,9 +95,7 @@ _USERINFO: Final = re.compile(r"""(?<=://)[^/?#\s'"]*@""")
 
 
 def redact_url(text: str) -> str:
-    """``text`` with the userinfo of every URL in it (``user:password@``) written ``***@``:
-    what a message, a description or a ``repr`` shows of an endpoint that carries
-    credentials."""
+    """``text`` with the userinfo of every URL in it (``user:password@``) written ``***@``."""
     return _USERINFO.sub("***@", text)
 
 
@@ -140,14 +129,13 @@ def _real(value: object, field: str, expected: str) -> float:
 
 
 def _given(value: object, written: str | None) -> str:
-    """A refused value as the user gave it: the text it was written as (a command-line
-    value, a duration), else the value itself (``7``, not the ``7.0`` it converts to)."""
+    """A refused value as the user gave it: the text it was written as, else the value."""
     return show(value if written is None else written)
 
 
 def check_rate(value: object, field: str = "rate", *, written: str | None = None) -> float:
-    """A sampling rate: a number in [0, 1]. ``written``: the text the value was read
-    from, shown when it is refused (so for the other checks)."""
+    """A sampling rate: a number in [0, 1]. ``written`` (here and below): the text the
+    value was read from, shown when it is refused."""
     if type(value) is float and 0.0 <= value <= 1.0:  # the frequent case (NaN fails both)
         return value + 0.0  # + 0.0 turns -0.0 into 0.0
     rate = _real(value, field, "a number in [0, 1]")
@@ -196,8 +184,7 @@ MAX_SEED: Final = 2**63 - 1
 
 
 def parse_int(text: str, field: str, low: int, high: int) -> int:
-    """An integer given as text (a command-line value), decimal, then :func:`check_int`:
-    ``'-1e3'`` and ``'abc'`` are refused with the same message as ``-1``."""
+    """A decimal integer given as text, then :func:`check_int` (same messages)."""
     try:
         value = int(text.strip(), 10)
     except ValueError:  # not decimal digits, or more of them than int() will read
@@ -206,9 +193,8 @@ def parse_int(text: str, field: str, low: int, high: int) -> int:
 
 
 def parse_float(text: str, field: str, expected: str) -> float:
-    """A number given as text (a command-line value), for a check such as
-    :func:`check_rate` to take on; ``expected`` says what is allowed when it is no
-    number at all (``'a number in [0, 1]'``)."""
+    """A number given as text, for a check such as :func:`check_rate` to take on;
+    ``expected`` says what is allowed when it is no number at all."""
     try:
         return float(text)
     except ValueError:
@@ -237,9 +223,8 @@ def check_text(value: object, field: str, limit: int = MAX_TEXT) -> str:
 
 
 def check_url_text(value: object, field: str, limit: int = MAX_TEXT) -> str:
-    """Text a URL will carry (a service name): :func:`check_text`, and encodable as
-    UTF-8. A lone surrogate (a byte of the environment that is not UTF-8, as Python
-    decodes it) would otherwise fail every request that carries it."""
+    """Text a URL will carry: :func:`check_text`, and encodable as UTF-8 (a lone
+    surrogate would fail every request that carries it)."""
     text = check_text(value, field, limit)
     try:
         text.encode("utf-8")
@@ -253,12 +238,9 @@ _NOT_PRINTABLE_ASCII: Final = re.compile(r"[^\x21-\x7e]")
 
 
 def check_endpoint(value: object, field: str = "endpoint") -> SplitResult:
-    """A sampling URL a client can poll, split: http or https with a host and a port
-    other than 0, no ``service=`` in its query (the client adds it: sent twice, it is a
-    400 at every poll), and what ``http.client`` can send (no control character or blank
-    anywhere, nothing but ASCII in the path and query; a host may be IDNA). Credentials
-    in it are kept and never shown in a refusal. One check for the model's ``remote:``
-    section and for every client, so that a URL one accepts the other polls."""
+    """A sampling URL a client can poll, split: http or https with a host and a port other
+    than 0, no ``service=`` in its query (the client adds it), and what ``http.client``
+    can send. Credentials in it are kept and never shown in a refusal."""
     text = check_text(value, field, 2048).strip()
     shown = show(redact_url(text))
     expected = "an http:// or https:// URL with a host, such as http://127.0.0.1:5778/sampling"

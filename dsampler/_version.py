@@ -1,7 +1,4 @@
-"""The package version, apart from its public names so that any module can read it.
-
-The one source of the version: pyproject.toml reads it from here (``[tool.hatch.version]``).
-Semantic versioning; docs/releases.md says what each kind of release may change.
-"""
+"""The package version, its one source (pyproject.toml reads it from here); semantic
+versioning, as docs/releases.md describes."""
 
 __version__ = "0.2.0"

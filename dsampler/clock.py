@@ -1,9 +1,6 @@
 """Time as an injectable dependency, so rate limiters, rollouts and controllers are
-tested without sleeping.
-
-Decisions use ``monotonic()``; ``time()`` (wall clock) only converts absolute times in
-a configuration (rollout steps ``at:``) into monotonic instants, once, when a snapshot
-is built.
+tested without sleeping. Decisions use ``monotonic()``; ``time()`` only converts a
+configuration's absolute times (rollout steps ``at:``) once, when a snapshot is built.
 """
 
 from __future__ import annotations
@@ -28,7 +25,7 @@ class Clock(Protocol):
 
 class SystemClock:
     """The process clocks: ``time.monotonic`` and ``time.time``, bound directly (no
-    Python frame between a rate limiter and the clock: it is read on every check)."""
+    Python frame on every rate-limiter check)."""
 
     __slots__ = ()
 

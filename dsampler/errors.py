@@ -6,9 +6,8 @@ Hierarchy::
     ├── ConfigError (ValueError)   bad input at a boundary: constructor, parser, file, CLI
     └── FetchError (OSError)       a remote strategy could not be fetched (network, HTTP status)
 
-Each class also derives from the built-in a caller would already catch, so code that
-handles ``ValueError`` keeps working. Errors are raised at the boundary, never from
-``should_sample``: a sampler that cannot decide falls back and counts the fault instead.
+Each class also derives from the built-in a caller would already catch. Errors are
+raised at the boundary, never from ``should_sample``.
 """
 
 from __future__ import annotations
@@ -25,10 +24,8 @@ class DsamplerError(Exception):
 
 
 class ConfigError(DsamplerError, ValueError):
-    """A configuration value was rejected.
-
-    The message always starts with the offending field so that one line tells the user
-    what to fix: ``rate: expected a number in [0, 1], got 1.5``.
+    """A configuration value was rejected; the message starts with the offending field:
+    ``rate: expected a number in [0, 1], got 1.5``.
 
     Attributes:
         field: dotted path of the offending field (``rules[2].match.span_name``), or the
@@ -54,9 +51,8 @@ class ConfigError(DsamplerError, ValueError):
 
 
 class FetchError(DsamplerError, OSError):
-    """A sampling strategy could not be fetched: connection refused or reset, timeout,
-    an HTTP status other than 2xx, a body over the size cap, too many redirects. The
-    message names the URL; the poller keeps the last good strategy and retries.
+    """A sampling strategy could not be fetched (network, HTTP status, size cap,
+    redirects); the message names the URL, and the poller keeps the last good strategy.
 
     Attributes:
         status: the HTTP status when the server answered with one, else None.

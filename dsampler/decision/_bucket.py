@@ -1,33 +1,18 @@
 """The token bucket behind every rate limit and the adaptive controller's hard cap:
 ``credits_per_second`` with a ``max_balance``, Jaeger's semantics.
 
-A check spends one credit when at least one is there. The balance grows with elapsed
-time, capped at ``max_balance`` (default ``max(credits_per_second, 1)``, so a rate of
-0.1 still samples its first request, then about one every 10 s).
-
-The state is the line a continuous bucket follows: the credits still missing from full
+The state is the line a continuous bucket follows: the credits missing from full
 (``_owed``) as of one clock reading (``_at``), so a check is a subtraction, a product and
-two comparisons (Jaeger's ``RateLimiter`` keeps the balance itself; the same line). Both
-figures stay small: the time is only ever subtracted from a nearby reading (exact),
-never accumulated, so the bound does not loosen with the clock's magnitude or the rate.
-A full bucket checked sparsely, the hard cap's case and a limiter above its call rate,
-costs what a drained one does (about 2,500 instructions with the call; the numbered
-tickets this replaced had to mint and renumber on every such check, 7,500).
+two comparisons, and a full bucket costs what a drained one does.
 
-Exclusion without a lock and without waiting: the right to read and write that state is
-one ``True`` in a list (the baton). A check takes it with ``del baton[0]`` and puts it
-back with ``append()``, both atomic on every CPython build, free-threaded too. (A
-``del``, not a ``pop()``: the interpreter may raise a pending signal's exception, a
-KeyboardInterrupt, right after a call returns, and a baton popped then would be lost for
-good; a ``del`` is no call, and from there on a ``finally`` puts it back.) The clock is
-read before the baton is taken, so the baton is never held across a call, where the
-interpreter may switch threads for a whole switch interval, nor (in :meth:`update`)
-across a branch, where CPython 3.10 may too: under the GIL no check ever finds it taken.
-On a free-threaded build one that does (another check is within those few operations) is
-refused, and so is one whose clock reading went stale meanwhile: the bucket admits less
-than a continuous one then, never more, and a refused check spends nothing.
-:meth:`update` waits for the baton (briefly), and a fork child gets it back if a thread
-of the parent held it.
+Exclusion without a lock or a wait: the right to the state is one ``True`` in a list (the
+baton), taken with ``del baton[0]`` and put back with ``append()``, both atomic on every
+CPython build. A ``del``, not a ``pop()``: a pending signal's exception may be raised
+right after a call returns, and a baton popped then would be lost. The clock is read
+before the baton is taken, so the baton is never held across a call (nor, in
+:meth:`update`, a branch), where the interpreter may switch threads. A check that finds
+it taken (free-threaded builds only) is refused: the bucket then admits less than a
+continuous one, never more.
 """
 
 from __future__ import annotations
@@ -45,20 +30,15 @@ _WAIT_S = 1.0  # how long update() waits for the baton before it writes without 
 
 
 class TokenBucket:
-    """A lock-free token bucket.
-
-    Admits what a continuous token bucket of that rate and size admits (a whole credit
-    per admission), except that it admits less on a clock that goes backwards or reads
-    NaN (and under contention on a free-threaded build). A clock that raises raises out
-    of :meth:`try_acquire`, holding nothing; one that reads NaN at construction anchors
-    the line at time 0, so its first good reading finds the bucket refilled.
+    """A lock-free token bucket: admits what a continuous token bucket of that rate and
+    size admits, or less on a clock that goes backwards or reads NaN. A clock that raises
+    raises out of :meth:`try_acquire`, holding nothing.
 
     Args:
         credits_per_second: refill rate; may be fractional (1/60 admits one a minute).
         max_balance: cap of the balance; default ``max(credits_per_second, 1.0)``.
         initial_balance: default full (Jaeger Go), or empty when ``credits_per_second``
-            is 0 (a zero rate admits nothing, as OTel Go since go-contrib#3604);
-            jaeger-client-python starts at ``random() * max_balance``.
+            is 0 (a zero rate admits nothing, as OTel Go).
         clock: monotonic time source.
 
     Raises:
@@ -100,7 +80,7 @@ class TokenBucket:
                 "initial_balance", f"expected at most max_balance ({self.max_balance}), got {balance}"
             )
         self._clock = clock
-        self._now = clock.monotonic  # bound once: read by every check
+        self._now = clock.monotonic
         self._room = self.max_balance - 1.0  # owed at most this: a whole credit is there
         self._owed = self.max_balance - balance
         now = clock.monotonic()  # a NaN reading: as of 0, which the next good one moves on from
@@ -128,8 +108,8 @@ class TokenBucket:
             baton.append(True)
 
     def _wait_for_baton(self) -> bool:
-        """Wait for the baton another thread holds, off the request path; False if it
-        never came (then write without it rather than hang or mint a second one)."""
+        """Wait for the baton another thread holds; False if it never came (then write
+        without it rather than hang or mint a second one)."""
         deadline = time.monotonic() + _WAIT_S
         while True:
             time.sleep(0.0001)
@@ -140,18 +120,16 @@ class TokenBucket:
                 if time.monotonic() > deadline:
                     return False
 
-    def _balance(self, now: float) -> float:
-        owed = self._owed - (now - self._at) * self.credits_per_second if now > self._at else self._owed
-        return self.max_balance - max(0.0, owed)
-
     @property
     def balance(self) -> float:
         """Credits available now (for tests and metrics)."""
-        return self._balance(self._clock.monotonic())
+        now = self._clock.monotonic()
+        owed = self._owed - (now - self._at) * self.credits_per_second if now > self._at else self._owed
+        return self.max_balance - max(0.0, owed)
 
     def check_credit(self, item_cost: float = 1.0) -> bool:
-        """jaeger-client's ``RateLimiter.check_credit``, for code that calls it directly;
-        credits are whole, so only a cost of 1 (all samplers spend) is supported.
+        """jaeger-client's ``RateLimiter.check_credit``; credits are whole, so only a cost
+        of 1 is supported.
 
         Raises:
             ConfigError: a cost other than 1.
@@ -162,9 +140,11 @@ class TokenBucket:
 
     def update(self, credits_per_second: float, max_balance: float | None = None) -> None:
         """Change the rate in place, keeping the balance pro-rated to the new maximum
-        (so a strategy push does not hand every process a full bucket); an unchanged
-        rate and maximum is a no-op. Raises ConfigError for a negative, NaN or
-        infinite figure."""
+        (a strategy push does not hand every process a full bucket).
+
+        Raises:
+            ConfigError: a negative, NaN or infinite figure.
+        """
         rate, maximum = _figures(credits_per_second, max_balance)
         if rate == self.credits_per_second and maximum == self.max_balance:
             return
@@ -204,8 +184,7 @@ class TokenBucket:
 
 
 def _figures(credits_per_second: object, max_balance: object) -> tuple[float, float]:
-    """A bucket's rate and maximum balance, checked (the maximum defaults to the rate,
-    at least 1)."""
+    """A bucket's rate and maximum balance, checked."""
     rate = check_per_second(credits_per_second, "credits_per_second")
     maximum = max(rate, 1.0) if max_balance is None else check_per_second(max_balance, "max_balance")
     return rate, maximum

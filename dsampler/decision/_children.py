@@ -20,12 +20,8 @@ CHILD_DECISIONS: Final = tuple(result.decision for result in CHILD_RESULTS)
 
 class ChildResults:
     """Children that follow their parent's sampled flag, as OpenTelemetry's default
-    ``ParentBased`` delegates do: the result depends only on the flag, the span's own
-    attributes and the parent's tracestate.
-
-    The last (tracestate, result) pair is kept per case: sibling spans share their
-    parent's TraceState object, so most children with a tracestate reuse one result.
-    It is replaced with one item assignment; a race only costs a rebuild.
+    ``ParentBased`` delegates do. The last (tracestate, result) pair is kept per case:
+    siblings share their parent's TraceState object, so most reuse one result.
     """
 
     __slots__ = ("_memo",)
@@ -36,8 +32,7 @@ class ChildResults:
     def of(
         self, case: int, decision: Decision, attributes: Attributes, ts: TraceState, trace_id: int = 0
     ) -> SamplingResult:
-        """The parent's ``decision`` for a child whose parent tracestate is ``ts`` (the
-        trace ID is not read: the tracestate is handed on as it is)."""
+        """The parent's ``decision`` for a child whose parent tracestate is ``ts``."""
         if attributes:
             carried = None if ts is DEFAULT_TRACE_STATE else ts
             if decision is DROP:

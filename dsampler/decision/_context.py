@@ -1,9 +1,6 @@
-"""Finding the parent span context of a decision, the cheap way.
-
-The SDK never passes the parent's tracestate to ``should_sample`` (and ``ParentBased``
-does not forward it), so every sampler reads it from the parent span context and hands
-it back, or it is wiped from the child and everything downstream. These are the few
-places where dsampler touches OpenTelemetry internals to make that lookup cheap.
+"""Finding the parent span context of a decision, the cheap way: the SDK never passes
+the parent's tracestate to ``should_sample``, so every sampler reads it from the parent
+span context and hands it back (or it is wiped downstream).
 """
 
 from __future__ import annotations
@@ -20,16 +17,14 @@ __all__ = ["DEFAULT_TRACE_STATE", "SPAN_KEY", "current_context", "span_context_o
 
 
 def _span_key() -> str:
-    """The context key under which the API stores the current span, found through the
-    public API (the constant itself is private)."""
+    """The context key of the current span, found through the public API."""
     (key,) = set_span_in_context(INVALID_SPAN, Context()).keys()
     return key
 
 
 SPAN_KEY: Final = _span_key()
 
-# get_current() is a call through the runtime-context object to a ContextVar; with the
-# default runtime context the ContextVar's own bound ``get`` returns the same object.
+# With the default runtime context, the ContextVar's own ``get`` is what get_current() calls.
 _runtime = getattr(_context_api, "_RUNTIME_CONTEXT", None)
 current_context = (
     _runtime._current_context.get

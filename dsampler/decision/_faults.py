@@ -23,8 +23,7 @@ _log = logging.getLogger("dsampler.samplers")
 
 def integer_value(trace_id: object) -> int | None:
     """The int value of an integer that is not an ``int`` (numpy's ``uint64``...), else
-    None: such trace IDs are decided by value whether or not the numba kernels serve
-    (which would take a numpy integer directly, while the Python schemes cannot)."""
+    None: such trace IDs are decided by value."""
     if isinstance(trace_id, int):
         return None
     try:
@@ -34,12 +33,8 @@ def integer_value(trace_id: object) -> int | None:
 
 
 class FaultLog:
-    """Counts a sampler's internal faults, by kind, and logs the first of each kind
-    (with its traceback, when recorded inside an ``except`` block).
-
-    ``should_sample`` must never raise, so a fault becomes a fallback decision; the
-    counts and the single log line per kind are how it stays visible.
-    """
+    """Counts a sampler's internal faults, by kind, and logs the first of each kind (with
+    its traceback inside an ``except`` block): how a fallback decision stays visible."""
 
     __slots__ = ("_logger", "counts", "owner")
 
@@ -57,7 +52,7 @@ class FaultLog:
         """Count one ``kind``; the first of it is logged (``message``, default: the
         fallback after an internal fault)."""
         seen = self.counts.get(kind, 0)
-        self.counts[kind] = seen + 1  # a lost increment under a race is acceptable for a diagnostic
+        self.counts[kind] = seen + 1  # a lost increment under a race is acceptable
         if seen:
             return
         if message is None:
@@ -79,12 +74,11 @@ class FaultCountingSampler(Sampler):
 
 
 class Guarded(FaultCountingSampler):
-    """A sampler someone else wrote, made to keep dsampler's promise: whatever its
-    ``should_sample`` raises, or anything it returns that is not a ``SamplingResult``
-    (the SDK would raise reading it), the span is dropped (its parent's tracestate
-    carried), the fault counted in :attr:`faults` and the first one logged. ``into``: the
-    fault log of the sampler that hands the decision over (its faults are reported as its
-    own, under the kind ``owner``); none: a log of its own, named ``owner``."""
+    """A sampler someone else wrote, made to keep dsampler's promise: whatever it raises
+    or returns that is not a ``SamplingResult``, the span is dropped (its parent's
+    tracestate carried) and the fault counted. ``into``: the fault log of the sampler
+    that hands the decision over (faults counted under the kind ``owner``); none: a log
+    of its own, named ``owner``."""
 
     def __init__(self, sampler: Sampler, owner: str, into: FaultLog | None = None) -> None:
         self.sampler = sampler

@@ -1,11 +1,7 @@
-"""The rule language compiled: a :class:`~dsampler.config.Match` (a configuration's
-rule, or one of OpenTelemetry's composable predicates of :mod:`dsampler.consistent`)
-becomes a plain Python predicate once, when its snapshot or predicate is built.
-
-A match becomes one closure over frozensets, prefix tuples and one regular expression
-per glob set, so evaluating a rule costs a few C-level calls rather than a walk over
-the configuration. Resource attributes are fixed for a process: they are checked here,
-once, and a rule whose resource part does not match is dropped.
+"""The rule language compiled: a :class:`~dsampler.config.Match` (a configuration's rule,
+or a composable predicate of :mod:`dsampler.consistent`) becomes a plain Python predicate
+once, over frozensets, prefix tuples and one regular expression per glob set. Resource
+attributes are fixed for a process, so they are checked once, at compile time.
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.config import AttributeMatch, Match, Pattern
 
-__all__ = ["Predicate", "compile_match", "compile_span", "match_anything"]
+__all__ = ["Predicate", "compile_match", "compile_span"]
 
 #: (span name, span kind, span attributes) -> does the rule match?
 Predicate = Callable[[str, "SpanKind | None", Attributes], bool]
@@ -56,9 +52,9 @@ def _string_matcher(patterns: Sequence[Pattern]) -> Callable[[str], bool]:
 
 
 def _value_matcher(match: AttributeMatch) -> Callable[[object], bool]:
-    """Any of the accepted values: string patterns for str, exact same-type equality
-    for bool, int and float (``True`` does not match ``1``); with ``match.text``, the
-    patterns and none of the excluded ones over the text of the value or of an item."""
+    """Any of the accepted values: string patterns for str, same-type equality for bool,
+    int and float (``True`` is not ``1``); with ``match.text``, the patterns and none of
+    the excluded ones over the text of the value or of an item."""
     strings = _string_matcher([v for v in match.values if isinstance(v, Pattern)])
     if match.text:
         excluded = _string_matcher(match.excluded) if match.excluded else None

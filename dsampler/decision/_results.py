@@ -1,9 +1,5 @@
-"""The results a decision returns, built once and shared.
-
-Building a ``SamplingResult`` is one of the two costs that dominate a cheap sampler (the
-other is finding the parent span context, :mod:`dsampler.decision._context`): every
-strategy builds its results when it is compiled and hands the same objects to every
-decision that ends the same way, so they refuse to change (:class:`FrozenResult`).
+"""The results a decision returns, built once when a strategy is compiled and shared by
+every decision that ends the same way, so they refuse to change (:class:`FrozenResult`).
 """
 
 from __future__ import annotations
@@ -28,14 +24,9 @@ _new = object.__new__
 
 
 class FrozenResult(SamplingResult):
-    """A ``SamplingResult`` that refuses to change.
-
-    dsampler hands the same result object to every decision that ends the same way (the
-    dropped result, a sampler's sampled result, a parent's followed one): a wrapper
-    sampler that set ``result.trace_state`` on one would change every later trace. So
-    setting or deleting any attribute raises ``AttributeError``; build a new
-    ``SamplingResult(result.decision, result.attributes, trace_state)`` instead. It is
-    still a ``SamplingResult`` to the SDK and to ``isinstance``.
+    """A ``SamplingResult`` that refuses to change (setting or deleting any attribute
+    raises ``AttributeError``): it is shared by every decision that ends the same way,
+    so a wrapper that set ``trace_state`` on one would change every later trace.
     """
 
     __slots__ = ()
@@ -56,12 +47,8 @@ def make_result(
     decision: Decision, attributes: Mapping[str, Any], trace_state: TraceState | None
 ) -> SamplingResult:
     """A read-only ``SamplingResult`` without its ``__init__`` (which re-wraps the
-    attributes).
-
-    ``attributes`` must already be read-only (a ``MappingProxyType``); a test checks
-    that the object equals what ``SamplingResult(...)`` builds, so a new field in a
-    future SDK fails loudly instead of going missing.
-    """
+    attributes, so they must already be read-only); a test holds it equal to what
+    ``SamplingResult(...)`` builds."""
     result: SamplingResult = _new(FrozenResult)
     result.__dict__.update(decision=decision, attributes=attributes, trace_state=trace_state)
     return result
@@ -72,10 +59,8 @@ DROPPED: Final = make_result(DROP, EMPTY, None)
 
 class Results:
     """The results of one decision strategy, built once: a sampled result carrying
-    ``tags`` and the shared dropped one. New objects only when the span has attributes
-    of its own (the SDK records only what the result carries) or a tracestate to carry:
-    plain ``SamplingResult`` objects, made by its own constructor (a third cheaper than
-    :func:`make_result`, whose objects are shared), since nobody else holds them.
+    ``tags`` and the shared dropped one; a new plain ``SamplingResult`` only when the span
+    has attributes of its own or a tracestate to carry.
     """
 
     __slots__ = ("sampled", "tags")
@@ -96,8 +81,7 @@ class Results:
         return SamplingResult(RECORD_AND_SAMPLE, merged, trace_state)
 
     def sample_key(self, key: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        """A span sampled by its hash key: :meth:`sample` here; results that state a
-        threshold write the ``rv`` the key gives on a root (``trace_state`` None)."""
+        """A span sampled by its hash key (results that state a threshold write its ``rv``)."""
         return self.sample(attributes, trace_state)
 
     @staticmethod
@@ -107,6 +91,5 @@ class Results:
         return SamplingResult(DROP, EMPTY, trace_state)
 
     def dropped(self, trace_state: TraceState | None) -> SamplingResult:
-        """This strategy's dropped result: :meth:`drop` here; results that state a
-        threshold erase it from the tracestate they hand on."""
+        """This strategy's dropped result (results that state a threshold erase it)."""
         return self.drop(trace_state)

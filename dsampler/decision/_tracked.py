@@ -1,12 +1,8 @@
-"""Operations first seen on the request path, tracked up to a room: the lower-bound
-buckets an engine keeps for operations its configuration does not name, and the
-per-operation samplers of jaeger-client's ``AdaptiveSampler``.
-
-Adding is lock-free, so a decision never waits for a writer: a ticket from an
-``itertools.count`` (atomic) admits at most ``room`` new names, and ``dict.setdefault``
-makes two threads that see one new name share one value. A name is held once (the dict
-key), and names longer than :data:`~dsampler._validate.MAX_TEXT` characters are never
-tracked, so what tracking can hold is bounded: ``room * MAX_TEXT`` characters at most.
+"""Operations first seen on the request path, tracked up to a room: the engine's
+lower-bound buckets of operations its configuration does not name, and jaeger-client's
+``AdaptiveSampler``'s per-operation samplers. Adding takes no lock (a ticket from an
+``itertools.count`` admits at most ``room`` names, ``dict.setdefault`` settles a race),
+and names longer than :data:`~dsampler._validate.MAX_TEXT` are never tracked.
 """
 
 from __future__ import annotations
@@ -35,8 +31,7 @@ class Tracked(Generic[T]):
         self._tickets = itertools.count()
 
     def get(self, name: str) -> T | None:
-        """The name's value, made on first sight while room remains; None beyond the
-        room (its caller's default then decides, with no value of its own)."""
+        """The name's value, made on first sight while room remains; None beyond the room."""
         by_name = self.by_name
         found = by_name.get(name)
         if found is not None or len(by_name) >= self._room or len(name) > MAX_TEXT:
@@ -49,13 +44,10 @@ class Tracked(Generic[T]):
     def refit(
         self, room: int, configured: Container[str], new: Callable[[str], T], change: Callable[[T], object]
     ) -> Callable[[], None]:
-        """Writers only: what keeps at most ``room`` tracked names outside ``configured``
-        (which have values of their own), each passed to ``change``, and makes new ones
-        with ``new``, once called. The names are copied now (what can fail, fails here,
-        before a publish changes anything); the call cannot fail. Readers keep adding
-        while this runs: a name added to the old dict after the copy is carried over by
-        a second pass (only a name added in the instant of the swap itself can be
-        missed, and it is tracked again at its next sight)."""
+        """Writers only: a call that keeps at most ``room`` tracked names outside
+        ``configured``, each passed to ``change``, and makes new ones with ``new``. The
+        names are copied now, so what can fail fails before a publish; the call cannot
+        fail. A name readers add during the copy is carried over by a second pass."""
         old = self.by_name
         kept = _fitted(_items(old), room, configured)
 
@@ -80,12 +72,9 @@ class Tracked(Generic[T]):
 
 
 def _items(names: dict[str, T]) -> list[tuple[str, T]]:
-    """The (name, value) pairs of a dict that request threads add to, copied whole.
-    ``dict.copy()`` of a dict nothing is deleted from runs no Python code while it
-    copies, so no other thread gets in (iterating it in Python would let one in at any
-    garbage collection that runs a finalizer: "dictionary changed size during
-    iteration"); should a copy ever be interrupted all the same, it is made again
-    (threads add at most ``room`` names, so this ends)."""
+    """The (name, value) pairs of a dict that request threads add to, copied whole by
+    ``dict.copy()`` (which runs no Python code, unlike iterating it); an interrupted copy
+    is made again (threads add at most ``room`` names, so this ends)."""
     while True:
         try:
             return list(names.copy().items())

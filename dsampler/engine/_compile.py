@@ -1,16 +1,9 @@
-"""Configuration -> :class:`~dsampler.engine._snapshot.Snapshot`, finding the state
-that must outlive a snapshot in the one before it.
+"""Configuration -> :class:`~dsampler.engine._snapshot.Snapshot`, keeping the buckets
+and anchors of unchanged rules and operations from the previous snapshot.
 
-A build records what it touches and nothing else: the buckets and anchors the new
-snapshot uses (taken from the previous snapshot when their rule or operation is
-unchanged, so balances survive; new ones otherwise), the rate changes to apply to
-buckets it keeps, and the tracked operations to keep. Those effects are applied only
-once everything that can fail has run (the whole snapshot built, the tracked names
-copied), so a build that fails changes no running limit; and since a build is local to
-the thread that runs it, a fork in the middle of one leaves nothing behind in the child.
-Parts whose inputs are the very same objects as the previous snapshot's (rules,
-operations) are reused whole: ``update(rate=...)`` on 2,000 operations rebuilds only
-the default decider.
+A build applies its effects (bucket rates, tracked operations) only once everything that
+can fail has run, so a failed build changes no running limit. Parts whose inputs are the
+very same objects as the previous snapshot's are reused whole.
 """
 
 from __future__ import annotations
@@ -52,8 +45,8 @@ __all__ = ["compile_snapshot"]
 def compile_snapshot(
     config: SamplingConfig, previous: Snapshot | None, runtime: Runtime, load: OfferedLoad | None = None
 ) -> Snapshot:
-    """Compile ``config``; reuse and keep what it shares with ``previous``; ``load`` is
-    the tap an owner counts the default rate's decisions with (see :class:`OfferedLoad`)."""
+    """Compile ``config``, keeping what it shares with ``previous``; ``load``: an owner's
+    :class:`OfferedLoad`."""
     if previous is not None and load is previous.load and _rate_alone(config, previous.config):
         return _at_rate(config, previous, runtime)
     build = _Build(config, previous, runtime, load)
@@ -69,7 +62,7 @@ def compile_snapshot(
         room = max(0, config.max_operations - len(config.operations)) if lower > 0 else 0
         new, change = (lambda name: runtime.new_bucket(lower)), (lambda bucket: bucket.update(lower))
         refit = runtime.tracked.refit(room, config.operations, new, change)
-    # Everything that can fail has run: from here on, the publish's effects, all of them.
+    # Everything that can fail has run: from here on, the publish's effects.
     for bucket, per_second in build.rates:
         bucket.update(per_second)
     if refit is not None:
@@ -85,15 +78,13 @@ _OTHERS: Final = operator.itemgetter(*(f for f in FIELD_CHECKS if f not in ("rat
 
 
 def _rate_alone(config: SamplingConfig, previous: SamplingConfig) -> bool:
-    """Only the default rate changed (what the adaptive controller and ``update(rate=...)``
-    publish), and no version-stamped tag depends on the version: compared in C."""
+    """Only the default rate changed, and no tag records the version."""
     same = all(map(operator.is_, _OTHERS(config.__dict__), _OTHERS(previous.__dict__)))
     return same and not config.record_version
 
 
 def _at_rate(config: SamplingConfig, previous: Snapshot, runtime: Runtime) -> Snapshot:
-    """``previous`` at ``config``'s default rate: its rules, operations, buckets and
-    anchors as they are (nothing else changed, so no running limit changes either)."""
+    """``previous`` at ``config``'s default rate, everything else as it is."""
     default = default_decider(config, previous.default.scheme, previous.tagger, previous.cap)
     counts = counts_for(config, runtime)
     snapshot = Snapshot(
@@ -116,8 +107,7 @@ def _at_rate(config: SamplingConfig, previous: Snapshot, runtime: Runtime) -> Sn
 
 
 def counts_for(config: SamplingConfig, runtime: Runtime) -> DecisionCounts | None:
-    """What a snapshot of ``config`` counts its decisions into: nothing while its
-    engine does not count."""
+    """What a snapshot of ``config`` counts into (None while its engine does not count)."""
     return None if runtime.stats is None else DecisionCounts(config.version, config.rate, config.hash)
 
 
@@ -151,7 +141,6 @@ class _Build:
 
     def snapshot(self) -> Snapshot:
         config, previous = self.config, self.previous
-        # the previous snapshot's deciders serve again when they decide the same way
         same = (
             previous is not None
             and previous.default.scheme is self.scheme
@@ -178,7 +167,7 @@ class _Build:
         )
 
     def _kept_rules(self) -> RuleIndex[Decider]:
-        """The previous snapshot's rules (and their state) if the rules are the same objects."""
+        """The previous snapshot's rules if they are the same objects."""
         previous = self.previous
         if previous is None or self.config.rules is not previous.config.rules:
             return self._rules()

@@ -1,14 +1,6 @@
-"""Decision counts: what the request path adds when telemetry is on, and nothing else.
-
-Each compiled snapshot gets its own :class:`DecisionCounts` (so counts are per
-configuration version, which is what the drift audit compares) once its engine counts
-(:meth:`~dsampler.engine.Engine.count_decisions`, which telemetry calls when it decides
-to); otherwise the snapshot holds None and a decision pays one ``is None`` test.
-Counting is plain ``list[i] += 1`` on small lists: no lock, no allocation of note, and
-under thread contention an increment may now and then be lost (a GIL switch between
-the read and the write), which a metric can afford. :class:`CountHistory` keeps the counts of
-the recent versions and folds older ones into totals, so cumulative metrics never go
-down.
+"""Decision counts, per configuration version, while telemetry is on: plain
+``list[i] += 1`` with no lock (an increment lost to a thread switch is affordable for a
+metric); otherwise a snapshot holds None and a decision pays one ``is None`` test.
 """
 
 from __future__ import annotations
@@ -40,19 +32,18 @@ _RECENT: Final = 16  # versions kept apart, for the drift audit
 class DecisionCounts:
     """Decisions of one configuration version: ``tally[strategy][outcome]``, outcome
     :data:`NOT_KEPT`, :data:`KEPT` (by the strategy itself) or :data:`CAPPED` (kept by
-    it, then refused by the global cap or the adaptive hard cap; also counted kept).
-    The hot paths hold one strategy's list and add at ``[sampled]``: a bool is 0 or 1."""
+    it, then refused by the global cap or the adaptive hard cap; also counted kept)."""
 
     __slots__ = ("rate", "scheme", "tally", "version")
 
     def __init__(self, version: int, rate: float, scheme: str) -> None:
         self.version = version
-        self.rate = rate  # the default rate of this version, for the drift audit
+        self.rate = rate  # for the drift audit
         self.scheme = scheme
         self.tally = [[0, 0, 0] for _ in STRATEGIES]
 
     def zero(self) -> None:
-        """Start again from nothing (in a forked child: the parent's decisions are its own)."""
+        """Start again from nothing (in a forked child)."""
         for row in self.tally:
             row[:] = (0, 0, 0)
 
@@ -66,8 +57,8 @@ class DecisionCounts:
 
 
 class CountHistory:
-    """The counts of one DSampler across versions: the last ones apart, older ones
-    folded into a running total, so cumulative metrics never go down."""
+    """The last versions' counts apart, older ones folded into a total, so cumulative
+    metrics never go down."""
 
     __slots__ = ("_recent", "retired")
 

@@ -1,9 +1,6 @@
-"""Deciders: the strategies of a compiled snapshot, one per rule action, operation and
-the default; each turns (trace ID, span attributes, parent tracestate) into a result.
-
-A decider is built when a snapshot is compiled (bounds computed, results prebuilt) and
-never changes afterwards. The token buckets it spends from are handed in: they outlive
-the snapshot (see :mod:`dsampler.engine._compile`).
+"""Deciders: the strategies of a compiled snapshot (one per rule action, operation and
+the default), built once with their results prebuilt; the token buckets they spend
+from outlive the snapshot.
 """
 
 from __future__ import annotations
@@ -42,13 +39,10 @@ BY_LOWER_BOUND: Final = 2
 
 
 class Tagger:
-    """The attributes a snapshot's sampled results carry.
-
-    None by default, as OpenTelemetry's own samplers (each attribute costs the SDK about
-    a microsecond per span); with ``jaeger`` the ``sampler.type``/``sampler.param`` tags
-    that Jaeger's adaptive sampling learns from; ``extra`` (the config version) always.
-    With ``write_th`` the results state their threshold in the ``ot`` tracestate entry
-    (:class:`~dsampler.consistent._stated_results.StatedResults`).
+    """The attributes a snapshot's sampled results carry: none by default, as
+    OpenTelemetry's own samplers; with ``jaeger`` the ``sampler.type``/``sampler.param``
+    tags; ``extra`` always. With ``write_th`` the results state their threshold in the
+    ``ot`` tracestate entry.
     """
 
     __slots__ = ("_results", "extra", "jaeger", "write_th")
@@ -67,10 +61,8 @@ class Tagger:
         return tags
 
     def results(self, kind: str, param: float, stated: Statement = NOTHING_STATED) -> Results:
-        """The results of a strategy tagged ``kind`` and ``param`` that states ``stated``
-        (when ``write_th``): one object for every decider whose results carry the same
-        tags and ``th`` (they are read-only), so a snapshot of 20,000 operations builds a
-        few, not 40,000."""
+        """The results of a strategy tagged ``kind`` and ``param`` that states ``stated``,
+        shared by every decider with the same tags and ``th`` (results are read-only)."""
         key = ((kind, type(param), param) if self.jaeger else None, stated if self.write_th else None)
         found = self._results.get(key)
         if found is None:
@@ -87,9 +79,9 @@ _PLAIN: Final = Tagger()
 
 
 def guaranteed(sampled_by_ratio: bool, lower: TokenBucket | None) -> int:
-    """Jaeger's guaranteed-throughput rule, shared by every per-operation sampler: the
-    ratio decides, and a lower-bound credit is spent even when it samples (Jaeger's
-    semantics); otherwise a credit samples. Returns DROP_IT, BY_RATIO or BY_LOWER_BOUND."""
+    """Jaeger's guaranteed-throughput rule: the ratio decides, and a lower-bound credit is
+    spent even when it samples; otherwise a credit samples. Returns DROP_IT, BY_RATIO or
+    BY_LOWER_BOUND."""
     if sampled_by_ratio:
         if lower is not None:
             lower.try_acquire()
@@ -130,10 +122,9 @@ class DropDecider:
 
 
 class RatioDecider(Ratio):
-    """A trace-ID ratio (:class:`~dsampler.hashing.Ratio`) with its results: tagged
-    ``probabilistic``, or as ``tagged_as`` says (rate 1 under a global cap is Jaeger's
-    ``ratelimiting``, which states no threshold). ``keyed``: its sampled results are
-    built from the decision's key (:meth:`stated`)."""
+    """A trace-ID ratio with its results, tagged ``probabilistic`` or as ``tagged_as``
+    says (rate 1 under a global cap is Jaeger's ``ratelimiting``, which states no
+    threshold)."""
 
     __slots__ = ("keyed", "results", "source")
 
@@ -159,17 +150,15 @@ class RatioDecider(Ratio):
         return self.results.dropped(trace_state)
 
     def stated(self, key: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
-        """The sampled result of the trace whose ``key`` this ratio admitted: ``th`` and
-        the ``rv`` of the key when ``keyed`` (the key is the one the decision compared,
-        never hashed twice)."""
+        """The sampled result of the trace whose ``key`` this ratio admitted (with the
+        ``rv`` of the key when ``keyed``)."""
         if self.keyed:
             return self.results.sample_key(key, attributes, trace_state)
         return self.results.sample(attributes, trace_state)
 
     def on_trace_id(self, trace_id: object) -> SamplingResult:
-        """The decision on the trace ID alone, by the pure-Python scheme: what a sampler
-        falls back to when it cannot read its input. Never raises: anything but an int
-        is dropped."""
+        """The fallback decision on the trace ID alone, by the pure-Python scheme. Never
+        raises: anything but an int is dropped."""
         if not isinstance(trace_id, int):
             return DROPPED
         try:
@@ -211,8 +200,7 @@ class RateLimitDecider:
 
 
 class OperationDecider:
-    """One operation's guaranteed-throughput sampler (:func:`guaranteed`): a trace-ID
-    ratio plus a lower-bound bucket (sampled by it: tagged ``lowerbound``)."""
+    """One operation's guaranteed-throughput sampler (:func:`guaranteed`)."""
 
     __slots__ = ("lower", "lower_per_second", "lower_results", "ratio", "source")
 
@@ -241,9 +229,8 @@ class OperationDecider:
 
 
 class RolloutDecider:
-    """A rate that steps up over time: the step in force at the decision's monotonic
-    time decides, by the same trace-ID hash, so every trace sampled at one step stays
-    sampled at the next. Before the first step nothing is sampled."""
+    """A rate that steps up over time, by the same trace-ID hash, so every trace sampled
+    at one step stays sampled at the next. Before the first step nothing is sampled."""
 
     __slots__ = ("clock", "source", "starts", "steps")
 

@@ -1,11 +1,5 @@
-"""The decision engine: one configuration store, compiled into snapshots, and the
-request path that decides under one whole snapshot.
-
-It knows nothing of who writes to it. The user (through :class:`~dsampler.DSampler`)
-writes the base configuration; owners (the adaptive controller, a remote endpoint)
-hold named overlays (:meth:`Engine.overlay`) and set their fields; telemetry reads
-:attr:`Engine.snapshot` and turns counting on with :meth:`Engine.count_decisions`.
-"""
+"""The engine: the user writes its base configuration, owners hold named overlays
+(:meth:`Engine.overlay`), telemetry reads :attr:`Engine.snapshot`."""
 
 from __future__ import annotations
 
@@ -37,36 +31,25 @@ if TYPE_CHECKING:
 
     from dsampler.config import SettingsKeywords
 
-__all__ = ["SECTIONS", "Engine", "OfferedLoad"]
+__all__ = ["Engine", "OfferedLoad"]
 
-#: The sections of a configuration that name an owner: an engine alone has none, and
-#: refuses them (the composition that creates owners accepts them).
+#: The sections of a configuration that name an owner (an engine alone refuses them).
 SECTIONS: Final = ("adaptive", "remote")
 
 
 class Engine(RequestPath):
     """Default rate, per-operation strategies, ordered rules, a global cap and
-    parent-based sampling, decided under one compiled configuration that writers
-    replace while traffic flows.
-
-    Every decision reads the current snapshot once (one reference load, no lock) and
-    decides under that whole snapshot. Writes build the next snapshot completely and
-    publish it atomically; invalid input raises :class:`~dsampler.ConfigError` and
-    leaves the running snapshot in force.
+    parent-based sampling, decided under one compiled snapshot that writers replace
+    atomically while traffic flows; invalid input raises :class:`~dsampler.ConfigError`
+    and leaves the running snapshot in force.
 
     Args:
-        config: the first base configuration.
-        resource: this process's resource attributes (rules that match them are
-            decided once, when a snapshot is compiled).
-        clock: time source for rate limits and rollouts.
+        resource: this process's resource attributes.
         history: how many published configurations to keep for :meth:`rollback`.
         initial_fill: the fraction of its maximum a new token bucket starts with
             (None: full).
-        name: how faults and descriptions name it.
-        sections: what to say when a base names an owner (an ``adaptive:`` or
-            ``remote:`` section) that nobody creates here; None accepts them (the
-            composition above creates their owners, and an overlay named after a
-            section is merged only while the base has the section).
+        sections: why a base naming an owner (``adaptive:``, ``remote:``) is refused;
+            None accepts them (the composition above creates their owners).
     """
 
     def __init__(
@@ -92,11 +75,11 @@ class Engine(RequestPath):
         LOADER.ensure_started()
 
     def _compile(self, config: SamplingConfig, held: Mapping[str, Overlay]) -> Snapshot:
-        # while constructing there is no store yet (not self.__dict__: reading it would make
-        # every attribute read of the request path a dict lookup, about 300 instructions)
+        # no store yet while constructing (getattr, not self.__dict__, which would make
+        # every attribute read of the request path a dict lookup)
         store = getattr(self, "_store", None)
         load = None
-        for overlay in held.values():  # the first owner's tap (the adaptive controller's)
+        for overlay in held.values():  # the first owner's tap
             if overlay.tap is not None:
                 load = overlay.tap
                 break
@@ -104,7 +87,7 @@ class Engine(RequestPath):
         return compile_snapshot(config, previous, self._runtime, load)  # type: ignore[arg-type]  # a tap is an OfferedLoad
 
     def _check_sections(self, config: SamplingConfig) -> None:
-        if self._sections is None:  # their owners are made above: what they need of this process
+        if self._sections is None:
             if config.remote is not None:
                 service_name(config.remote.service_name, self._runtime.resource, "remote.service_name")
             return
@@ -145,8 +128,7 @@ class Engine(RequestPath):
 
     @property
     def fault_log(self) -> FaultLog:
-        """Where its faults are counted (:attr:`faults`): a sampler that decides for it
-        (a remote sampler's initial one) records its own faults here."""
+        """Where its faults are counted (a remote sampler's initial one counts here too)."""
         return self._fault_log
 
     @property
@@ -166,9 +148,7 @@ class Engine(RequestPath):
         return self.evolve(parse_fields(changes))
 
     def evolve(self, fields: Mapping[str, Any]) -> SamplingConfig:
-        """Publish the base configuration with ``fields`` (validated field values, as
-        :func:`~dsampler.config.parse_config` gives them): what :meth:`update` does
-        once the file-format values are read.
+        """Publish the base configuration with ``fields`` (validated field values).
 
         Raises:
             ConfigError: a field is invalid; the running configuration stays.
@@ -192,10 +172,9 @@ class Engine(RequestPath):
         return self._store.rollback(version).config
 
     def overlay(self, name: str, fields: Mapping[str, Any] | None = None, *, tap: object = None) -> Overlay:
-        """A new overlay for an owner: its fields are merged over every base once it
-        holds ``name``, from its first :meth:`~dsampler.config.Overlay.set` (when nobody
-        holds the name, or its holder is retired). ``tap`` is an :class:`OfferedLoad`
-        the request path counts into while the overlay is held.
+        """A new overlay for an owner, merged over every base once it holds ``name``
+        (from its first :meth:`~dsampler.config.Overlay.set`). ``tap`` is an
+        :class:`OfferedLoad` the request path counts into while the overlay is held.
 
         Raises:
             ConfigError: a field is invalid.
@@ -207,8 +186,7 @@ class Engine(RequestPath):
         return self._store.holder(name)
 
     def adopt_controller(self, controller: Any) -> None:
-        """An engine alone has no owners of its own: a controller handed to it is refused
-        (a :class:`~dsampler.DSampler` adopts one).
+        """An engine alone refuses a controller (a :class:`~dsampler.DSampler` adopts one).
 
         Raises:
             ConfigError: always, naming the ``adaptive`` section.
@@ -216,8 +194,7 @@ class Engine(RequestPath):
         raise ConfigError("adaptive", f"not supported by this sampler: {self._sections}")
 
     def count_decisions(self) -> None:
-        """Begin counting decisions (telemetry is on): the current configuration is
-        compiled again with counts, as the same version. Idempotent."""
+        """Begin counting decisions (recompiles the same version with counts). Idempotent."""
         if self._runtime.stats is None:
             self._runtime.stats = CountHistory()
             self._store.refresh()
@@ -225,9 +202,7 @@ class Engine(RequestPath):
     # -- fork ------------------------------------------------------------------------
 
     def _reset_after_fork(self) -> None:
-        """The parent's decisions are the parent's to report: the child counts from its
-        own first decision (no other thread runs here). Its store, watchers and buckets
-        reset themselves."""
+        """In a forked child: count from the child's own first decision."""
         if self._runtime.stats is not None:
             self._runtime.stats = CountHistory()
             counts = self._store.current.counts
@@ -236,10 +211,8 @@ class Engine(RequestPath):
                 self._runtime.stats.started(counts)
 
     def _restart_after_fork(self) -> None:
-        """In a child of ``os.fork()``: every limit is exactly its configuration's, even
-        if the fork interrupted a publish between changing a bucket's rate and
-        publishing the snapshot that goes with it. The fork's second pass: every bucket
-        has its baton back by then, so no update here waits for one."""
+        """In a forked child: every limit is exactly its configuration's, even if the fork
+        interrupted a publish between a bucket's new rate and its snapshot."""
         for bucket, per_second in self._store.current.limits():
             bucket.update(per_second)
 

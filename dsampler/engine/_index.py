@@ -1,16 +1,9 @@
 """The rules of a snapshot, indexed: a span evaluates only the rules that can match it.
 
-A rule is a bit (its rank: bit 0 is the first rule). For a span, the index ORs the bits
-of the rules its name can match (exact names by one dict lookup, prefixes by one lookup
-per distinct prefix length, rules without a name part or with a glob always), ANDs the
-rules its kind allows, and, if a candidate needs attributes, the rules its attributes
-can satisfy: by the first attribute a rule names, looked up by value when the rule
-accepts exact values only, by key otherwise. It then evaluates the full predicate of
-each candidate left, lowest bit first, until one matches: the first match in rule
-order, exactly as a walk over the list finds it, at the cost of a few lookups when
-nothing matches, whatever the number of rules. A name's bits are kept once computed
-(names repeat: a service has its routes), for up to :data:`MAX_NAMES` names. Built once
-per rules tuple, reused by every snapshot that keeps the same rules.
+A rule is a bit (bit 0 is the first rule). For a span, the index ORs the rules its name
+can match, ANDs the rules its kind allows and, if a candidate needs attributes, the rules
+its attributes can satisfy (by a rule's first attribute); then it evaluates each
+candidate's predicate, lowest bit first: the first match in rule order.
 """
 
 from __future__ import annotations
@@ -98,8 +91,8 @@ class RuleIndex(Generic[D]):
                 prefixes[len(pattern.value)][pattern.value] |= bit
 
     def _index_kind(self, match: Match, bit: int) -> None:
-        """The kinds whose spans pass the rule's kind part (no kind counts as internal, as
-        the predicates read it; a value that is no SpanKind passes only rules without one)."""
+        """The kinds whose spans pass the rule's kind part (no kind counts as internal; a
+        value that is no SpanKind passes only rules without one)."""
         wanted = {_KINDS[k] for k in match.span_kind}
         for kind in (*SpanKind, None):
             if not wanted or (kind if kind is not None else SpanKind.INTERNAL) in wanted:
@@ -108,10 +101,9 @@ class RuleIndex(Generic[D]):
             self._no_kind |= bit
 
     def _index_attribute(self, first: AttributeMatch, bit: int) -> None:
-        """Under the rule's first attribute key: by value when it accepts exact values
-        only (by text, or by type too once a key has a value that is not a string),
-        else (patterns, or values compared as text) as a rule any value of the key may
-        satisfy."""
+        """Under the rule's first attribute key: by value (and type, once a key has a value
+        that is not a string) when it accepts exact values only, else as a rule any
+        value of the key may satisfy."""
         loose, values, typed = self._keyed.get(first.key, (0, {}, False))
         if first.text or any(isinstance(v, Pattern) and v.kind != "exact" for v in first.values):
             self._keyed[first.key] = (loose | bit, values, typed)
@@ -130,8 +122,8 @@ class RuleIndex(Generic[D]):
         self._keyed[first.key] = (loose, values, typed)
 
     def first(self, name: str, kind: SpanKind | None, attributes: Attributes) -> D | None:
-        """The decider of the first rule that matches, None if none does. Written out
-        (a call costs as much as a dozen lookups)."""
+        """The decider of the first rule that matches, None if none does (written out:
+        a call costs as much as a dozen lookups)."""
         mask = self._names.get(name)
         if mask is None:
             mask = self._name_mask(name)
@@ -166,8 +158,7 @@ class RuleIndex(Generic[D]):
         return None
 
     def _present(self, attributes: Mapping[str, Any]) -> int:
-        """The bits of the keyed rules the span's attributes can satisfy, looked up by
-        the span's keys (rules name more keys than :data:`FEW_KEYS`)."""
+        """The keyed rules the span's attributes can satisfy, by the span's keys."""
         present = 0
         keyed = self._keyed
         for key, value in attributes.items():
@@ -178,9 +169,8 @@ class RuleIndex(Generic[D]):
         return present
 
     def _name_mask(self, name: str) -> int:
-        """The bits of the rules ``name`` can match, kept for the next span of that name
-        (the one slow path of a name: names repeat; at most :data:`MAX_NAMES` are kept,
-        as a dict item assignment, which needs no lock)."""
+        """The rules ``name`` can match, kept for the next span of that name (up to
+        :data:`MAX_NAMES` names)."""
         mask = self._always | self._exact.get(name, 0)
         for length, values in self._prefixes:
             mask |= values.get(name[:length], 0)
@@ -198,9 +188,7 @@ def _text(values: Mapping[Hashable, Any], value: object) -> int:
 
 
 def _typed(values: Mapping[Hashable, Any], value: object) -> int:
-    """The rules that accept exactly ``value``: a string equal to a pattern's text, a
-    bool, int or float of the very same type (``True`` is not ``1``), as the predicates
-    compare them."""
+    """The rules that accept exactly ``value``, of the very same type (``True`` is not ``1``)."""
     try:
         by_type = values.get(value)
     except TypeError:  # unhashable (a sequence attribute): no exact value matches it

@@ -1,14 +1,11 @@
-"""The request path of an engine: one read of the current snapshot, then a decision
-under that whole snapshot, with no lock, no I/O and no allocation in steady state.
+"""The request path: one read of the current snapshot, then a decision under it, with
+no lock, no I/O and no allocation in steady state.
 
 Written inline on purpose (a Python call is a large share of a decision;
-``benchmarks/request_path_callgrind.py`` counts each case): a valid parent is followed
-from results built once, a snapshot of one rate is decided here (the one inlined copy of
-:meth:`~dsampler.hashing.Ratio.key`), anything else by
-:meth:`~dsampler.engine.Snapshot.decide_root`. A sampled decision of an adaptive snapshot
-asks the controller's hard cap (``snap.admit``, its bucket's own check), after folding the
-offered-load list if nobody has counted it for long (``fold`` answers False). Whatever
-goes wrong becomes a fallback decision, never an exception (:meth:`RequestPath._fallback`).
+``benchmarks/request_path_callgrind.py`` counts each case): a snapshot of one rate is
+decided here (the one inlined copy of :meth:`~dsampler.hashing.Ratio.key`), anything
+else by :meth:`~dsampler.engine.Snapshot.decide_root`. Whatever goes wrong becomes a
+fallback decision, never an exception.
 """
 
 from __future__ import annotations
@@ -43,8 +40,7 @@ _M64: Final = MASK64
 
 
 class RequestPath(FaultCountingSampler):
-    """``should_sample`` and ``explain`` over the store's current snapshot (the base of
-    :class:`~dsampler.engine.Engine`, which owns the store)."""
+    """``should_sample`` and ``explain`` over the store's current snapshot."""
 
     _store: ConfigStore[Snapshot]
 
@@ -99,8 +95,8 @@ class RequestPath(FaultCountingSampler):
         attributes: Attributes,
         links: Sequence[Link] | None,
     ) -> SamplingResult:
-        """After an exception: numpy's integers are decided as the int they are, on every
-        path; anything else is a fault, decided by the last good rule on the ID alone."""
+        """After an exception: numpy's integers are decided as the int they are; anything
+        else is a fault, decided on the ID alone."""
         as_int = integer_value(trace_id)
         if as_int is not None:
             return self.should_sample(parent_context, as_int, name, kind, attributes, links)
@@ -110,8 +106,7 @@ class RequestPath(FaultCountingSampler):
     def explain(
         self, trace_id: int, name: str, kind: SpanKind | None = None, attributes: Attributes = None
     ) -> dict[str, Any]:
-        """How a root span would be decided now, without spending any token: the rule or
-        operation that decides it, and for hash decisions the key and the bound."""
+        """How a root span would be decided now, without spending any token."""
         snap = self._store.current
         decider = snap.route(name, kind, attributes)
         return {"version": snap.config.version, "source": decider.source, **decider.explain(trace_id)}

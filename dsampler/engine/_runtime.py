@@ -1,11 +1,6 @@
-"""What lives beside the published snapshots of one DSampler: its clock, its process's
-resource attributes, and the operations first seen on the request path.
-
-A snapshot never changes once published. The one thing the request path must add to
-is the set of *tracked* operations (names with a default lower bound, seen for the
-first time): they live here, in a :class:`~dsampler.decision._tracked.Tracked`, not in
-a snapshot, and are added without any lock, so a decision never waits for a writer.
-"""
+"""What lives beside one DSampler's snapshots: its clock, its resource attributes, and
+the operations the request path tracks (added without a lock, since a snapshot never
+changes)."""
 
 from __future__ import annotations
 
@@ -27,10 +22,7 @@ __all__ = ["Runtime", "resource_attributes"]
 
 class Runtime:
     """The fixed environment and the mutable state beside one DSampler's snapshots.
-
-    ``initial_fill`` (None: full) gives the fraction of its maximum a new token bucket
-    starts with: jaeger-client-python started each at ``random()`` of it.
-    """
+    ``initial_fill`` (None: full): jaeger-client-python started each bucket at ``random()``."""
 
     __slots__ = (
         "children",
@@ -47,13 +39,12 @@ class Runtime:
     ) -> None:
         self.clock = clock
         self.resource = resource
-        self.new_bucket = _bucket_maker(clock, initial_fill)  # a token bucket for a new limit
+        self.new_bucket = _bucket_maker(clock, initial_fill)
         self.tracked: Tracked[TokenBucket] = Tracked()  # lower-bound buckets of operations first seen
-        # children following their parent, from results kept across snapshots (as or not
-        # as the snapshot states thresholds)
+        # children following their parent (as the snapshot states thresholds or not)
         self.children = ChildResults()
         self.stated_children = ThresholdChildren()
-        self.stats: CountHistory | None = None  # decisions are counted while set (telemetry)
+        self.stats: CountHistory | None = None  # decisions are counted while set
 
     def to_monotonic(self, wall: float) -> float:
         """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""
@@ -69,9 +60,8 @@ def _bucket_maker(clock: Clock, fill: Callable[[], float] | None) -> Callable[[f
 
 
 def resource_attributes(resource: Resource | Mapping[str, Any] | None) -> Mapping[str, Any]:
-    """This process's resource attributes, fixed for its lifetime (rules that match
-    resource attributes are decided once, when a snapshot is compiled)."""
-    from opentelemetry.sdk.resources import Resource  # 10 ms to import; most apps have it already
+    """This process's resource attributes, fixed for its lifetime."""
+    from opentelemetry.sdk.resources import Resource  # slow to import; most apps have it already
 
     if resource is None:
         return dict(Resource.create().attributes)

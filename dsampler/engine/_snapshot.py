@@ -1,11 +1,5 @@
-"""A published configuration compiled for the request path: the one thing a decision
-reads (once), and never changes after it is published.
-
-Built by :func:`dsampler.engine._compile.compile_snapshot`. What must outlive it
-(token-bucket balances, rollout anchors) is held by reference, so the next snapshot
-finds it again; what the request path adds to (operations seen for the first time)
-lives beside it, in the runtime's :class:`~dsampler.decision._tracked.Tracked`.
-"""
+"""A published configuration compiled for the request path: what a decision reads
+(once); it never changes after it is published."""
 
 from __future__ import annotations
 
@@ -43,8 +37,7 @@ _PLAIN_CHILDREN: Final = ChildResults()
 
 
 class Follow(Protocol):
-    """Children following their parent (:class:`~dsampler.decision.ChildResults`, or
-    :class:`~dsampler.consistent._follow.ThresholdChildren` when stating thresholds)."""
+    """Children following their parent."""
 
     def of(
         self, case: int, decision: Decision, attributes: Attributes, ts: TraceState, trace_id: int = 0
@@ -52,11 +45,10 @@ class Follow(Protocol):
 
 
 class OfferedLoad(Protocol):
-    """An owner's tap on the default rate's decisions (the adaptive controller's):
-    each root decision the default rate makes appends ``None`` to ``offered`` (one
-    ``list.append``, no lock), and a sampled one must also be admitted by ``backstop``
-    (its hard cap) when there is one. Should ``offered`` pass ``fold_at`` items, the
-    request path calls ``fold()`` (which must never wait) to bound its memory."""
+    """An owner's tap on the default rate's decisions: each appends ``None`` to
+    ``offered``, and a sampled one must also be admitted by ``backstop`` when there is
+    one. Past ``fold_at`` items, the request path calls ``fold()`` (which must never
+    wait)."""
 
     offered: list[None]
     backstop: TokenBucket | None
@@ -68,9 +60,8 @@ class OfferedLoad(Protocol):
 
 
 class Snapshot:
-    """One configuration, compiled: deciders for its rules, operations and default
-    rate, its global cap. ``simple`` snapshots (no rules, no operations, no cap, no
-    lower bound) are decided by the DSampler inline from ``default``."""
+    """One configuration, compiled. ``simple`` snapshots (no rules, operations, cap or
+    lower bound) are decided inline from ``default``."""
 
     __slots__ = (
         "admit",
@@ -120,7 +111,7 @@ class Snapshot:
         self.default = default
         self.rules = rules
         self.has_rules = rules.size > 0
-        self.rule_buckets = rule_buckets  # the stateful rules' buckets, by the rule's key
+        self.rule_buckets = rule_buckets
         self.anchors = anchors
         self.operations = operations
         self.cap = cap
@@ -128,31 +119,26 @@ class Snapshot:
         self.parent_based = config.parent_based
         # stating thresholds, the consistent scheme's R is a parent's rv when it has one
         self.reads_rv = config.write_th and default.scheme.by_trace
-        self.follow = follow  # children following their parent (Runtime's, by write_th)
+        self.follow = follow
         self.lower_bound = config.default_lower_bound_per_second
         self.lower_results = tagger.results("lowerbound", config.rate) if self.lower_bound > 0 else _UNUSED
         self.simple = not self.has_rules and not operations and cap is None and self.lower_bound == 0
         self._tap(load, counts)
 
     def _tap(self, load: OfferedLoad | None, counts: DecisionCounts | None) -> None:
-        # An owner's tap (the adaptive controller's): its count of the root decisions
-        # the default rate makes (one append, no lock) and its hard cap on what they sample.
         self.load = load
         self.offered = None if load is None else load.offered
         self.fold_at = 0 if load is None else load.fold_at
         self.backstop = None if load is None else load.backstop
-        # the hard cap's check, called as it is (no call around it); none: C's "yes"
         self.admit = _YES if self.backstop is None else self.backstop.try_acquire
-        self.counts = counts  # decisions counted when telemetry is on (samplers/_counts.py)
+        self.counts = counts
         self.tally = None if counts is None else counts.tally
         self.parent_tally = None if counts is None else counts.tally[PARENT]
         self.default_tally = None if counts is None else counts.tally[DEFAULT]
 
     def parent_state(self, trace_state: TraceState, trace_id: int) -> tuple[TraceState, int]:
-        """A parent's tracestate to hand on (``DEFAULT_TRACE_STATE``: nothing, but a
-        parent: no ``rv`` may be written), and the trace ID to decide a span by: under
-        the consistent scheme stating thresholds, the parent's ``rv`` stands in for the
-        trace ID's low 56 bits (the scheme's ``R``)."""
+        """A parent's tracestate to hand on, and the trace ID to decide by: stating
+        thresholds, the parent's ``rv`` stands in for the trace ID's low 56 bits."""
         if self.reads_rv and (rv := explicit_randomness(trace_state)) is not None:
             return trace_state, trace_id >> 56 << 56 | rv
         return trace_state, trace_id
@@ -179,8 +165,7 @@ class Snapshot:
         trace_state: TraceState | None,
     ) -> SamplingResult | None:
         """Decide a span without a parent to follow; the caps have the last word. None:
-        the default rate decides, with no cap or lower bound to apply, which the request
-        path does inline, as for a snapshot of one rate (no second call)."""
+        the default rate decides alone, which the request path does inline."""
         by_default = False  # decided at the default rate: what the adaptive controller owns
         decider = self.rules.first(name, kind, attributes) if self.has_rules else None
         if decider is not None:
@@ -210,23 +195,20 @@ class Snapshot:
         return result
 
     def backstop_admits(self) -> bool:
-        """The adaptive controller's hard cap admits a sampled default-rate decision
-        (and the uncounted decisions are folded if nothing has counted them for long):
-        what the request path writes out inline."""
+        """The adaptive controller's hard cap admits a sampled default-rate decision."""
         if self.offered is not None and len(self.offered) > self.fold_at:
             self.fold()
         return bool(self.admit())
 
     def fold(self) -> bool:
-        """Count the decisions the controller has not counted for long (bounds memory);
-        False, so that the request path goes on to the hard cap in the same expression."""
+        """Fold the uncounted decisions; False, so the request path goes on to the hard
+        cap in the same expression."""
         if self.load is not None:
             self.load.fold()
         return False
 
     def capped(self, strategy: int, trace_state: TraceState | None) -> SamplingResult:
-        """Kept by its strategy, refused by a cap (the global one, or the adaptive
-        controller's hard cap): counted, and dropped."""
+        """Kept by its strategy, refused by a cap: counted, and dropped."""
         if self.tally is not None:
             self.tally[strategy][CAPPED] += 1
         return self.default.results.dropped(trace_state)
@@ -234,8 +216,7 @@ class Snapshot:
     def _decide_tracked(
         self, trace_id: int, name: str, attributes: Attributes, trace_state: TraceState | None
     ) -> SamplingResult:
-        """An operation not configured, under a default lower bound: the default rate,
-        plus the lower-bound bucket tracked for its name (none past max_operations)."""
+        """An operation not configured, under a default lower bound."""
         d = self.default
         key = d.key(trace_id)
         outcome = guaranteed(key < d.bound, self.tracked.get(name))
@@ -246,8 +227,7 @@ class Snapshot:
         return d.results.dropped(trace_state)
 
     def limits(self) -> Iterator[tuple[TokenBucket, float]]:
-        """Every bucket this snapshot spends from, with the rate its configuration gives
-        it: after a fork, the child sets each bucket to exactly these."""
+        """Every bucket this snapshot spends from, with the rate its configuration gives it."""
         for _, decider in self.rules.rules:
             if isinstance(decider, RateLimitDecider):
                 yield decider.bucket, decider.per_second

@@ -1,10 +1,5 @@
-"""The decision core: trace ID -> 64-bit key -> ``key < bound``.
-
-``_reference`` defines each hash scheme in pure Python; ``_kernels`` compiles the same
-schemes with numba; ``_loader`` swaps the kernels in when ready; ``_schemes`` is the
-table of schemes and their exact integer bounds; ``_ratio`` is the ratio test itself
-(:class:`Ratio`); ``_batch`` holds the public scalar and array entry points.
-"""
+"""The decision core: trace ID -> 64-bit key -> ``key < bound``, with the hash schemes,
+their numba kernels and the scalar and array entry points."""
 
 import typing
 

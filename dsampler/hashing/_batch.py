@@ -1,16 +1,9 @@
 """Scalar and batch entry points of the decision core (public API).
 
-Batch entries take the trace IDs as two ``uint64`` arrays, the high and the low halves,
-because numpy has no 128-bit integer, so they need numpy (``pip install 'dsampler[jit]'``).
-They run the numba kernels of the schemes that hash when those are ready, and a
-vectorised numpy twin otherwise (bit-identical, several times slower). The kernel load
-starts when the twin's work would pay for it: a batch the twin would take longer over
-than a load takes (:data:`~dsampler.hashing._loader.TYPICAL_LOAD_S`), or once the twin
-has spent that long in all. A large batch runs on the twin in chunks of :data:`CHUNK`
-and moves to the kernel as soon as it serves, and waits for it instead when the rest
-of the batch would take the twin longer than the load is expected to still take (so a
-batch never takes much more than twice the twin's time). numpy is imported on first
-use, so ``import dsampler`` stays cheap.
+Batch entries take the trace IDs as two ``uint64`` arrays (numpy has no 128-bit integer),
+so they need numpy, imported on first use. They run the numba kernels when ready, else a
+bit-identical numpy twin in chunks of :data:`CHUNK`, moving to the kernel (or waiting for
+it) as ``docs/hashing.md`` describes.
 """
 
 from __future__ import annotations
@@ -39,9 +32,8 @@ _twin_s = [0.0]  # the twin's time in this process (a lost update under a race i
 def fnv1a64(trace_id: int) -> int:
     """FNV-1a 64 of a trace ID's 16 big-endian bytes (dsampler's canonical hash).
 
-    A 64-bit Jaeger ID is zero-extended, as W3C does. Samplers reduce any int modulo
-    2**128 instead of raising; this function is strict because a caller asking for a
-    hash of ``-1`` has a bug.
+    Strict, unlike the samplers (which reduce any int modulo 2**128): a caller asking
+    for a hash of ``-1`` has a bug.
 
     Raises:
         TypeError: ``trace_id`` is not an int.
@@ -55,15 +47,12 @@ def fnv1a64(trace_id: int) -> int:
 
 
 def jit_status() -> JitStatus:
-    """Which path hashes, and why: the numba kernels (``ready``), or pure Python and C
-    while they are ``idle`` (below the load threshold), ``loading`` or ``unavailable``
-    (not installed, disabled, failed)."""
+    """Which path hashes, and why."""
     return LOADER.status()
 
 
 def hashing_path(hash: str) -> str:
-    """Which path hashes the scheme ``hash`` in this process, and why (what
-    ``dsampler check`` prints).
+    """Which path hashes the scheme ``hash`` in this process, and why.
 
     Raises:
         ConfigError: ``hash`` is unknown.
@@ -109,7 +98,7 @@ def _as_u64(name: str, values: Any) -> np.ndarray[Any, np.dtype[np.uint64]]:
     if array.dtype.kind == "u":
         out = np.ascontiguousarray(array, dtype=np.uint64)
     elif array.dtype.kind == "i":
-        # Two's complement, as Jaeger's Thrift i64 trace-ID halves are stored.
+        # Two's complement, as Jaeger's Thrift i64 halves are stored.
         out = np.ascontiguousarray(array, dtype=np.int64).view(np.uint64)
     else:
         raise TypeError(f"{name}: expected an array of integers, got dtype {array.dtype}")
@@ -150,9 +139,8 @@ def _by_chunks(
     by_kernel: Callable[[Any, int, int], Any],
     by_twin: Callable[[int, int], Any],
 ) -> Any:
-    """IDs ``[0, n)`` by the kernel when it serves, else by the twin chunk by chunk,
-    moving to the kernel (or waiting for it) as described in the module docstring; by
-    the twin alone for a scheme numba does not compile."""
+    """IDs ``[0, n)`` by the kernel when it serves, else by the twin chunk by chunk
+    (module docstring)."""
     import numpy as np
 
     if not scheme.jit:
@@ -186,10 +174,8 @@ def _by_chunks(
 def decide_batch(
     hi: npt.ArrayLike, lo: npt.ArrayLike, rate: float, hash: str = DEFAULT_SCHEME
 ) -> np.ndarray[Any, np.dtype[np.bool_]]:
-    """Decisions for many trace IDs under one rate and hash scheme: ``key < bound`` per ID.
-
-    Exactly the decisions a :class:`~dsampler.RatioSampler` with the same ``rate`` and
-    ``hash`` makes one at a time.
+    """Decisions for many trace IDs under one rate and hash scheme: exactly those a
+    :class:`~dsampler.RatioSampler` with the same ``rate`` and ``hash`` makes one at a time.
 
     Raises:
         ConfigError: ``rate`` is not a number in [0, 1] or ``hash`` is unknown.

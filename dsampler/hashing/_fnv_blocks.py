@@ -1,31 +1,14 @@
-"""FNV-1a 64 of many trace IDs at once: the batch kernels' ``fnv1a`` and ``fnv1a-mix`` loops.
+"""FNV-1a 64 of many trace IDs at once: the block kernels of ``fnv1a`` and ``fnv1a-mix``.
 
-One ID's FNV-1a is a chain of 16 dependent multiplies (``h = (h ^ byte) * PRIME``), so
-a loop that hashes one ID after another waits on that chain: the loop vectorised four
-IDs at a time and still spent most of its cycles on multiply latency. Here the IDs are
-taken in blocks of :data:`BLOCK`, byte-major: each pass feeds two bytes of every ID of
-the block into its state, kept in a scratch array between passes, so consecutive loop
-iterations are independent IDs and the core overlaps as many of them as it holds.
-Two bytes a pass measured best (one or four bytes were 15-25% slower: more state
-traffic, or a longer chain per iteration). The first pass starts from the offset
-basis; the last one is fused with what the kernel writes: the key, its ``fmix64``, or
-the decision.
-
-The multiply by the prime ``2**40 + 0x1b3`` has two forms, chosen once at import by
-:data:`WIDE_MULTIPLY` from the CPU features numba compiles for:
-
-* wide: ``h * PRIME`` on one 64-bit state, where the target has AVX-512DQ (one
-  ``vpmullq`` for four IDs);
-* split: without it LLVM builds the 64-bit multiply of four lanes from three 32-bit ones.
-  The state is kept as two 32-bit halves instead, ``l`` and ``h`` (each in a 64-bit
-  lane, only its low 32 bits meaningful), and since ``x * PRIME = x_lo * 0x1b3 +
-  ((x_hi * 0x1b3 + (x_lo << 8)) << 32)`` modulo ``2**64``, a step is two 32x32-bit
-  multiplies (``vpmuludq``), two shifts and two adds: ``t = x_lo * 0x1b3`` is the new
-  ``l`` (its bits above 32, the carry into ``h``, are left in place: the next multiply
-  reads only the low 32 bits) and ``h' = h * 0x1b3 + (x_lo << 8) + (t >> 32)``.
-
-Both are bit-identical to :func:`dsampler.hashing._reference.fnv1a64_key` (property
-tests); every signature is explicit ``uint64``, as in :mod:`dsampler.hashing._kernels`.
+One ID's FNV-1a is a chain of 16 dependent multiplies, so the IDs are taken in blocks of
+:data:`BLOCK`, byte-major (two bytes of every ID per pass, the state in a scratch array),
+and consecutive iterations are independent IDs. The multiply by ``2**40 + 0x1b3`` is
+*wide* (``h * PRIME``) where the target has AVX-512DQ, else *split* into 32-bit halves,
+``x * PRIME = x_lo * 0x1b3 + ((x_hi * 0x1b3 + (x_lo << 8)) << 32)`` modulo ``2**64``
+(the carry of ``t = x_lo * 0x1b3`` is left above bit 32: the next multiply reads only
+the low 32 bits). Both are bit-identical to
+:func:`dsampler.hashing._reference.fnv1a64_key`; why and how fast is in
+``docs/benchmarks.md``.
 """
 
 from __future__ import annotations
@@ -63,8 +46,7 @@ _FINISH_SIG = uint64(uint64[::1], uint64[::1], int64, uint64)
 
 
 def target_features() -> str:
-    """The CPU features numba compiles for: ``NUMBA_CPU_FEATURES`` if set, else the
-    host's (as numba's own code generator reads them)."""
+    """The CPU features numba compiles for: ``NUMBA_CPU_FEATURES`` if set, else the host's."""
     features = config.CPU_FEATURES  # type: ignore[attr-defined]
     return str(features) if features is not None else str(codegen.get_host_cpu_features())  # type: ignore[no-untyped-call]
 
@@ -138,11 +120,9 @@ def _split_finish(lo: Any, hi: Any, k: int, w: int) -> int:
     return (h << _S32) | (t & _M32)
 
 
-# ``_front(hi, lo, state_a, state_b)``: bytes 0-13 of one block's IDs (at most BLOCK;
-# the state arrays at least as long); then ``_finish(state_a, state_b, k, lo[k])`` is
-# the key of its ``k``-th ID. Only the form in use is compiled. Every kernel that calls
-# them lives in this module: numba's on-disk cache keys a function by its own file
-# alone, so code inlined from another file would go stale when that file changes.
+# ``_front``: bytes 0-13 of one block's IDs; ``_finish(state_a, state_b, k, lo[k])``: the
+# key of its ``k``-th ID. Every kernel that calls them lives in this module: numba's disk
+# cache keys a function by its own file alone, so code inlined from another would go stale.
 _front = njit(_FRONT_SIG, **_OPTS)(_wide_front if WIDE_MULTIPLY else _split_front)
 _finish = njit(_FINISH_SIG, **_INLINED)(_wide_finish if WIDE_MULTIPLY else _split_finish)
 

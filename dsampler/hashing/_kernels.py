@@ -1,16 +1,10 @@
-"""numba kernels of the schemes that hash (``jit`` in :mod:`dsampler.hashing._schemes`),
-bit-identical to :mod:`dsampler.hashing._reference`.
+"""numba kernels of the schemes that hash, bit-identical to
+:mod:`dsampler.hashing._reference`; only the loader imports this module (it compiles).
 
-Importing this module compiles (or loads from the on-disk cache) every kernel, which
-takes seconds on a cold cache: only :mod:`dsampler.hashing._loader` imports it, off the
-request path. Every signature is explicit ``uint64``: untyped, a Python int above
-2**63 would be typed as float64 and silently lose bits. Constants are ``np.uint64`` for
-the same reason; mixing a uint64 with a plain int literal promotes to float in numba.
-
-Batches of ``fnv1a`` and ``fnv1a-mix`` have two kernels: the block kernel of
-:mod:`dsampler.hashing._fnv_blocks` and the plain loop, one ID after another. Which is
-faster depends on the core (its vector multiplies and ports), so the first batch times
-both on the same IDs and keeps the faster for the process (:func:`fnv_batch_form`).
+Every signature and constant is explicit ``uint64``: a Python int above 2**63 would be
+typed as float64, and a uint64 mixed with a plain int promotes to float. ``fnv1a``
+batches have two kernels (blocks and the plain loop); the first batch times both and the
+process keeps the faster (:func:`fnv_batch_form`).
 """
 
 from __future__ import annotations
@@ -42,9 +36,8 @@ _XXH3_AVALANCHE = np.uint64(ref.XXH3_AVALANCHE)
 _SIXTEEN = np.uint64(16)
 
 _SCALAR = uint64(uint64, uint64)
-# Scalar kernels keep the GIL: releasing and retaking it costs more than the hash, and
-# under contention turns every decision into a thread switch. Batch kernels release it,
-# so a long batch does not stall the request threads.
+# Scalar kernels keep the GIL (releasing it costs more than the hash); batch kernels
+# release it, so a long batch does not stall the request threads.
 _OPTS: dict[str, Any] = {"cache": True}
 _BATCH_OPTS: dict[str, Any] = {"cache": True, "nogil": True}
 _KEYS_SIG = uint64[::1](uint64[::1], uint64[::1], boolean)
@@ -163,7 +156,7 @@ _chosen: list[str] = []  # the faster form, once timed (a race times it twice, h
 
 def fnv_batch_form() -> str:
     """The ``fnv1a`` batch kernel this process uses (a key of :data:`FNV_FORMS`): the
-    faster of the two on this machine, timed on first use over the same random IDs."""
+    faster of the two on this machine, timed on first use."""
     if not _chosen:
         rng = np.random.default_rng(0)
         hi, lo = (rng.integers(0, 1 << 64, size=_TRIAL_IDS, dtype=np.uint64) for _ in range(2))

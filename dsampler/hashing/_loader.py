@@ -1,29 +1,10 @@
-"""Loads the numba kernels off the request path, when they pay, then swaps them in.
-
-numba is the ``jit`` extra (``pip install 'dsampler[jit]'``). Until the kernels are
-ready, and wherever numba is not installed, every hash scheme serves its pure-Python
-reference (``xxh3`` its C function from the xxhash library), so no decision waits for
-the JIT. numba costs a process tens of megabytes and pays only where decisions are many.
-``DSAMPLER_JIT`` says when to load it:
-
-* ``auto`` (the default): when the pure-Python path is busy, more than
-  :data:`LOAD_AT_PER_SECOND` hashed decisions a second (a process deciding flat out
-  reaches it in its first milliseconds; a web worker deciding a few thousand roots a
-  second never does); ``wait_for_jit()`` and large batches start it at once;
-* ``warn``: as ``auto``, and the load is announced at WARNING instead of INFO when it
-  brings numba into a process that had not imported it;
-* ``eager``: with the first sampler that hashes in Python;
-* ``0`` (or ``off``, ``false``, ``no``), and ``NUMBA_DISABLE_JIT=1`` (under which
-  numba would interpret its kernels, slower than the reference): never.
-
-The load runs in a background thread and changes nothing in the host process but the
-modules it imports (the collector, its frozen generation and the switch interval stay as
-the application set them); it is announced once, with the resident memory it added.
-numba caches compiled code on disk (``NUMBA_CACHE_DIR`` where the package is read-only).
-
-A fork mid-load leaves the child with modules half-imported by a thread it does not have
-(importing them again deadlocks): the first such fork waits for the load (at most
-``FORK_WAIT_S``), later ones do not, and their children keep pure Python and say so.
+"""Loads the numba kernels off the request path when they pay (``DSAMPLER_JIT``: ``auto``,
+``warn``, ``eager`` or ``0``), then swaps them in; until then every scheme serves its
+pure-Python reference (``xxh3`` its C function). The load runs in a background thread
+and changes nothing in the host but the modules it imports. A fork mid-load leaves the
+child with modules half-imported by a thread it does not have: the first such fork waits
+for the load (at most ``FORK_WAIT_S``), later children keep pure Python and say so.
+When and how it loads is in ``docs/hashing.md``.
 """
 
 from __future__ import annotations
@@ -41,7 +22,7 @@ from typing import Final
 
 from dsampler.hashing._schemes import SCHEMES, KeyFn
 
-__all__ = ["FORK_WAIT_S", "LOADER", "LOAD_AT_PER_SECOND", "JitStatus", "KernelLoader", "mode"]
+__all__ = ["FORK_WAIT_S", "LOADER", "LOAD_AT_PER_SECOND", "JitStatus", "mode"]
 
 _log = logging.getLogger("dsampler.hashing")
 
@@ -64,8 +45,7 @@ class JitStatus:
 
     Attributes:
         state: ``ready`` (numba's kernels serve); else pure Python (C for ``xxh3``) serves
-            while ``idle`` (not needed yet, or below the load threshold), ``loading``, or
-            ``unavailable`` (not installed, disabled, or failed to load).
+            while ``idle``, ``loading``, or ``unavailable``.
         reason: the why, in a sentence.
     """
 
@@ -78,7 +58,7 @@ class JitStatus:
 
 def _fast_entry(dispatcher: object) -> KeyFn:
     """The compiled function behind a single-signature dispatcher (no per-call type
-    dispatch); the dispatcher itself if numba's internals ever move."""
+    dispatch), else the dispatcher."""
     try:
         return dispatcher.overloads[dispatcher.signatures[0]].entry_point  # type: ignore[attr-defined,no-any-return]
     except (AttributeError, IndexError, KeyError):
@@ -134,8 +114,8 @@ class KernelLoader:
         return JitStatus("idle", "not needed yet: no sampler hashes in Python")
 
     def ensure_started(self) -> None:
-        """What a sampler calls when it is built: arm the rate trigger (``auto``), start
-        the load (``eager``) or settle on pure Python. Never blocks."""
+        """Arm the rate trigger (``auto``), start the load (``eager``) or settle on pure
+        Python, as a sampler is built. Never blocks."""
         if self._armed or self.state != "idle":
             return
         asked = mode()
@@ -197,8 +177,8 @@ class KernelLoader:
         return f"numba is not installed ({_INSTALL} for the compiled kernels)" if missing else None
 
     def _watching(self, reference: KeyFn) -> KeyFn:
-        """``reference`` counting its calls: every 1,024th looks at the clock, and starts
-        the load if they came faster than :data:`LOAD_AT_PER_SECOND`."""
+        """``reference`` that starts the load if its calls come faster than
+        :data:`LOAD_AT_PER_SECOND`."""
         calls, mask = self._calls, _WATCH_EVERY - 1
 
         def key(hi: int, lo: int) -> int:
@@ -210,10 +190,9 @@ class KernelLoader:
 
     @staticmethod
     def _yielding(reference: KeyFn) -> KeyFn:
-        """``reference`` that steps aside every 16th call while the kernels load (a 100 us
-        sleep): a thread deciding flat out would otherwise hold the GIL for whole switch
-        intervals while the loader, which gives it up at each of its thousands of system
-        calls, waits behind every busy thread to get it back."""
+        """``reference`` that steps aside now and then while the kernels load: a thread
+        deciding flat out would otherwise hold the GIL while the loader, which gives it
+        up at each system call, waits behind every busy thread to get it back."""
         calls, mask, sleep = itertools.count(1), _YIELD_EVERY - 1, time.sleep
 
         def key(hi: int, lo: int) -> int:

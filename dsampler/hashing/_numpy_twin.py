@@ -1,10 +1,6 @@
-"""Vectorised numpy versions of the hash schemes' keys, by ``HashScheme.kernel``: the
-batch path of the schemes numba does not compile, and of the others until (or unless)
-the kernels serve.
-
-numpy's uint64 arithmetic wraps modulo 2**64 like the kernels, so these agree bit for
-bit with :mod:`dsampler.hashing._reference` (property-tested); they allocate a temporary
-per step.
+"""Vectorised numpy keys of the hash schemes, by ``HashScheme.kernel``: the batch path
+until (or unless) the kernels serve. numpy's uint64 arithmetic wraps like the kernels,
+so these agree bit for bit with :mod:`dsampler.hashing._reference`.
 """
 
 from __future__ import annotations
@@ -91,6 +87,5 @@ _BY_KERNEL: dict[str, Callable[[Any, Any], Any]] = {
 
 
 def keys(kernel: str, hi: Any, lo: Any) -> Any:
-    """The 64-bit keys of the scheme whose ``kernel`` this is, for contiguous ``uint64``
-    halves."""
+    """The 64-bit keys of the scheme whose ``kernel`` this is."""
     return _BY_KERNEL[kernel](hi, lo)

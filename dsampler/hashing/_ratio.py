@@ -1,11 +1,8 @@
 """The ratio test: a trace is sampled at ``rate`` iff ``key(trace ID) < bound(rate)``.
 
-:class:`Ratio` is its one definition, for every scheme of
-:mod:`dsampler.hashing._schemes`: every decider that samples by a rate is one (or holds
-one) and calls :meth:`Ratio.key`. The engine's request path for a configuration of one
-rate (``dsampler.engine._request``) is the one place that inlines it, because there a
-call is a large share of a decision (``benchmarks/request_path_callgrind.py`` counts
-it); a test holds that copy equal to :meth:`Ratio.admits` under every scheme.
+:class:`Ratio` is its one definition, for every scheme; the engine's request path
+(``dsampler.engine._request``) holds the one inlined copy, which a test holds equal to
+:meth:`Ratio.admits`.
 """
 
 from __future__ import annotations
@@ -17,18 +14,13 @@ __all__ = ["Ratio"]
 
 
 def _halves(trace_id: int) -> tuple[int, int]:
-    """The two 64-bit halves by int's own operators, so an int subclass that overrides
-    ``>>`` or ``&`` (or raises in them) cannot fail a fallback a second time."""
+    """The two 64-bit halves by int's own operators (an int subclass's cannot fail a
+    fallback a second time)."""
     return int.__and__(int.__rshift__(trace_id, 64), MASK64), int.__and__(trace_id, MASK64)
 
 
 class Ratio:
-    """``rate`` under ``scheme``: its exact integer ``bound``, and the test.
-
-    Args:
-        rate: a validated rate in [0, 1].
-        scheme: the hash scheme (``get_scheme(name)``).
-    """
+    """A validated ``rate`` under ``scheme``: its exact integer ``bound``, and the test."""
 
     __slots__ = ("bound", "mask", "rate", "scheme")
 
@@ -39,9 +31,7 @@ class Ratio:
         self.mask = scheme.mask
 
     def key(self, trace_id: int) -> int:
-        """The key :meth:`admits` compares, by the scheme's fastest entry: its C function
-        over the 16 bytes (``xxh3``), else the trace ID's low bits (a masking scheme), else
-        ``key(hi, lo)`` (a numba kernel once loaded, else the pure-Python reference)."""
+        """The key :meth:`admits` compares, by the scheme's fastest entry."""
         if (of_bytes := self.scheme.of_bytes) is not None:
             return of_bytes((trace_id & MASK128).to_bytes(16, "big"))
         if mask := self.mask:
@@ -53,7 +43,6 @@ class Ratio:
         return self.key(trace_id) < self.bound
 
     def key_of(self, trace_id: int) -> int:
-        """The key, by the pure-Python reference and int's own operators: what a fallback
-        and ``explain`` read (bit-identical to every faster entry; never raises for an
-        int, whatever its class)."""
+        """The key by the pure-Python reference (what a fallback and ``explain`` read;
+        never raises for an int, whatever its class)."""
         return self.scheme.reference(*_halves(trace_id))

@@ -1,14 +1,9 @@
-"""Pure-Python hash schemes: the definition of every scheme, and the fallback that serves
-until (or instead of) the numba kernels.
+"""Pure-Python hash schemes: the definition of every scheme's 64-bit key, and the
+fallback that serves until (or instead of) the numba kernels.
 
-A trace ID is handled as two unsigned 64-bit halves ``hi`` and ``lo``; the bytes hashed
-are ``hi`` then ``lo``, each big-endian: the W3C byte order of the 16-byte trace ID.
-A 64-bit Jaeger ID is ``hi = 0``, which is exactly the zero extension W3C prescribes,
-so Jaeger-client and OpenTelemetry services decide the same trace the same way.
-
-Every function here returns the 64-bit *key* that a scheme compares with its integer
-bound (``sample iff key < bound``); see :mod:`dsampler.hashing._schemes`. The numba kernels
-in :mod:`dsampler.hashing._kernels` must agree bit for bit (property-tested).
+A trace ID is two unsigned 64-bit halves ``hi`` and ``lo``, hashed as 16 big-endian
+bytes (W3C's order); a 64-bit Jaeger ID is ``hi = 0``, W3C's zero extension, so Jaeger
+and OpenTelemetry services decide the same trace the same way.
 """
 
 from __future__ import annotations
@@ -69,11 +64,8 @@ def fnv1a64_bytes(data: bytes) -> int:
 
 
 def fnv1a64_key(hi: int, lo: int) -> int:
-    """FNV-1a 64 over the 16 big-endian bytes of ``hi:lo`` (dsampler's canonical scheme).
-
-    Reduced modulo ``2**64`` once, at the end: the XOR with a byte touches only the low 8
-    bits, so every step's low 64 bits are those of the step reduced each time.
-    """
+    """FNV-1a 64 over the 16 big-endian bytes of ``hi:lo``, reduced modulo ``2**64`` once
+    at the end (the XOR with a byte touches only the low 8 bits)."""
     h = FNV_OFFSET_BASIS
     for byte in ((hi << 64) | lo).to_bytes(16, "big"):
         h = (h ^ byte) * FNV_PRIME
@@ -100,11 +92,8 @@ def _bswap64(x: int) -> int:
 
 
 def xxh3_key(hi: int, lo: int) -> int:
-    """XXH3-64 (seed 0) of the 16 big-endian trace-ID bytes.
-
-    XXH3 reads its input little-endian, so the first input word is ``bswap(hi)`` and the
-    last is ``bswap(lo)``; the rest is XXH3_len_9to16_64b followed by XXH3_avalanche.
-    """
+    """XXH3-64 (seed 0) of the 16 big-endian trace-ID bytes: XXH3_len_9to16_64b of the
+    little-endian words ``bswap(hi)``, ``bswap(lo)``, then XXH3_avalanche."""
     input_lo = _bswap64(hi) ^ XXH3_BITFLIP1
     input_hi = _bswap64(lo) ^ XXH3_BITFLIP2
     product = input_lo * input_hi
@@ -132,20 +121,17 @@ def consistent_key(hi: int, lo: int) -> int:
 
 
 def otel_java_key(hi: int, lo: int) -> int:
-    """``otel-java``: OpenTelemetry Java's ``Math.abs`` of the signed low 64 bits, plus
-    ``2**63`` modulo ``2**64``, which turns Java's signed ``abs(s) < bound`` into the
-    unsigned ``key < bound + 2**63``. ``Math.abs(Long.MIN_VALUE)`` stays negative, so the
-    low half ``2**63`` has key 0: below every bound above rate 0, as in Java. (``2**64 -
-    lo``, not ``-lo & MASK64``: a numpy integer then raises, and is decided by its int
-    value, instead of warning of an overflow at every such decision.)"""
+    """``otel-java``: Java's ``Math.abs`` of the signed low 64 bits plus ``2**63`` modulo
+    ``2**64``, turning Java's signed ``abs(s) < bound`` unsigned (``Math.abs(Long.MIN_VALUE)``
+    stays negative: key 0, as in Java). ``2**64 - lo``, not ``-lo & MASK64``: a numpy
+    integer then raises, instead of warning of an overflow at every decision."""
     magnitude = lo if lo < SIGN64 else (MASK64 + 1) - lo
     return magnitude ^ SIGN64
 
 
 def otel_js_key(hi: int, lo: int) -> int:
-    """``otel-js``: OpenTelemetry JS's XOR of the trace ID's four 32-bit words. The
-    all-zero trace ID, which JS refuses as invalid, has key ``2**32``: above every bound
-    but rate 1's."""
+    """``otel-js``: OpenTelemetry JS's XOR of the trace ID's four 32-bit words; the all-zero
+    trace ID, invalid to JS, has key ``2**32``, above every bound but rate 1's."""
     if not hi | lo:
         return 1 << 32
     return (hi ^ (hi >> 32) ^ lo ^ (lo >> 32)) & MASK32

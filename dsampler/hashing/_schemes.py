@@ -1,47 +1,12 @@
 """Hash schemes: scheme name -> a 64-bit key of the trace ID and an exact integer bound.
 
-:data:`SCHEMES` is the one table of schemes: one :class:`HashScheme` record each, holding
-every fact about it that any layer reads (the ``hash:`` value, the key and its bound, its
-batch loop, what its decisions can state in ``ot``, why trace IDs may bias it), so a
-new scheme is a record here, its key in :mod:`~dsampler.hashing._reference` and its batch
-loop in :mod:`~dsampler.hashing._numpy_twin` (and :mod:`~dsampler.hashing._kernels` if
-compiled). Every scheme decides ``sample iff key(hi, lo) < bound(rate)`` in exact
-integers. The rate is taken as its IEEE-754 double, and ``rate * 2**64`` is then exact (a
-power-of-two scaling), so each bound below is an exact function of the double
-(``otel-js``'s too: the double product JS computes, floored):
-
-==========  ==========================  ===============================================
-scheme      key                         bound
-==========  ==========================  ===============================================
-fnv1a       FNV-1a 64 of the 16 bytes   ``floor(rate * 2**64)`` (canonical)
-fnv1a-mix   fmix64(FNV-1a 64)           ``floor(rate * 2**64)``
-xxh3        XXH3-64, seed 0             ``floor(rate * 2**64)``
-otel        low 64 bits                 ``round(rate * 2**64)``: OTel ``TraceIdRatioBased``
-jaeger      low 64 bits                 ``ceil(rate * 2**64)``: jaeger-client-python's
-                                        ``id < rate * 2**64`` compared as a float
-jaeger-go   low 63 bits                 ``trunc(rate * 2**63) + 1``: jaeger-client-go's
-                                        ``boundary >= id`` turned into ``<``
-consistent  ``2**56 - 1 - R``, ``R``    ``round(rate * 2**56)`` (half to even), which is
-            the low 56 bits             ``2**56 - T``: OpenTelemetry's consistent
-                                        probability sampling, ``R >= T``
-otel-java   ``abs(s) + 2**63`` (mod     ``trunc(rate * 2**63) + 2**63``: OpenTelemetry
-            ``2**64``), ``s`` the low   Java's ``abs(s) < (long)(rate *
-            64 bits as a signed long    Long.MAX_VALUE)``, its signed order made unsigned
-otel-js     XOR of the four 32-bit      ``floor(rate * 0xffffffff)``, the product a
-            words (``2**32`` for the    double: OpenTelemetry JS's ``xor < bound``
-            all-zero ID)
-==========  ==========================  ===============================================
-
-How the ``otel-java`` and ``otel-js`` bounds are derived from those clients' code, and
-where dsampler differs from them at rates 0 and 1, is in ``docs/hashing.md``.
-
-``consistent`` is the one scheme whose decision is OpenTelemetry's ``R >= T`` on the trace
-itself (``by_trace``); a scheme whose key has 56 uniform bits (``uniform``) states its
-decision with an ``rv`` derived from the key; :mod:`dsampler.consistent` reads both
-facts from the table.
-
-Rate 0 never samples under every scheme (bound 0); rate 1 gives a bound above every key
-the scheme makes, so every key passes.
+:data:`SCHEMES` is the one table of schemes, one :class:`HashScheme` record each holding
+every fact any layer reads, so a new scheme is a record here, its key in
+:mod:`~dsampler.hashing._reference` and its batch loop in
+:mod:`~dsampler.hashing._numpy_twin` (and :mod:`~dsampler.hashing._kernels` if compiled).
+Every scheme samples iff ``key(hi, lo) < bound(rate)`` in exact integers (``rate * 2**64``
+of the double is exact); each scheme's key and bound are tabled in ``docs/hashing.md``.
+Rate 0 never samples (bound 0); rate 1's bound is above every key the scheme makes.
 """
 
 from __future__ import annotations
@@ -82,7 +47,7 @@ def _go(rate: float) -> int:
 
 
 def _java(rate: float) -> int:
-    # Java's (long)(rate * Long.MAX_VALUE), plus 2**63 (module docstring); rate 1: 2**64.
+    # Java's (long)(rate * Long.MAX_VALUE), plus 2**63; rate 1: 2**64.
     return 1 << 64 if rate >= 1.0 else int(rate * TWO63) + (1 << 63)
 
 
@@ -101,28 +66,21 @@ class HashScheme:
     """One hash scheme: every fact about it that any part of dsampler reads.
 
     Args:
-        name: the ``hash:`` value that selects it.
-        reference: its definition, ``reference(hi, lo)`` over the two 64-bit halves of
-            the trace ID, in pure Python (what ``explain`` and the fallbacks read).
+        reference: its pure-Python definition ``reference(hi, lo)`` over the trace ID's
+            two 64-bit halves.
         bound_of: the exact integer bound of a rate in (0, 1].
-        kernel: the name of its batch loop (:mod:`dsampler.hashing._numpy_twin`, and
-            :mod:`dsampler.hashing._kernels` where ``jit``).
-        jit: its key is a hash worth compiling: numba's kernels serve its batches and,
-            unless a C entry is bound (``bind``), its request path.
-        mask: nonzero when the key is the trace ID's low bits, ``trace_id & mask``: the
-            ratio test then reads them without a call.
+        kernel: the name of its batch loop.
+        jit: numba's kernels serve its batches and, unless a C entry is bound, its
+            request path.
+        mask: nonzero when the key is ``trace_id & mask``.
         uniform: ``(offset, bits past 56)`` when its key has at least 56 uniform bits
             above ``offset``: a sampled span can state ``th`` with an ``rv`` of its key.
-        by_trace: its key is ``2**56 - 1 - R`` of the trace's randomness ``R``: a sampled
-            span states ``th`` exactly, and a parent's ``rv`` stands in for ``R``.
-        bias: why non-random trace IDs bias it (the drift audit's warning), if they do.
-        bind: binds its C entry (``of_bytes``) on first use.
+        by_trace: its key is ``2**56 - 1 - R`` of the trace's randomness ``R``.
+        bias: why non-random trace IDs bias it, if they do.
+        bind: binds its C entry (``of_bytes``, over the 16 big-endian bytes) on first use.
 
-    ``key`` is the request path's entry ``key(hi, lo)``: the reference until
-    :mod:`dsampler.hashing._loader` swaps the compiled kernel in (one attribute
-    assignment: a concurrent reader sees the old or the new function, both
-    bit-identical). ``of_bytes``, once bound, is a C function of the 16 big-endian
-    trace-ID bytes (``xxh3``: xxhash's ``xxh3_64_intdigest``).
+    ``key`` is the request path's ``key(hi, lo)``: the reference until the loader swaps a
+    bit-identical compiled kernel in.
     """
 
     __slots__ = (
@@ -170,8 +128,7 @@ class HashScheme:
         self._bind = bind
 
     def bind(self) -> HashScheme:
-        """Bind the scheme's C entry once (imported on first use, not at ``import
-        dsampler``); returns the scheme."""
+        """Bind the scheme's C entry once, on first use; returns the scheme."""
         bind, self._bind = self._bind, None
         if bind is not None:
             bind(self)
@@ -194,7 +151,7 @@ def _bind_xxhash(scheme: HashScheme) -> None:
     """The xxhash library's XXH3-64 over the 16 big-endian bytes: C, no JIT."""
     try:
         from xxhash import xxh3_64_intdigest
-    except ImportError:  # a core dependency; without it the numba kernel or Python serves
+    except ImportError:  # the numba kernel or Python serves
         return
 
     def key(hi: int, lo: int) -> int:
@@ -202,7 +159,7 @@ def _bind_xxhash(scheme: HashScheme) -> None:
 
     scheme.of_bytes = xxh3_64_intdigest
     scheme.key = key
-    scheme.compiled = False  # a numba kernel swapped in before is replaced: C serves
+    scheme.compiled = False  # C replaces a numba kernel swapped in before
 
 
 # Why non-random trace IDs bias a scheme (its ``bias``), and a uniform key's part (``uniform``).

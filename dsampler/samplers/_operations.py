@@ -27,15 +27,9 @@ class PerOperationSampler(Sampler):
 
     A root span is sampled if the trace-ID rule samples it at its operation's rate (a
     lower-bound credit is spent anyway), else if its operation's lower bound has a
-    credit. Names not listed are decided at
-    ``default_rate``; with a ``default_lower_bound_per_second`` above 0 they also get a
-    lower bound of their own, the first time they are seen (the one slow path), up to
-    ``max_operations``; beyond that the default rate decides without a lower bound.
-
-    :meth:`update` changes everything in place: limiter balances survive (pro-rated
-    when a bound changes), operations absent from the update are dropped. It is a
-    DSampler's engine with only operations configured, so the same strategy can also
-    live in a DSampler configuration file.
+    credit. Names not listed are decided at ``default_rate``, with a lower bound of their
+    own when ``default_lower_bound_per_second`` is above 0, up to ``max_operations``.
+    :meth:`update` keeps limiter balances (pro-rated when a bound changes).
 
     Args:
         operations: ``{name: rate}`` or ``{name: {"rate": r, "lower_bound_per_second": n}}``.

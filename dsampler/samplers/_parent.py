@@ -29,13 +29,10 @@ class ParentBasedSampler(FaultCountingSampler):
     """OpenTelemetry's ``ParentBased`` semantics at a fraction of its cost.
 
     A span with a valid parent follows the delegate for its case (remote or local
-    parent, sampled or not); a root span asks ``root``. The defaults (follow the
-    parent's sampled flag) are answered from results built once, without calling a
-    delegate or building a new ``SamplingResult``, which is what makes a child decision
-    cheap; any other delegate is called as OpenTelemetry's ``ParentBased`` would.
-
-    This is what ``OTEL_TRACES_SAMPLER=parentbased_dsampler`` returns. Wrapping a
-    dsampler sampler in OpenTelemetry's ``ParentBased`` works too, only slower.
+    parent, sampled or not); a root span asks ``root``. The default delegates are
+    answered from results built once, without a call; any other delegate is called as
+    OpenTelemetry's ``ParentBased`` would. ``OTEL_TRACES_SAMPLER=parentbased_dsampler``
+    returns one.
 
     Args:
         root: decides spans without a valid parent.
@@ -122,9 +119,8 @@ class ParentBasedSampler(FaultCountingSampler):
         attributes: Attributes,
         links: Sequence[Link] | None,
     ) -> SamplingResult:
-        """Decide as a root in an empty context (the parent, or the sampler it chose,
-        failed), keeping the parent's tracestate where it can still be read and the root
-        wrote none of its own: the entries of other vendors are not lost with the span."""
+        """Decide as a root in an empty context, keeping the parent's tracestate where it
+        can still be read and the root wrote none of its own."""
         kept = _readable_trace_state(parent_context)
         try:
             result = self._root.should_sample(Context(), trace_id, name, kind, attributes, links)

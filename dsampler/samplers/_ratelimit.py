@@ -28,21 +28,17 @@ __all__ = ["RateLimitingSampler"]
 
 
 class RateLimitingSampler(FaultCountingSampler):
-    """At most ``traces_per_second`` root traces per second, per process: an
-    OpenTelemetry sampler over a :class:`TokenBucket` (Jaeger's semantics: the bucket
-    holds ``max(traces_per_second, 1)`` and starts full; a rate of 0 samples nothing).
-
-    Pick it to bound tracing cost whatever the traffic; use it as the root of
-    :class:`~dsampler.ParentBasedSampler` so whole traces are kept. Like OpenTelemetry's
-    samplers it adds no span attributes; with ``sampler_tags=True`` sampled spans carry
-    ``sampler.type="ratelimiting"`` and ``sampler.param=traces_per_second`` (unless the
-    span sets those itself). The decision takes no lock (see :class:`TokenBucket`) and
-    never raises.
+    """At most ``traces_per_second`` root traces per second, per process, by a
+    :class:`TokenBucket` with Jaeger's semantics (it holds ``max(traces_per_second, 1)``
+    and starts full; a rate of 0 samples nothing). Use it as the root of
+    :class:`~dsampler.ParentBasedSampler` so whole traces are kept. The decision takes
+    no lock and never raises.
 
     Args:
         traces_per_second: a finite number >= 0; fractions work (1/60: one a minute).
-        clock: monotonic time source (inject a :class:`~dsampler.ManualClock` in tests).
-        sampler_tags: add the ``sampler.*`` tags to sampled spans (default False).
+        clock: monotonic time source.
+        sampler_tags: sampled spans carry ``sampler.type="ratelimiting"`` and
+            ``sampler.param`` (default False).
 
     Raises:
         ConfigError: a negative, NaN, infinite or non-numeric rate.

@@ -31,27 +31,21 @@ __all__ = ["RatioSampler"]
 class RatioSampler(FaultCountingSampler):
     """Samples a fixed fraction of traces, decided by a hash of the trace ID alone.
 
-    Pick it for a plain "keep 10% of traces" policy: every service using the same rate
-    and rule keeps the same traces, whatever the language, and a trace kept at rate
-    ``r`` is kept at every rate above ``r``. Use it as the root of
-    :class:`~dsampler.ParentBasedSampler` so children follow their parent.
+    Every service using the same rate and rule keeps the same traces, whatever the
+    language, and a trace kept at rate ``r`` is kept at every rate above ``r``. Use it as
+    the root of :class:`~dsampler.ParentBasedSampler` so children follow their parent.
+    The parent's tracestate is returned unchanged with every decision.
 
-    Like OpenTelemetry's own samplers it adds no span attributes (each costs the SDK
-    time on every sampled span); with ``sampler_tags=True`` sampled spans carry
-    ``sampler.type="probabilistic"`` and ``sampler.param=rate``, the tags Jaeger's
-    adaptive sampling learns from, unless the span sets those attributes itself. The
-    parent's tracestate is returned unchanged with every decision.
-
-    Trace IDs are reduced modulo 2**128 (their two's complement low 128 bits), so 0, a
-    negative int or a wider int still gets a decision; an integer of another type
-    (numpy's) is decided as the int of the same value; anything else is dropped and
-    counted in :attr:`faults`. ``should_sample`` never raises.
+    Trace IDs are reduced modulo 2**128, so 0, a negative or a wider int still gets a
+    decision; an integer of another type (numpy's) is decided by its value; anything
+    else is dropped and counted in :attr:`faults`. ``should_sample`` never raises.
 
     Args:
-        rate: fraction of traces to sample, in [0, 1]; 0 never samples, 1 always does.
-        hash: decision rule, see :mod:`dsampler.hashing._schemes` (default ``fnv1a``;
-            ``xxh3`` hashes in C through xxhash, without numba: the lean mode).
-        sampler_tags: add the ``sampler.*`` tags to sampled spans (default False).
+        rate: fraction of traces to sample, in [0, 1].
+        hash: decision rule (default ``fnv1a``; ``xxh3`` hashes in C, without numba).
+        sampler_tags: sampled spans carry ``sampler.type="probabilistic"`` and
+            ``sampler.param=rate``, the tags Jaeger's adaptive sampling learns from
+            (default False).
 
     Raises:
         ConfigError: ``rate`` is not a number in [0, 1] (NaN, bool and str included),
@@ -62,13 +56,13 @@ class RatioSampler(FaultCountingSampler):
         self._rate = check_rate(rate)
         tagger = Tagger(jaeger=check_bool(sampler_tags, "sampler_tags"))
         self._decider = RatioDecider("rate", self._rate, get_scheme(hash), tagger)
-        # The decider's parts, as attributes of their own: one load each on the hot path.
+        # the decider's parts as attributes of their own: one load each on the hot path
         self._scheme, self._bound, self._results = (
             self._decider.scheme,
             self._decider.bound,
             self._decider.results,
         )
-        self._key = self._decider.key  # the ratio test's key (hashing.Ratio.key)
+        self._key = self._decider.key
         self._sampled = self._results.sampled
         self._dropped = DROPPED
         self._fault_log = FaultLog(self.get_description())

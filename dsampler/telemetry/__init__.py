@@ -1,12 +1,7 @@
-"""Telemetry: what the samplers are doing, through the OpenTelemetry metrics API, and
-the drift audit that warns when the effective rate leaves the configured one, and the
-adjusted counts of sampled root spans (the sum of ``1/p`` their ``th`` states).
-
-Whether a sampler counts its decisions is decided once, when it is made: from its
-first decision where a MeterProvider that reports is set or on its way (the SDK's
-metrics are loaded), or handed to :func:`enable`; with only the API's own provider
-nothing is counted, and nothing costs. See ``docs/metrics.md`` for when counting starts
-and for the instruments, their units and attributes.
+"""Telemetry: what the samplers are doing, through the OpenTelemetry metrics API; the
+drift audit that warns when the effective rate leaves the configured one; the adjusted
+counts of sampled root spans. ``docs/metrics.md`` says when counting starts and lists
+the instruments.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """Adjusted counts: how many local root spans the sampled ones stand for, read from
 their ``th``.
 
-A local root sampled with threshold ``T`` (a probability ``p``) stands for ``1/p`` root
-spans offered, whatever decided it: a rule at 1.0 (``th:0``) counts once, the default
-rate at 0.01 a hundred times. The sum of ``1/p`` over the sampled roots that carry a
-``th`` is an unbiased estimate of the roots their strategies were offered (the
-Horvitz-Thompson estimator: each offered root is counted ``1/p`` times with probability
-``p``), with variance ``sum (1 - p) / p**2`` over what was sampled. Roots sampled without
-a ``th`` (a rate limit, a lower bound, a parent's flag) stand for an unknown number: they
-are counted apart, once each, a floor of what they were offered.
-
-:class:`AdjustedCounts` is a span processor that keeps these sums: give one to a
-``TracerProvider``, or read the adaptive controller's (``controller.stats()``).
+A root sampled with probability ``p`` stands for ``1/p`` roots offered, so the sum of
+``1/p`` over the sampled roots that carry a ``th`` estimates the roots their strategies
+were offered without bias (Horvitz-Thompson), with variance ``sum (1 - p) / p**2``.
+Roots sampled without a ``th`` (a rate limit, a lower bound, a parent's flag) are
+counted apart, once each.
 """
 
 from __future__ import annotations
@@ -32,12 +26,10 @@ _SCALE: Final = float(MAX_THRESHOLD)
 
 
 class AdjustedCounts(SpanProcessor):
-    """Sums over the local root spans that end sampled (a span without a parent, or
-    whose parent is remote).
+    """A span processor summing over the local root spans that end sampled.
 
     Attributes:
-        weighted: the sum of ``1/p`` over those carrying a valid ``th``: the estimate
-            of the roots their strategies were offered.
+        weighted: the sum of ``1/p`` over those carrying a valid ``th``.
         variance: the estimate's variance, ``sum (1 - p) / p**2`` over them.
         stated: how many carried a ``th``.
         unstated: how many carried none (each counted once, apart).

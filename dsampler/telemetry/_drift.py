@@ -1,18 +1,11 @@
 """The drift audit: per configuration version, the rate the default rate actually kept
 against the rate configured, with a binomial bound.
 
-A hash scheme is only as good as the trace IDs it sees: raw FNV-1a, and the schemes that
-read the trace ID's bits unhashed, can keep all or none of sequential IDs (each scheme's
-``bias`` in the table of schemes says why). The audit
-notices: for each recent version with enough decisions, ``z = (kept - n r) /
-sqrt(n r (1 - r))``, ``r`` the probability the sampled spans' ``th`` states (the
-threshold's: the same as the rate within ``2**-56``; the rate where no ``th`` is
-written), so that ``kept / r``, the sum of the adjusted counts, is held to ``n``;
-beyond ``sigmas`` (4 by default: one false alarm in ~16,000 audits of an honest
-sampler) it is a drift, warned about once per version and at most
-once a minute per sampler, naming the likely cause. It runs off the request path: at
-every metrics collection, every ``audit_interval_s`` once telemetry is enabled, or when
-called.
+Raw FNV-1a, and the schemes that read the trace ID's bits unhashed, can keep all or none
+of non-random IDs. For each recent version with enough decisions, ``z = (kept - n r) /
+sqrt(n r (1 - r))``, ``r`` the probability the spans' ``th`` states; beyond ``sigmas`` it
+is a drift, warned about once per version and at most once a minute per sampler. It runs
+off the request path: at metric collections, every ``audit_interval_s``, or when called.
 """
 
 from __future__ import annotations
@@ -32,7 +25,7 @@ from dsampler.hashing import SCHEMES
 if TYPE_CHECKING:
     from dsampler.telemetry._observed import Observed
 
-__all__ = ["MIN_DECISIONS", "SIGMAS", "Drift", "audit"]
+__all__ = ["Drift", "audit"]
 
 SIGMAS: Final = 4.0
 MIN_DECISIONS: Final = 1000
@@ -56,7 +49,7 @@ class Drift:
     def message(self) -> str:
         found = SCHEMES.get(self.scheme)
         cause = _UNEXPECTED
-        if found is not None and found.bias:  # the advice: the schemes no trace IDs bias
+        if found is not None and found.bias:
             cause = f"{found.bias}; use hash: {' or '.join(n for n, s in SCHEMES.items() if not s.bias)}"
         return (
             f"dsampler: the default rate kept {self.effective:.4%} of {self.decisions} traces "
@@ -106,10 +99,8 @@ def audit(sampler: Observed, *, sigmas: float = SIGMAS, min_decisions: int = MIN
 
 
 def stated_probability(scheme: str, rate: float) -> float:
-    """The probability the default rate's sampled spans state in their ``th`` (the
-    threshold's, which a backend counts them by), else ``rate`` itself (no ``th``: a
-    scheme that cannot state one, or ``write_th`` off, which the counts do not record;
-    the two differ by less than ``2**-56``)."""
+    """The probability the default rate's sampled spans state in their ``th``, else
+    ``rate`` itself (the two differ by less than ``2**-56``)."""
     found = SCHEMES.get(scheme)
     if found is None:
         return rate
@@ -120,7 +111,7 @@ def stated_probability(scheme: str, rate: float) -> float:
 def _drift(
     version: int, scheme: str, rate: float, counts: DecisionCounts, sigmas: float, least: int
 ) -> Drift | None:
-    rate = stated_probability(scheme, rate)  # the probability th states: what kept/n estimates
+    rate = stated_probability(scheme, rate)
     kept = counts.of(DEFAULT, KEPT)
     n = counts.default_decided
     spread = n * rate * (1.0 - rate)

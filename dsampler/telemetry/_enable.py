@@ -28,15 +28,14 @@ class _Auditor:
         self._poller.start()
 
     def poll_once(self) -> None:
-        for sampler in _registry.samplers():
+        for _, sampler in _registry.numbered():
             _drift.audit(sampler)
 
 
 def enable(meter_provider: MeterProvider | None = None, *, audit_interval_s: float | None = 60.0) -> None:
     """Count every DSampler's decisions from now on, report them through
-    ``meter_provider`` (as well as the global provider, which the first DSampler
-    instruments by itself), and audit drift every ``audit_interval_s`` (None: only at
-    metric collections and when :func:`~dsampler.telemetry.audit` is called).
+    ``meter_provider`` as well as the global provider, and audit drift every
+    ``audit_interval_s`` (None: only at metric collections and when called).
 
     Raises:
         ConfigError: ``audit_interval_s`` outside [1, 86400].

@@ -1,34 +1,12 @@
-"""dsampler's metrics, through the OpenTelemetry metrics API.
-
-Every instrument is asynchronous (observable): the request path only increments plain
-integers (see :mod:`dsampler.engine._counts`), and the figures are read and
-aggregated when a reader collects, in its thread. With no MeterProvider configured the
-API's no-op provider never calls back, and nothing is counted. Names follow the
-OpenTelemetry conventions and stay Prometheus-safe (dots become underscores, counters
-gain ``_total``); every series carries ``dsampler.sampler``, the process-wide number of
-the sampler it describes.
-
-=============================  ==========  ========  ==========================================
-name                           kind        unit      attributes, meaning
-=============================  ==========  ========  ==========================================
-dsampler.decisions             counter     {span}    decision, strategy (parent, rule,
-                                                     operation, default, cap): decisions made
-dsampler.rate.configured       gauge       1         the default rate in force
-dsampler.rate.effective        gauge       1         the fraction the default rate kept, this
-                                                     version (compare with the configured)
-dsampler.config.version        gauge       1         the configuration version in force
-dsampler.drift.alerts          counter     {alert}   versions whose effective rate drifted
-dsampler.faults                counter     {fault}   decisions that fell back after a fault
-dsampler.remote.fetches        counter     {fetch}   result (applied, unchanged, failed, closed),
-                                                     service
-dsampler.controller.window     gauge       s         the adaptive controller's window
-dsampler.controller.rate       gauge       1         the rate the controller asks for
-=============================  ==========  ========  ==========================================
+"""dsampler's metrics (listed in ``docs/metrics.md``), through the OpenTelemetry metrics
+API. Every instrument is observable: the request path only increments plain integers,
+read when a reader collects, in its thread; the API's no-op provider never calls back.
+Every series carries ``dsampler.sampler``, the process-wide number of its sampler.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from dsampler.engine import CAPPED, DEFAULT, KEPT, NOT_KEPT, STRATEGIES
@@ -37,6 +15,8 @@ from dsampler.telemetry import _drift, _registry
 if TYPE_CHECKING:
     from opentelemetry.metrics import CallbackOptions, MeterProvider, Observation
 
+    from dsampler.telemetry._observed import Observed
+
 __all__ = ["instrument"]
 
 _RECORD, _DROP = "RECORD_AND_SAMPLE", "DROP"
@@ -44,20 +24,22 @@ _RECORD, _DROP = "RECORD_AND_SAMPLE", "DROP"
 
 def instrument(meter_provider: MeterProvider | None, *, automatic: bool = False) -> None:
     """Register dsampler's instruments on ``meter_provider`` (None: the global one).
-    ``automatic``: a collection turns decision counting on (in samplers made before a
-    provider was expected; the others count from their first decision already)."""
+    ``automatic``: a collection turns decision counting on everywhere."""
     from opentelemetry import metrics
 
     meter = (meter_provider or metrics.get_meter_provider()).get_meter("dsampler")
     decisions = _decisions_first(automatic)
     meter.create_observable_counter("dsampler.decisions", [decisions], "{span}", "Sampling decisions made")
-    meter.create_observable_gauge("dsampler.rate.configured", [_configured], "1", "Default rate in force")
+    configured = _each(lambda s: s.config.rate)
+    meter.create_observable_gauge("dsampler.rate.configured", [configured], "1", "Default rate in force")
     meter.create_observable_gauge(
         "dsampler.rate.effective", [_effective], "1", "Fraction the default rate kept in this version"
     )
-    meter.create_observable_gauge("dsampler.config.version", [_version], "1", "Configuration version")
+    version = _each(lambda s: s.config.version)
+    meter.create_observable_gauge("dsampler.config.version", [version], "1", "Configuration version")
     meter.create_observable_counter("dsampler.drift.alerts", [_drifts], "{alert}", "Versions that drifted")
-    meter.create_observable_counter("dsampler.faults", [_faults], "{fault}", "Decisions after a fault")
+    faults = _each(lambda s: s.faults)
+    meter.create_observable_counter("dsampler.faults", [faults], "{fault}", "Decisions after a fault")
     meter.create_observable_counter("dsampler.remote.fetches", [_fetches], "{fetch}", "Strategy fetches")
     window, rate = _of_controller("window_s"), _of_controller("rate")
     meter.create_observable_gauge("dsampler.controller.window", [window], "s", "Adaptive window length")
@@ -73,15 +55,13 @@ def _observation(value: float, **attributes: Any) -> Observation:
 def _decisions_first(automatic: bool) -> Any:
     def decisions(options: CallbackOptions) -> Iterable[Observation]:
         if automatic:  # a reader collects: the figures are wanted, from every sampler
-            _registry.count_everywhere()  # (those made before one was expected too)
+            _registry.count_everywhere()
         out = []
         for number, sampler in _registry.numbered():
             stats = sampler.decision_counts
             if stats is None:
                 continue
-            tally = stats.totals()
-            who = number
-            capped = 0
+            tally, who, capped = stats.totals(), number, 0
             for i, strategy in enumerate(STRATEGIES):
                 kept, dropped, cut = tally[i][KEPT], tally[i][NOT_KEPT], tally[i][CAPPED]
                 capped += cut
@@ -97,8 +77,13 @@ def _id(who: str) -> dict[str, str]:
     return {"dsampler.sampler": who}
 
 
-def _configured(options: CallbackOptions) -> Iterable[Observation]:
-    return [_observation(s.config.rate, **_id(n)) for n, s in _registry.numbered()]
+def _each(value: Callable[[Observed], float]) -> Any:
+    """A callback observing ``value`` of each sampler."""
+
+    def observe(options: CallbackOptions) -> Iterable[Observation]:
+        return [_observation(value(s), **_id(n)) for n, s in _registry.numbered()]
+
+    return observe
 
 
 def _effective(options: CallbackOptions) -> Iterable[Observation]:
@@ -110,20 +95,12 @@ def _effective(options: CallbackOptions) -> Iterable[Observation]:
     return out
 
 
-def _version(options: CallbackOptions) -> Iterable[Observation]:
-    return [_observation(s.config.version, **_id(n)) for n, s in _registry.numbered()]
-
-
 def _drifts(options: CallbackOptions) -> Iterable[Observation]:
     out = []
     for number, sampler in _registry.numbered():
         _drift.audit(sampler)  # off the request path, at every collection
         out.append(_observation(_drift.alerts(sampler), **_id(number)))
     return out
-
-
-def _faults(options: CallbackOptions) -> Iterable[Observation]:
-    return [_observation(s.faults, **_id(n)) for n, s in _registry.numbered()]
 
 
 def _fetches(options: CallbackOptions) -> Iterable[Observation]:

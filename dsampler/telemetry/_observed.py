@@ -1,5 +1,5 @@
-"""What telemetry reads of the samplers and pollers it reports on: two small protocols,
-so that telemetry needs nothing of the packages above it."""
+"""What telemetry reads of the samplers and pollers it reports on (it imports nothing
+of the packages above it)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,8 @@
-"""Which samplers and pollers telemetry reports on, and whether decisions are counted.
-
-Every sampler built on the engine (DSampler, JaegerRemoteSampler, ...) and every remote
-poller registers here (held weakly) when it is made; telemetry reads them through the
-small protocols below, never their insides. Counting decisions costs the request path
-a few increments, so whether a sampler counts is decided here, once, when it registers
-(:func:`register`), and nothing on the request path ever asks: it counts from its first
-decision when a MeterProvider that reports is the global one, or when OpenTelemetry's
-SDK metrics are loaded (:func:`expected`: a provider is on its way, as the SDK's
-configurator loads them before it makes the sampler and sets the provider after), or
-once :func:`dsampler.telemetry.enable` was called; otherwise from the first collection
-of a provider set later (:func:`count_everywhere`). The first DSampler also registers
-the metric instruments on the global MeterProvider: the API's proxy hands them to the
-provider set later; a no-op provider never calls them back.
+"""Which samplers and pollers telemetry reports on (held weakly), and whether decisions
+are counted: decided once, when a sampler registers, so nothing on the request path ever
+asks. A sampler counts from its first decision when a reporting MeterProvider is, or is
+about to be, the global one (:func:`expected`), or once telemetry is enabled; otherwise
+from the first collection of a provider set later (:func:`count_everywhere`).
 """
 
 from __future__ import annotations
@@ -34,7 +25,6 @@ __all__ = [
     "register",
     "register_poller",
     "sampler_id",
-    "samplers",
 ]
 
 
@@ -47,9 +37,8 @@ _state = {"counting": False, "instrumented": False}
 
 
 def register(sampler: Observed) -> bool:
-    """A new sampler: numbered (its ``dsampler.sampler`` attribute) and counted if
-    telemetry is on. True for the first sampler of the process (whose registration
-    instruments the global MeterProvider, :func:`dsampler.telemetry._track.track`)."""
+    """A new sampler: numbered and counted if telemetry is on. True for the first sampler
+    of the process (which instruments the global MeterProvider)."""
     with _guard.lock:
         number = next(_numbers)
         _samplers[number] = sampler
@@ -63,9 +52,8 @@ def register(sampler: Observed) -> bool:
 
 
 def expected() -> bool:
-    """Whether a MeterProvider that reports is, or is about to be, the global one: one
-    is (one of the SDK's, say: not the API's own proxy or no-op provider; then every new
-    sampler counts), or OpenTelemetry's SDK metrics are loaded."""
+    """Whether a MeterProvider that reports is the global one (not the API's proxy or
+    no-op provider), or is on its way (OpenTelemetry's SDK metrics are loaded)."""
     from opentelemetry import metrics
 
     provider = metrics.get_meter_provider()
@@ -93,20 +81,13 @@ def count_everywhere() -> None:
     """Count decisions in every registered sampler from now on (idempotent)."""
     with _guard.lock:
         _state["counting"] = True
-    for sampler in samplers():
+    for _, sampler in numbered():
         sampler.count_decisions()
 
 
-def samplers() -> list[Observed]:
-    """The live samplers, oldest first. Read under the lock that registrations hold: a
-    weak dictionary is iterated in Python, so a reader collecting while another thread
-    creates a DSampler would otherwise fail its callback ("dictionary changed size")."""
-    return [s for _, s in numbered()]
-
-
 def numbered() -> list[tuple[str, Observed]]:
-    """The live samplers with their numbers (``dsampler.sampler``), oldest first."""
-    with _guard.lock:
+    """The live samplers with their numbers, oldest first."""
+    with _guard.lock:  # a weak dictionary is iterated in Python: registrations must wait
         live = list(_samplers.items())
     return [(str(n), s) for n, s in sorted(live, key=lambda item: item[0])]
 

@@ -14,10 +14,7 @@ __all__ = ["track"]
 
 
 def track(sampler: Observed) -> None:
-    """Report on ``sampler`` from now on: numbered, counted from its first decision if a
-    MeterProvider that reports is expected (:mod:`~dsampler.telemetry._registry`), and
-    for the first one of the process, dsampler's instruments registered on the global
-    MeterProvider (a no-op provider never calls them back: nothing costs until one is
-    configured)."""
+    """Report on ``sampler`` from now on; the first one of the process registers
+    dsampler's instruments on the global MeterProvider."""
     if _registry.register(sampler):
         instrument(None, automatic=True)
