@@ -72,7 +72,10 @@ def test_the_workers_hold_one_budget_and_without_the_setting_each_its_own(
         found = lines(s.folder)
     count = len(workers(found, start + WARM_S))
     alone = sum(per_window(found, start + WARM_S, end, 5.0)) / TARGET
-    assert alone >= 0.75 * count, f"{alone:.2f}x the target with {count} workers each holding it"
+    # each holds the target, or samples all it is offered where a loaded machine offers less
+    offered = sum(line.offered for line in found if start + WARM_S <= line.at < end) / 5.0 / TARGET
+    expected = min(count, offered)
+    assert alone >= 0.75 * expected, f"{alone:.2f}x the target with {count} workers each holding it"
 
 
 @pytest.mark.parametrize("scale", SCALES)
