@@ -9,11 +9,11 @@ the clone:
 1. the lean install (lean_install.py): the wheel alone, no extra, its size, what it
    brings, musllinux, the golden decisions;
 2. for every CPython the wheel's classifiers claim, one fresh virtualenv: the wheel
-   (never -e) with the test requirements (the dev extra, under constraints.txt) and no
-   numba, and the tests run against it; then the jit extra is added and they run again.
-   The whole suite, the benchmarks' smoke run included, runs once each way: without numba
-   on --full-bare (default 3.13), with the jit extra on --full-jit (default 3.10); every
-   other run is the fast suite (-m "not slow").
+   (never -e) with the test requirements (the dev extra, under constraints.txt). The
+   whole suite, the benchmarks' smoke run included, runs once each way: without numba on
+   --full-bare (default 3.13), with the jit extra added on --full-jit (default 3.10);
+   every other Python runs the fast suite (-m "not slow") once, the first without numba,
+   the next with the jit extra, and so on.
 
 The tests run from the unpacked sdist with its dsampler/ taken out, so only the installed
 package can be imported (tests/conftest.py checks that it is the one installed). A
@@ -164,8 +164,9 @@ def run_tests(run: Run, python: str, tests: Path, env: dict[str, str]) -> None:
 def run_one_python(
     version: str, python: str, root: Path, dist: tuple[Path, Path, Path], runs: list[Run]
 ) -> None:
-    """A fresh virtualenv: the wheel and the test requirements without numba, the tests;
-    the jit extra added, the tests again."""
+    """A fresh virtualenv: the wheel and the test requirements without numba, the tests
+    (if this Python has a run without numba); the jit extra added, the tests again (if it
+    has a run with it)."""
     wheel, source, tests = dist
     venv, constraints = root / f"py{version}", ["-c", str(source / "constraints.txt")]
     inside = str(venv / "bin" / "python")
@@ -176,12 +177,15 @@ def run_one_python(
         f"Python {version}: {wheel.name}[dev] installed in {minutes(time.monotonic() - started)}", flush=True
     )
     env = environment(venv, source)
-    bare, jit = (r for r in runs if r.python == version)
+    mine = [r for r in runs if r.python == version]
+    bare, jit = (next((r for r in mine if r.jit == j), None) for j in (False, True))
     heavy = importable(inside, "numba", "llvmlite")
-    if heavy:
+    if bare is not None and heavy:
         bare.result = f"{' and '.join(heavy)} installed by the wheel or the dev extra: no run without numba"
-    else:
+    elif bare is not None:
         run_tests(bare, inside, tests, env)
+    if jit is None:
+        return
     started = time.monotonic()
     subprocess.run([inside, *PIP, *constraints, f"{wheel}[dev,jit]"], check=True)
     print(f"Python {version}: the jit extra added in {minutes(time.monotonic() - started)}", flush=True)
@@ -192,11 +196,18 @@ def run_one_python(
 
 
 def plan(found: list[str], full_bare: str, full_jit: str) -> list[Run]:
-    """Two runs per Python found; the whole suite once each way, where asked if found,
-    else on the newest (without numba) and the oldest (with the jit extra)."""
+    """One run per Python found (two where only one is): the whole suite once each way,
+    where asked if found, else on the newest (without numba) and the oldest (with the jit
+    extra); each other Python runs the fast suite, alternately with and without numba, so
+    that the stage stays within CI's time."""
     bare_full = full_bare if full_bare in found else found[-1]
     jit_full = full_jit if full_jit in found else found[0]
-    return [Run(v, jit, v == (jit_full if jit else bare_full)) for v in found for jit in (False, True)]
+    if bare_full == jit_full:
+        return [Run(bare_full, False, True), Run(jit_full, True, True)]
+    others = [v for v in found if v not in (bare_full, jit_full)]
+    runs = [Run(v, k % 2 == 1, False) for k, v in enumerate(others)]
+    runs += [Run(bare_full, False, True), Run(jit_full, True, True)]
+    return sorted(runs, key=lambda r: found.index(r.python))
 
 
 def report(runs: list[Run], lean: list[str], skipped: list[str], seconds: float) -> int:
