@@ -268,7 +268,8 @@ def test_threads_are_not_refused_while_the_bucket_has_credit(updating: bool) -> 
     finally:
         sys.setswitchinterval(old)
     assert updates > 100 or not updating
-    assert sum(refused) <= 160, refused  # 0.1% of 160,000
+    # 0.1% of 160,000; 1% on 3.10, which may switch threads at a branch inside a check too
+    assert sum(refused) <= (1_600 if sys.version_info < (3, 11) else 160), refused
 
 
 def in_child(body: Callable[[], bytes]) -> bytes:
