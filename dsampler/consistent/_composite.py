@@ -22,19 +22,19 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.consistent._intent import ComposableSampler, IntentLike, check_composable, keep_trace_state
 from dsampler.consistent._ot import ot_with_threshold, ot_without_threshold, parse_ot
-from dsampler.consistent._sdk import (
+from dsampler.consistent._sdk import parent_span_context
+from dsampler.consistent._threshold import MAX_THRESHOLD
+from dsampler.consistent._tracestate import ot_entry, with_ot
+from dsampler.decision import (
     DROPPED,
     EMPTY,
     SPAN_KEY,
     FaultLog,
     current_context,
+    integer_value,
     make_result,
-    parent_span_context,
     span_context_of,
 )
-from dsampler.consistent._threshold import MAX_THRESHOLD
-from dsampler.consistent._tracestate import ot_entry, with_ot
-from dsampler.decision import integer_value
 from dsampler.hashing import MASK56
 
 __all__ = ["CompositeSampler", "composite_sampler"]

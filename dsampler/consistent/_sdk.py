@@ -7,26 +7,9 @@ from __future__ import annotations
 from opentelemetry.context import Context
 from opentelemetry.trace import SpanContext
 
-from dsampler.decision import (
-    DROPPED,
-    EMPTY,
-    SPAN_KEY,
-    FaultLog,
-    current_context,
-    make_result,
-    span_context_of,
-)
+from dsampler.decision import SPAN_KEY, current_context, span_context_of
 
-__all__ = [
-    "DROPPED",
-    "EMPTY",
-    "SPAN_KEY",
-    "FaultLog",
-    "current_context",
-    "make_result",
-    "parent_span_context",
-    "span_context_of",
-]
+__all__ = ["parent_span_context"]
 
 
 def parent_span_context(parent_context: Context | None) -> SpanContext | None:
