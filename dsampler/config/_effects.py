@@ -9,7 +9,7 @@ from dsampler.config._model import SamplingConfig
 from dsampler.config._rule import Sample
 from dsampler.config._serialize import serialize
 
-__all__ = ["differences", "tell_cuts", "trace_cuts"]
+__all__ = ["change_text", "tell_cuts", "trace_cuts"]
 
 _log = logging.getLogger("dsampler.config")
 #: The files (by absolute path) whose configuration was said to cut traces: once each.
@@ -18,7 +18,7 @@ _CUTS_TOLD: set[str] = set()
 _SCALARS = (bool, int, float, str, type(None))
 
 
-def differences(old: SamplingConfig, new: SamplingConfig) -> str:
+def change_text(old: SamplingConfig, new: SamplingConfig) -> str:
     """The fields that differ, in the file's words: ``rate 0.1 -> 0.05, rules``
     (a scalar with its two values, a section or list by its name); empty if none."""
     before, after = serialize(old), serialize(new)

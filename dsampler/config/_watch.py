@@ -25,7 +25,7 @@ from typing import Any, NamedTuple, TypeVar
 from dsampler._log import QUIET_POLLS, ChangeReport
 from dsampler._poller import Poller
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config._effects import differences, tell_cuts
+from dsampler.config._effects import change_text, tell_cuts
 from dsampler.config._files import describe, parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
@@ -215,7 +215,7 @@ class FileWatcher(Watched):
                 before = parse_config_bytes(before, self.path)
             except ConfigError:
                 before = None
-        changed = differences(before, config) if before is not None else ""
+        changed = change_text(before, config) if before is not None else ""
         version = f": version {in_force.version} in force" if in_force.version else ""
         if before is not None and not changed:
             _log.debug("dsampler: reloaded %s%s: the same configuration", self.path, version)

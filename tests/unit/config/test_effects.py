@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from dsampler.config import parse_config
-from dsampler.config._effects import differences, trace_cuts
+from dsampler.config._effects import change_text, trace_cuts
 
 
 @pytest.mark.parametrize(
@@ -31,7 +31,7 @@ from dsampler.config._effects import differences, trace_cuts
     ],
 )
 def test_differences_name_each_changed_field(old: dict[str, Any], new: dict[str, Any], expected: str) -> None:
-    assert differences(parse_config(old), parse_config(new)) == expected
+    assert change_text(parse_config(old), parse_config(new)) == expected
 
 
 DROP = {"match": {"span_name": "GET /health"}, "action": "drop"}
