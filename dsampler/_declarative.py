@@ -27,15 +27,6 @@ from dsampler.config import DEFAULT_RATE
 from dsampler.errors import ConfigError
 from dsampler.hashing import DEFAULT_SCHEME
 
-__all__ = [
-    "CONFIG_VARIABLE",
-    "RATIO_VARIABLE",
-    "dsampler_consistent_plugin",
-    "dsampler_plugin",
-    "jaeger_remote_plugin",
-    "properties_of",
-]
-
 CONFIG_VARIABLE: Final = "DSAMPLER_CONFIG"
 OTEL_CONFIG_FILE: Final = "OTEL_CONFIG_FILE"
 _DELEGATES: Final = (

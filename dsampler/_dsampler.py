@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
     from dsampler.config import SettingsKeywords
 
-__all__ = ["DSampler"]
 
 _log = logging.getLogger("dsampler")
 

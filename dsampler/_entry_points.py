@@ -25,16 +25,6 @@ from dsampler.config import DEFAULT_RATE, MAX_ARG_CHARS, SamplingConfig, key_val
 from dsampler.errors import ConfigError
 from dsampler.hashing import DEFAULT_SCHEME, get_scheme
 
-__all__ = [
-    "DEFAULT_RATE",
-    "SamplerArg",
-    "dsampler_sampler",
-    "parentbased_dsampler_sampler",
-    "parse_sampler_arg",
-    "parse_sampler_properties",
-    "sampler_from_settings",
-]
-
 _log = logging.getLogger("dsampler.otel")
 
 

@@ -12,8 +12,6 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Final
 
-__all__ = ["ModuleLock", "register"]
-
 #: By id of the owner (owners need not be hashable): a weak reference to it and the
 #: functions of its two methods. No weakref callback (one can run during interpreter
 #: shutdown): dead entries are swept once as many have come as there were entries at the

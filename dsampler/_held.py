@@ -9,8 +9,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-__all__ = ["Slot", "start_holding"]
-
 
 class Slot:
     """One hold on a slot of ``slots``, given back once however often it is released."""

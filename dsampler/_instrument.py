@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from dsampler._dsampler import DSampler
 
-__all__ = ["ControllerFeed", "attach", "attach_span_processors", "expect"]
 
 _log = logging.getLogger("dsampler.otel")
 _AUTO: Final = "opentelemetry.instrumentation.auto_instrumentation"

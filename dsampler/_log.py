@@ -16,8 +16,6 @@ from typing import Final
 
 from dsampler.clock import SYSTEM_CLOCK, Clock
 
-__all__ = ["QUIET_POLLS", "ChangeReport", "apply_level"]
-
 LEVEL_VARIABLE: Final = "DSAMPLER_LOG_LEVEL"
 #: A polled source (a file, a remote endpoint) tells a change at once, and the changes
 #: of the next this many polls after a line in one line.

@@ -13,8 +13,6 @@ from typing import Protocol
 
 from dsampler import _fork
 
-__all__ = ["Poller"]
-
 _log = logging.getLogger("dsampler")
 
 

@@ -16,30 +16,6 @@ from urllib.parse import SplitResult, parse_qs, urlsplit
 
 from dsampler.errors import ConfigError
 
-__all__ = [
-    "DEFAULT_MAX_OPERATIONS",
-    "MAX_PER_SECOND",
-    "MAX_TEXT",
-    "LongInteger",
-    "check_bool",
-    "check_endpoint",
-    "check_int",
-    "check_max_operations",
-    "check_number",
-    "check_per_second",
-    "check_rate",
-    "check_seconds",
-    "check_text",
-    "check_url_text",
-    "parse_float",
-    "parse_int",
-    "plain",
-    "read_int",
-    "redact_url",
-    "show",
-    "typed",
-]
-
 MAX_TEXT: Final = 1024  # span names, attribute keys, patterns, operation names
 MAX_PER_SECOND: Final = 1e9
 DEFAULT_MAX_OPERATIONS: Final = 2000

@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from dsampler.config import AdaptiveChanges, AdaptiveKeywords
     from dsampler.engine import Engine
 
-__all__ = ["ADAPTIVE", "AdaptiveController", "running_controller"]
 
 #: The overlay name the controller's fields are held under.
 ADAPTIVE: Final = "adaptive"

@@ -29,8 +29,6 @@ from dsampler.adaptive._tail import TailDetector
 from dsampler.adaptive._window import WindowLaw
 from dsampler.config import AdaptiveSettings
 
-__all__ = ["REFINE_TOLERANCE", "Change", "ControllerCore"]
-
 REFINE_TOLERANCE: Final = 0.005
 _QUIET: Final = frozenset({"refine", "window"})  # reasons that must move the rate by more than 1%
 

@@ -24,8 +24,6 @@ from typing import Final
 from dsampler.adaptive._sketch import LatencySketch
 from dsampler.config import HealthPolicy
 
-__all__ = ["ERROR_OBSERVATIONS", "HORIZON_S", "P99_OBSERVATIONS", "Health", "History", "Incidents"]
-
 _log = logging.getLogger("dsampler.adaptive")
 
 P99_OBSERVATIONS: Final = 2000

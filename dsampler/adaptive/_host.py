@@ -43,8 +43,6 @@ from dsampler.adaptive._table import SlotTable
 from dsampler.clock import Clock
 from dsampler.config import AdaptiveSettings, RateLimit, SamplingConfig
 
-__all__ = ["HostShare"]
-
 _log = logging.getLogger("dsampler")
 _told: set[str] = set()  # what this process has told once
 _RESIZE: Final = 0.1  # the hard cap follows a share that moved by more than this

@@ -27,16 +27,6 @@ try:
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
-__all__ = [
-    "RefusedError",
-    "directory",
-    "file_name",
-    "locked",
-    "open_table",
-    "remove_if_unused",
-    "start_time",
-    "sweep",
-]
 
 _SUFFIX: Final = ".budget"
 _SWEEP_AT_MOST: Final = 64  # files looked at per sweep

@@ -24,8 +24,6 @@ from __future__ import annotations
 import math
 from typing import Final
 
-__all__ = ["SETTLED", "LoadEstimator", "likelihood_z"]
-
 HORIZONS: Final = (1, 2, 5, 10, 20)  # ticks
 CHANGE_Z: Final = 6.0
 CHANGE_RELATIVE: Final = 0.10

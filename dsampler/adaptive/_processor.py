@@ -19,8 +19,6 @@ from opentelemetry.trace import StatusCode
 from dsampler.consistent import threshold_of
 from dsampler.telemetry import AdjustedCounts
 
-__all__ = ["AdaptiveSpanProcessor", "Observer"]
-
 
 class Observer(Protocol):
     """What the processor feeds: an :class:`~dsampler.AdaptiveController`."""

@@ -17,8 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-__all__ = ["LatencySketch"]
-
 
 class LatencySketch:
     """Counts of latencies (seconds) in relative-error buckets.

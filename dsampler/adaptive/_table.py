@@ -23,8 +23,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["MAGIC", "SIZE", "SLOTS", "STALE_S", "Slot", "SlotTable"]
-
 MAGIC: Final = b"dsampler-budget-1"
 SLOTS: Final = 256
 _HEADER: Final = struct.Struct("<24sII")  # magic, slot count, slots ever claimed

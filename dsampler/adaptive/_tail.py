@@ -19,8 +19,6 @@ from __future__ import annotations
 import math
 from typing import Final
 
-__all__ = ["TailDetector"]
-
 CALM: Final = 0.01  # the exceedance fraction when P99 is exactly at the target
 HOT: Final = 0.05
 THRESHOLD: Final = 8.0

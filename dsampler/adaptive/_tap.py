@@ -30,8 +30,6 @@ from dsampler.clock import Clock
 from dsampler.config import AdaptiveSettings
 from dsampler.decision import TokenBucket
 
-__all__ = ["FOLD_AT", "MAX_PENDING", "Observations", "Tap"]
-
 FOLD_AT: Final = 100_000  # decisions held uncounted (1M/s at 100 ms ticks)
 MAX_PENDING: Final = 100_000  # observations held between ticks (1M/s at 100 ms ticks)
 

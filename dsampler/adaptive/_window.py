@@ -21,8 +21,6 @@ from typing import Final
 
 from dsampler.config import AdaptiveSettings
 
-__all__ = ["BASELINE_WINDOWS", "WindowLaw"]
-
 BASELINE_WINDOWS: Final = 6.0
 
 

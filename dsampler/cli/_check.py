@@ -30,8 +30,6 @@ from dsampler.hashing import hashing_path
 from dsampler.protocol import StrategyResponse
 from dsampler.serve import Strategies, count_services, jaeger_document, load_strategies
 
-__all__ = ["STDIN_NAME", "add_parser", "health", "jaeger_summary", "run", "summary"]
-
 STDIN_NAME: Final = "<stdin>"  # how `-` is named in messages
 MAX_TOTAL_BYTES: Final = 64 * MAX_FILE_BYTES  # 64 MiB: about a minute of parsing at worst
 

@@ -34,7 +34,6 @@ from dsampler.errors import ConfigError
 if TYPE_CHECKING:
     from dsampler import DSampler
 
-__all__ = ["add_parser", "parse_pairs", "parse_trace_id", "render", "run"]
 
 SAMPLE, DROP = "RECORD_AND_SAMPLE", "DROP"  # OpenTelemetry's Decision names, used everywhere
 

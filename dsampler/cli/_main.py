@@ -27,8 +27,6 @@ from dsampler.cli.bench import _command as bench
 from dsampler.cli.demo import _command as demo
 from dsampler.cli.simulate import _command as simulate
 
-__all__ = ["main"]
-
 #: -1, -.5, -1e3, -1s, -5m, -1_000, -0x1, -inf, -nan: what a number or a duration looks
 #: like with a minus sign (no dsampler option starts with a digit, "inf" or "nan").
 _NEGATIVE: Final = re.compile(r"-(\.?\d|inf|nan)", re.IGNORECASE)

@@ -20,8 +20,6 @@ from typing import TextIO
 
 from dsampler.errors import ConfigError
 
-__all__ = ["discard", "error", "is_terminal", "refuse", "say", "without_numpy"]
-
 
 def say(line: str, *, err: bool = False) -> None:
     """Write one line to stdout (or stderr) now; a closed reader silences the stream."""

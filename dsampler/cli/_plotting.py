@@ -11,8 +11,6 @@ from typing import Any, Final
 from dsampler._validate import show
 from dsampler.errors import ConfigError
 
-__all__ = ["MISSING", "plot_path", "pyplot"]
-
 MISSING: Final = (
     "needs matplotlib, which is not installed: install dsampler's plot extra (pip install matplotlib)"
 )

@@ -29,8 +29,6 @@ from dsampler.errors import ConfigError
 if TYPE_CHECKING:
     from dsampler.serve import StrategiesServer
 
-__all__ = ["add_parser", "run"]
-
 
 _RELOAD_FORMAT = "a duration such as 1s, 250ms or 5m; 0 never reloads (default 1s)"
 

@@ -15,8 +15,6 @@ from typing import Final
 from dsampler._validate import show
 from dsampler.errors import ConfigError
 
-__all__ = ["Traceparent", "parse_traceparent"]
-
 FIELD: Final = "--traceparent"
 _HEX: Final = frozenset("0123456789abcdef")
 _MAX_LENGTH: Final = 512  # version 00 is 55 characters; later versions may append fields

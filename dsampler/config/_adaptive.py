@@ -25,15 +25,6 @@ from dsampler.config._adaptive_values import PROCESS, cap_factor, multiplier, po
 from dsampler.config._shape import Problems, join, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
-__all__ = [
-    "AdaptiveSettings",
-    "HealthPolicy",
-    "check_adaptive",
-    "dump_adaptive",
-    "parse_adaptive",
-    "settings_with",
-]
-
 
 @dataclass(frozen=True, slots=True)
 class HealthPolicy:

@@ -14,8 +14,6 @@ from typing import Final
 from dsampler._validate import check_number, check_per_second, show
 from dsampler.errors import ConfigError
 
-__all__ = ["HOST", "PROCESS", "SHARES", "cap_factor", "multiplier", "positive_per_second", "share"]
-
 PROCESS: Final = "process"
 HOST: Final = "host"
 SHARES: Final = (PROCESS, HOST)

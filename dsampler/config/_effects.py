@@ -9,8 +9,6 @@ from dsampler.config._model import SamplingConfig
 from dsampler.config._rule import Sample
 from dsampler.config._serialize import serialize
 
-__all__ = ["change_text", "tell_cuts", "trace_cuts"]
-
 _log = logging.getLogger("dsampler.config")
 #: The files (by absolute path) whose configuration was said to cut traces: once each.
 _CUTS_TOLD: set[str] = set()

@@ -22,19 +22,6 @@ from dsampler.config._parse import parse_config
 from dsampler.config._yaml import MAX_DEPTH, compose_yaml, parse_yaml_node
 from dsampler.errors import ConfigError
 
-__all__ = [
-    "MAX_FILE_BYTES",
-    "describe",
-    "load_config",
-    "load_document",
-    "locate",
-    "parse_config_bytes",
-    "parse_document",
-    "parse_json",
-    "read_bytes",
-    "read_config_file",
-]
-
 MAX_FILE_BYTES: Final = 1 << 20  # 1 MiB: a sampling config is a few KB; 2,000 operations ~100 KB
 
 

@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from dsampler.config._adaptive import AdaptiveSettings, HealthPolicy
     from dsampler.config._remote import RemoteSettings
 
-__all__ = ["AdaptiveChanges", "AdaptiveKeywords", "SettingsKeywords"]
-
 
 class SettingsKeywords(TypedDict, total=False):
     """Top-level fields of a configuration, as the file writes them (``DSampler(...)``,

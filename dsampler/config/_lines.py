@@ -15,8 +15,6 @@ from typing import Any, Final
 from dsampler.config._shape import render_step
 from dsampler.errors import ConfigError
 
-__all__ = ["field_lines", "with_lines"]
-
 _CUT: Final = re.compile(r"[.\[]")
 
 

@@ -30,14 +30,6 @@ from dsampler.hashing import DEFAULT_SCHEME, get_scheme
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = [
-    "DEFAULT_MAX_OPERATIONS",
-    "DEFAULT_RATE",
-    "FIELD_CHECKS",
-    "ConfigFields",
-    "OperationStrategy",
-    "SamplingConfig",
-]
 
 DEFAULT_RATE: Final = 0.001
 

@@ -14,8 +14,6 @@ from typing import Any, Final, Protocol
 from dsampler.config._model import FIELD_CHECKS, SamplingConfig
 from dsampler.errors import ConfigError
 
-__all__ = ["Overlay", "OverlayStore", "check_fields", "differences", "merge", "same_content"]
-
 _NONE: Final[Mapping[str, Any]] = {}
 _CONTENT: Final = tuple(f.name for f in dataclass_fields(SamplingConfig) if f.name != "version")
 

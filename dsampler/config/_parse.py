@@ -16,10 +16,8 @@ from dsampler.config._adaptive import parse_adaptive
 from dsampler.config._model import FIELD_CHECKS, OperationStrategy, SamplingConfig, _Operations
 from dsampler.config._parse_rules import parse_rules
 from dsampler.config._remote import parse_remote
-from dsampler.config._shape import MAX_ITEMS, Problems, build, join, mapping, no_unknown_keys, render_path
+from dsampler.config._shape import MAX_ITEMS, Problems, build, join, mapping, no_unknown_keys
 from dsampler.errors import ConfigError
-
-__all__ = ["FIELDS", "as_config", "parse_config", "parse_fields", "render_path"]
 
 
 def _operation(value: object, path: str) -> OperationStrategy:

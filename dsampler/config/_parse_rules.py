@@ -36,8 +36,6 @@ from dsampler.config._shape import (
 )
 from dsampler.errors import ConfigError
 
-__all__ = ["parse_rules"]
-
 
 def _pattern(value: object, path: str) -> Pattern:
     if isinstance(value, str):

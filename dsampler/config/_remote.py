@@ -24,15 +24,6 @@ from dsampler._validate import check_endpoint, check_seconds, check_url_text, re
 from dsampler.config._shape import build, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
-__all__ = [
-    "DEFAULT_ENDPOINT",
-    "RemoteSettings",
-    "check_remote",
-    "dump_remote",
-    "parse_remote",
-    "service_name",
-]
-
 DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
 #: The range of each duration, in seconds (the file form checks it as written: ``'2d'``).
 _SECONDS: Final = {"polling_interval_s": (1.0, 86400.0), "request_timeout_s": (0.1, 300.0)}

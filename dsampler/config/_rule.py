@@ -16,24 +16,6 @@ from typing import Any, Final, Literal, TypeAlias
 from dsampler._validate import check_per_second, check_rate, check_text, show, typed
 from dsampler.errors import ConfigError
 
-__all__ = [
-    "ANY_TEXT",
-    "KINDS",
-    "Action",
-    "AttributeMatch",
-    "Drop",
-    "Match",
-    "Pattern",
-    "RateLimit",
-    "Rollout",
-    "RolloutStep",
-    "Rule",
-    "Sample",
-    "Value",
-    "check",
-    "tuple_of",
-]
-
 KINDS: Final = ("internal", "server", "client", "producer", "consumer")
 
 

@@ -19,8 +19,6 @@ from dsampler.config._rule import (
     Value,
 )
 
-__all__ = ["serialize"]
-
 
 def _dump_pattern(p: Pattern) -> object:
     return p.value if p.kind == "exact" else {p.kind: p.value}

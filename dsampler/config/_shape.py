@@ -17,25 +17,6 @@ from typing import Any, Final, TypeVar
 from dsampler._validate import check_rate, check_seconds, show, typed
 from dsampler.errors import ConfigError
 
-__all__ = [
-    "MAX_ARG_CHARS",
-    "MAX_ITEMS",
-    "Problems",
-    "build",
-    "items",
-    "join",
-    "key_path",
-    "key_values",
-    "mapping",
-    "no_unknown_keys",
-    "one_key",
-    "parse_duration",
-    "parse_rate",
-    "parse_time",
-    "render_path",
-    "render_step",
-]
-
 T = TypeVar("T")
 
 _DURATION: Final = re.compile(r"(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)(ns|us|µs|ms|s|m|h|d)")

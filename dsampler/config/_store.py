@@ -30,8 +30,6 @@ from dsampler.config._model import SamplingConfig
 from dsampler.config._overlay import Overlay, merge, same_content
 from dsampler.errors import ConfigError
 
-__all__ = ["DEFAULT_HISTORY", "Compiled", "ConfigStore", "Overlay"]
-
 DEFAULT_HISTORY: Final = 16
 _NONE: Final[Mapping[str, Any]] = {}
 

@@ -30,8 +30,6 @@ from dsampler.config._files import describe, parse_config_bytes, read_bytes
 from dsampler.config._model import SamplingConfig
 from dsampler.errors import ConfigError
 
-__all__ = ["Changes", "FileWatcher", "Start", "Watched", "read_at_start"]
-
 _log = logging.getLogger("dsampler.config")
 T = TypeVar("T")
 

@@ -16,8 +16,6 @@ from dsampler._validate import LongInteger, read_int, show
 from dsampler.config._yaml_build import Unusual, build_plain
 from dsampler.errors import ConfigError
 
-__all__ = ["MAX_DEPTH", "compose_yaml", "dump_yaml", "parse_yaml", "parse_yaml_node"]
-
 MAX_DEPTH: Final = 32
 
 

@@ -18,8 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-__all__ = ["Unusual", "build_plain"]
-
 _TAG: Final = "tag:yaml.org,2002:"
 _STR: Final = _TAG + "str"
 _MAP: Final = _TAG + "map"

@@ -23,13 +23,6 @@ from dsampler.consistent._randomness import parent_threshold
 from dsampler.consistent._sdk import parent_span_context
 from dsampler.consistent._threshold import MAX_THRESHOLD, MIN_THRESHOLD, encode_th, ratio_to_threshold
 
-__all__ = [
-    "composable_always_off",
-    "composable_always_on",
-    "composable_parent_threshold",
-    "composable_traceid_ratio_based",
-]
-
 _ALWAYS: Final = SamplingIntent(MIN_THRESHOLD)
 #: A sampled parent without a (consistent) threshold: follow the flag, state no ``th``.
 _FOLLOW_SAMPLED: Final = SamplingIntent(MIN_THRESHOLD, threshold_reliable=False)

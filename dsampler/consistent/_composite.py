@@ -37,9 +37,6 @@ from dsampler.decision import (
 )
 from dsampler.hashing import MASK56
 
-__all__ = ["CompositeSampler", "composite_sampler"]
-
-
 #: The last parent tracestate seen: (tracestate, ot value, rv, intent, sampled, dropped).
 _Parent = tuple[
     TraceState,

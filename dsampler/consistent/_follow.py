@@ -18,8 +18,6 @@ from dsampler.consistent._tracestate import ot_entry
 from dsampler.decision import DROP, EMPTY, make_result
 from dsampler.hashing import MASK56
 
-__all__ = ["ThresholdChildren"]
-
 _UNSET: Final = TraceState()
 #: (parent tracestate, valid th or -1, rv or -1, result kept, th erased: None until needed)
 _Memo = tuple[TraceState, int, int, SamplingResult, "SamplingResult | None"]

@@ -18,15 +18,6 @@ from dsampler._validate import typed
 from dsampler.consistent._threshold import INVALID_THRESHOLD
 from dsampler.errors import ConfigError
 
-__all__ = [
-    "NON_SAMPLING",
-    "ComposableSampler",
-    "IntentLike",
-    "SamplingIntent",
-    "check_composable",
-    "keep_trace_state",
-]
-
 
 def keep_trace_state(trace_state: TraceState) -> TraceState:
     """The tracestate change that changes nothing (the default of every intent)."""

@@ -16,8 +16,6 @@ from typing import Final
 
 from dsampler.consistent._threshold import decode_th, encode_th
 
-__all__ = ["MAX_OT_LENGTH", "OT_KEY", "OtValue", "ot_with_threshold", "ot_without_threshold", "parse_ot"]
-
 #: The tracestate key of OpenTelemetry's own entry.
 OT_KEY: Final = "ot"
 #: The longest ``ot`` value allowed.

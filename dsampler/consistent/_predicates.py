@@ -20,17 +20,6 @@ from dsampler.consistent._sdk import parent_span_context
 from dsampler.decision import compile_span
 from dsampler.errors import ConfigError
 
-__all__ = [
-    "AllPredicate",
-    "AlwaysMatchPredicate",
-    "AttributePatternsPredicate",
-    "AttributeValuesPredicate",
-    "MatchPredicate",
-    "ParentPredicate",
-    "Predicate",
-    "SpanKindPredicate",
-]
-
 PARENTS: Final = ("none", "local", "remote")
 
 

@@ -14,16 +14,6 @@ from dsampler.consistent._threshold import MAX_THRESHOLD
 from dsampler.consistent._tracestate import explicit_randomness, ot_of
 from dsampler.hashing import MASK56
 
-__all__ = [
-    "RANDOMNESS_MASK",
-    "bound_of_threshold",
-    "consistent_sampled",
-    "key_of_randomness",
-    "parent_threshold",
-    "randomness",
-    "threshold_of_bound",
-]
-
 #: The 56 bits of randomness in a trace ID: ``R = trace_id & RANDOMNESS_MASK``.
 RANDOMNESS_MASK: Final = MASK56
 

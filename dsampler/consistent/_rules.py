@@ -17,8 +17,6 @@ from dsampler.consistent._intent import NON_SAMPLING, ComposableSampler, IntentL
 from dsampler.consistent._predicates import Predicate
 from dsampler.errors import ConfigError
 
-__all__ = ["composable_rule_based"]
-
 Rule = tuple[Predicate, ComposableSampler]
 
 

@@ -9,8 +9,6 @@ from opentelemetry.trace import SpanContext
 
 from dsampler.decision import SPAN_KEY, current_context, span_context_of
 
-__all__ = ["parent_span_context"]
-
 
 def parent_span_context(parent_context: Context | None) -> SpanContext | None:
     """The parent's valid span context (``parent_context``, or the current context when

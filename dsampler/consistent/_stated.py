@@ -20,16 +20,6 @@ from typing import Final
 from dsampler.consistent._threshold import MAX_THRESHOLD, encode_th
 from dsampler.hashing import MASK56, MASK64, HashScheme
 
-__all__ = [
-    "ALWAYS",
-    "BY_KEY",
-    "BY_TRACE",
-    "NOTHING",
-    "NOTHING_STATED",
-    "Statement",
-    "statement",
-]
-
 NOTHING: Final = 0
 ALWAYS: Final = 1
 BY_TRACE: Final = 2

@@ -12,14 +12,13 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from opentelemetry.sdk.trace.sampling import SamplingResult
-from opentelemetry.trace.span import TraceState
+from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.consistent._ot import OT_KEY, ot_with_threshold, ot_without_threshold
 from dsampler.consistent._stated import ALWAYS, BY_KEY, BY_TRACE, Statement
 from dsampler.consistent._tracestate import ot_entry, with_ot
 from dsampler.decision import (
-    DEFAULT_TRACE_STATE,
     DROP,
     DROPPED,
     EMPTY,
@@ -29,8 +28,6 @@ from dsampler.decision import (
     make_result,
 )
 from dsampler.hashing import MASK56, MASK64
-
-__all__ = ["StatedResults", "erase_th", "ot_state"]
 
 _UNSET: Final = TraceState()  # a tracestate no span has: the memo's initial key
 _new = object.__new__

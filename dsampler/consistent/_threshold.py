@@ -15,19 +15,6 @@ from typing import Final
 from dsampler._validate import check_int, check_rate, show
 from dsampler.errors import ConfigError
 
-__all__ = [
-    "HALF_EVEN",
-    "HALF_UP",
-    "INVALID_THRESHOLD",
-    "MAX_THRESHOLD",
-    "MIN_THRESHOLD",
-    "adjusted_count",
-    "decode_th",
-    "encode_th",
-    "ratio_to_threshold",
-    "threshold_to_probability",
-]
-
 #: The threshold that rejects every span: never sample (no ``th`` is written for it).
 MAX_THRESHOLD: Final = 1 << 56
 #: The threshold that rejects nothing: always sample, written ``th:0``.

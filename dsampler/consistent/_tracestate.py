@@ -10,8 +10,6 @@ from opentelemetry.trace.span import TraceState
 
 from dsampler.consistent._ot import OT_KEY, parse_ot
 
-__all__ = ["explicit_randomness", "ot_entry", "ot_of", "threshold_of", "with_ot"]
-
 #: W3C's limit on tracestate members; OpenTelemetry refuses to add a 33rd.
 MAX_ENTRIES: Final = 32
 

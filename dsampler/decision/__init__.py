@@ -9,7 +9,6 @@ from dsampler._lazy import attach as _attach
 __all__ = [
     "CHILD_DECISIONS",
     "CHILD_RESULTS",
-    "DEFAULT_TRACE_STATE",
     "DROP",
     "DROPPED",
     "EMPTY",
@@ -37,7 +36,6 @@ if typing.TYPE_CHECKING:
     from dsampler.decision._bucket import TokenBucket
     from dsampler.decision._children import CHILD_DECISIONS, CHILD_RESULTS, ChildResults
     from dsampler.decision._context import (
-        DEFAULT_TRACE_STATE,
         SPAN_KEY,
         current_context,
         span_context_of,
@@ -62,7 +60,7 @@ __getattr__, __dir__ = _attach(
         "TokenBucket": "dsampler.decision._bucket",
         **dict.fromkeys(("CHILD_DECISIONS", "CHILD_RESULTS", "ChildResults"), "dsampler.decision._children"),
         **dict.fromkeys(
-            ("DEFAULT_TRACE_STATE", "SPAN_KEY", "current_context", "span_context_of", "trace_state_of"),
+            ("SPAN_KEY", "current_context", "span_context_of", "trace_state_of"),
             "dsampler.decision._context",
         ),
         **dict.fromkeys(

@@ -24,8 +24,6 @@ from dsampler._validate import check_per_second
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.errors import ConfigError
 
-__all__ = ["TokenBucket"]
-
 _WAIT_S = 1.0  # how long update() waits for the baton before it writes without it
 
 

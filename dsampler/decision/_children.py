@@ -10,8 +10,6 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.decision._results import DROP, DROPPED, EMPTY, RECORD_AND_SAMPLE, make_result
 
-__all__ = ["CHILD_DECISIONS", "CHILD_RESULTS", "ChildResults"]
-
 #: A parent-following result, by ``2 * is_remote + sampled flag`` (ParentBased's four cases).
 CHILD_RESULTS: Final = (DROPPED, make_result(RECORD_AND_SAMPLE, EMPTY, None)) * 2
 #: Their decisions, by the same case.

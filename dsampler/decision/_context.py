@@ -13,8 +13,6 @@ from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
 from opentelemetry.trace import INVALID_SPAN, Span, SpanContext, set_span_in_context
 from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
 
-__all__ = ["DEFAULT_TRACE_STATE", "SPAN_KEY", "current_context", "span_context_of", "trace_state_of"]
-
 
 def _span_key() -> str:
     """The context key of the current span, found through the public API."""

@@ -16,8 +16,6 @@ from opentelemetry.util.types import Attributes
 from dsampler.decision._context import SPAN_KEY, current_context, span_context_of, trace_state_of
 from dsampler.decision._results import Results
 
-__all__ = ["FaultCountingSampler", "FaultLog", "Guarded", "integer_value"]
-
 _log = logging.getLogger("dsampler.samplers")
 
 

@@ -16,8 +16,6 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.config import AttributeMatch, Match, Pattern
 
-__all__ = ["Predicate", "compile_match", "compile_span"]
-
 #: (span name, span kind, span attributes) -> does the rule match?
 Predicate = Callable[[str, "SpanKind | None", Attributes], bool]
 

@@ -9,12 +9,8 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
-from opentelemetry.trace.span import TraceState
+from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
 from opentelemetry.util.types import Attributes
-
-from dsampler.decision._context import DEFAULT_TRACE_STATE
-
-__all__ = ["DROP", "DROPPED", "EMPTY", "RECORD_AND_SAMPLE", "FrozenResult", "Results", "make_result"]
 
 DROP: Final = Decision.DROP
 RECORD_AND_SAMPLE: Final = Decision.RECORD_AND_SAMPLE

@@ -13,8 +13,6 @@ from typing import Generic, TypeVar
 
 from dsampler._validate import MAX_TEXT
 
-__all__ = ["Tracked"]
-
 T = TypeVar("T")
 
 

@@ -39,8 +39,6 @@ from dsampler.engine._runtime import Runtime
 from dsampler.engine._snapshot import OfferedLoad, Snapshot
 from dsampler.hashing import HashScheme, get_scheme
 
-__all__ = ["compile_snapshot"]
-
 
 def compile_snapshot(
     config: SamplingConfig, previous: Snapshot | None, runtime: Runtime, load: OfferedLoad | None = None

@@ -8,19 +8,6 @@ from __future__ import annotations
 from collections import deque
 from typing import Final
 
-__all__ = [
-    "CAPPED",
-    "DEFAULT",
-    "KEPT",
-    "NOT_KEPT",
-    "OPERATION",
-    "PARENT",
-    "RULE",
-    "STRATEGIES",
-    "CountHistory",
-    "DecisionCounts",
-]
-
 #: Which part of a snapshot decided (the ``strategy`` attribute of the metric).
 PARENT, RULE, OPERATION, DEFAULT = range(4)
 STRATEGIES: Final = ("parent", "rule", "operation", "default")

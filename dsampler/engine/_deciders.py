@@ -18,17 +18,6 @@ from dsampler.consistent import NOTHING_STATED, StatedResults, Statement, statem
 from dsampler.decision import DROPPED, EMPTY, Results, TokenBucket
 from dsampler.hashing import HashScheme, Ratio
 
-__all__ = [
-    "Decider",
-    "DropDecider",
-    "OperationDecider",
-    "RateLimitDecider",
-    "RatioDecider",
-    "RolloutDecider",
-    "Tagger",
-    "guaranteed",
-]
-
 #: Tagged results kept for sharing, per tagger (a controller's rates are many).
 MAX_SHARED_RESULTS: Final = 1024
 

@@ -22,7 +22,7 @@ from dsampler.engine._compile import compile_snapshot
 from dsampler.engine._counts import CountHistory
 from dsampler.engine._request import RequestPath
 from dsampler.engine._runtime import Runtime
-from dsampler.engine._snapshot import OfferedLoad, Snapshot
+from dsampler.engine._snapshot import Snapshot
 from dsampler.errors import ConfigError
 from dsampler.hashing import LOADER
 
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
     from dsampler.config import SettingsKeywords
 
-__all__ = ["Engine", "OfferedLoad"]
 
 #: The sections of a configuration that name an owner (an engine alone refuses them).
 SECTIONS: Final = ("adaptive", "remote")

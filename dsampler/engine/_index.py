@@ -19,8 +19,6 @@ from dsampler._validate import MAX_TEXT
 from dsampler.config import AttributeMatch, Match, Pattern
 from dsampler.decision import Predicate
 
-__all__ = ["RuleIndex"]
-
 D = TypeVar("D")
 _KINDS: Final = {kind.name.lower(): kind for kind in SpanKind}
 MAX_NAMES: Final = 4096  # span names whose name bits are kept (each at most MAX_TEXT long)

@@ -16,14 +16,13 @@ from typing import Any, Final
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace.sampling import SamplingResult
 from opentelemetry.trace import Link, SpanKind
-from opentelemetry.trace.span import TraceState
+from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.config import ConfigStore
 from dsampler.decision import (
     CHILD_DECISIONS,
     CHILD_RESULTS,
-    DEFAULT_TRACE_STATE,
     DROPPED,
     SPAN_KEY,
     FaultCountingSampler,
@@ -33,8 +32,6 @@ from dsampler.decision import (
 from dsampler.engine._counts import DEFAULT, KEPT, NOT_KEPT
 from dsampler.engine._snapshot import Snapshot
 from dsampler.hashing import MASK64, MASK128
-
-__all__ = ["RequestPath"]
 
 _M64: Final = MASK64
 

@@ -17,8 +17,6 @@ from dsampler.errors import ConfigError
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
 
-__all__ = ["Runtime", "resource_attributes"]
-
 
 class Runtime:
     """The fixed environment and the mutable state beside one DSampler's snapshots.

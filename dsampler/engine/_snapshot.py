@@ -28,9 +28,6 @@ from dsampler.engine._deciders import (
 )
 from dsampler.engine._index import RuleIndex
 
-__all__ = ["OfferedLoad", "Snapshot"]
-
-
 _YES: Final = itertools.repeat(True).__next__  # a C callable that answers True
 _UNUSED: Final = Results({})  # the lower-bound results of a snapshot without a lower bound
 _PLAIN_CHILDREN: Final = ChildResults()

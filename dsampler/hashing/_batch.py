@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["decide_batch", "fnv1a64", "fnv1a64_batch", "hashing_path", "jit_status", "wait_for_jit"]
 
 _MAX_ID = (1 << 128) - 1
 CHUNK = 1 << 20

@@ -21,8 +21,6 @@ from numba.core import codegen, config
 
 from dsampler.hashing import _reference as ref
 
-__all__ = ["BLOCK", "WIDE_MULTIPLY", "fnv1a_decide", "fnv1a_keys", "target_features"]
-
 #: IDs per block: the scratch state (16 KB) stays in the first-level cache.
 BLOCK: Final = 1024
 _OFFSET = np.uint64(ref.FNV_OFFSET_BASIS)

@@ -18,8 +18,6 @@ from numba import boolean, njit, uint64
 from dsampler.hashing import _reference as ref
 from dsampler.hashing._fnv_blocks import WIDE_MULTIPLY, fnv1a_decide, fnv1a_keys
 
-__all__ = ["FNV_FORMS", "SCALAR", "batch_decide", "batch_keys", "fnv_batch_form"]
-
 _OFFSET = np.uint64(ref.FNV_OFFSET_BASIS)
 _PRIME = np.uint64(ref.FNV_PRIME)
 _BYTE = np.uint64(0xFF)

@@ -22,8 +22,6 @@ from typing import Final
 
 from dsampler.hashing._schemes import SCHEMES, KeyFn
 
-__all__ = ["FORK_WAIT_S", "LOADER", "LOAD_AT_PER_SECOND", "JitStatus", "mode"]
-
 _log = logging.getLogger("dsampler.hashing")
 
 FORK_WAIT_S = 10.0

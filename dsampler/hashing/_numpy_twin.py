@@ -12,8 +12,6 @@ import numpy as np
 
 from dsampler.hashing import _reference as ref
 
-__all__ = ["keys"]
-
 _U = np.uint64
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import MASK128, HashScheme
 
-__all__ = ["Ratio"]
-
 
 def _halves(trace_id: int) -> tuple[int, int]:
     """The two 64-bit halves by int's own operators (an int subclass's cannot fail a

@@ -8,31 +8,6 @@ and OpenTelemetry services decide the same trace the same way.
 
 from __future__ import annotations
 
-__all__ = [
-    "FMIX1",
-    "FMIX2",
-    "FNV_OFFSET_BASIS",
-    "FNV_PRIME",
-    "MASK32",
-    "MASK56",
-    "MASK63",
-    "MASK64",
-    "SIGN64",
-    "XXH3_AVALANCHE",
-    "XXH3_BITFLIP1",
-    "XXH3_BITFLIP2",
-    "consistent_key",
-    "fmix64",
-    "fnv1a64_bytes",
-    "fnv1a64_key",
-    "fnv1a_mix_key",
-    "jaeger_go_key",
-    "low64_key",
-    "otel_java_key",
-    "otel_js_key",
-    "xxh3_key",
-]
-
 MASK64 = (1 << 64) - 1
 MASK63 = (1 << 63) - 1
 MASK56 = (1 << 56) - 1

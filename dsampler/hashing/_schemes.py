@@ -19,8 +19,6 @@ from dsampler._validate import check_rate, show
 from dsampler.errors import ConfigError
 from dsampler.hashing import _reference as ref
 
-__all__ = ["DEFAULT_SCHEME", "SCHEMES", "HashScheme", "get_scheme", "rate_to_bound"]
-
 TWO64: Final = 18446744073709551616.0  # 2.0**64, a float so that rate * TWO64 stays exact
 TWO63: Final = 9223372036854775808.0
 TWO56: Final = 72057594037927936.0

@@ -51,7 +51,8 @@ __all__ = [
 if typing.TYPE_CHECKING:  # the constants type-check as Any through __getattr__
     from dsampler.jaeger._adaptive import AdaptiveSampler
     from dsampler.jaeger._config import sampler_from_config
-    from dsampler.jaeger._remote import RemoteControlledSampler, SamplerMetrics
+    from dsampler.jaeger._polling import SamplerMetrics
+    from dsampler.jaeger._remote import RemoteControlledSampler
     from dsampler.jaeger._samplers import (
         ConstSampler,
         GuaranteedThroughputProbabilisticSampler,
@@ -70,7 +71,7 @@ _HOMES = {
     "RateLimitingSampler": "dsampler.jaeger._samplers",
     "RemoteControlledSampler": "dsampler.jaeger._remote",
     "Sampler": "dsampler.jaeger._samplers",
-    "SamplerMetrics": "dsampler.jaeger._remote",
+    "SamplerMetrics": "dsampler.jaeger._polling",
     "get_rate_limit": "dsampler.jaeger._strategies",
     "get_sampling_probability": "dsampler.jaeger._strategies",
     "sampler_from_config": "dsampler.jaeger._config",

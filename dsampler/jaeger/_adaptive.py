@@ -31,8 +31,6 @@ from dsampler.protocol import (
     Strategy,
 )
 
-__all__ = ["AdaptiveSampler", "name_of", "sampler_of"]
-
 _Operation = GuaranteedThroughputProbabilisticSampler
 
 

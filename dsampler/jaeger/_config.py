@@ -33,8 +33,6 @@ from dsampler.jaeger._samplers import (
     is_sampler,
 )
 
-__all__ = ["sampler_from_config"]
-
 _KEYS: Final = (
     "type",
     "param",

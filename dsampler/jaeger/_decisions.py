@@ -17,8 +17,6 @@ from dsampler.engine import Engine
 from dsampler.jaeger._adaptive import name_of
 from dsampler.jaeger._samplers import Sampler, int_value
 
-__all__ = ["Decision", "following", "guarded"]
-
 _ROOT: Final = Context()  # jaeger-client decides root spans only: no parent to look up
 _UNTRACKED: Final = " " * (MAX_TEXT + 1)  # a name never tracked: the default rate decides it
 

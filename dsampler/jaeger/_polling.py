@@ -29,20 +29,6 @@ from dsampler.protocol import (
 )
 from dsampler.remote import Fetcher
 
-__all__ = [
-    "DEFAULT_SAMPLING_PORT",
-    "Reporter",
-    "SamplerMetrics",
-    "SourceFetcher",
-    "agent_endpoint",
-    "agent_url",
-    "describe",
-    "factory_of",
-    "init_sampler_or_default",
-    "max_operations_or_default",
-    "refresh_interval",
-]
-
 DEFAULT_SAMPLING_PORT = 5778  # jaeger-agent's sampling port
 _SOURCE_TIMEOUT_S = 5.0  # how long close() waits for a strategy_source call in flight
 

@@ -36,8 +36,6 @@ from dsampler.protocol import Strategy, parse_response
 from dsampler.remote import REMOTE, Fetcher, HttpFetcher, PollOutcome, RemoteFollower
 from dsampler.telemetry import track
 
-__all__ = ["RemoteControlledSampler", "SamplerMetrics", "max_operations_or_default", "refresh_interval"]
-
 REQUEST_TIMEOUT_S: Final = 15.0  # jaeger-client's
 
 

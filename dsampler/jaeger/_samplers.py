@@ -36,16 +36,6 @@ def _jaeger_base() -> type:
 
 _Base: type = _jaeger_base()
 
-__all__ = [
-    "ConstSampler",
-    "GuaranteedThroughputProbabilisticSampler",
-    "ProbabilisticSampler",
-    "RateLimitingSampler",
-    "Sampler",
-    "Tags",
-    "int_value",
-    "is_sampler",
-]
 
 Tags = dict[str, Any]
 

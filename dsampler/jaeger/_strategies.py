@@ -33,14 +33,6 @@ from dsampler.protocol import (
     parse_response,
 )
 
-__all__ = [
-    "JAEGER_CLIENT",
-    "get_rate_limit",
-    "get_sampling_probability",
-    "per_operation_of",
-    "strategy_of",
-]
-
 #: jaeger-client-python's reading of a raw response dict: its defaults for absent numbers.
 JAEGER_CLIENT: Final = Reading(
     absent=MappingProxyType(

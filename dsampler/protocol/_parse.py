@@ -30,16 +30,6 @@ from dsampler.protocol._strategy import (
     StrategyType,
 )
 
-__all__ = [
-    "MAX_OPERATIONS",
-    "MAX_RESPONSE_BYTES",
-    "Reading",
-    "parse_mapping",
-    "parse_operation_sampling",
-    "parse_response",
-    "parse_strategy",
-]
-
 MAX_RESPONSE_BYTES: Final = 4 << 20  # 4 MiB, OpenTelemetry Java's cap; a 2,000-operation answer is ~150 KB
 MAX_OPERATIONS: Final = 100_000  # per response; the sampler then keeps its max_operations of them
 

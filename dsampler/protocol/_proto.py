@@ -51,14 +51,6 @@ from dsampler.protocol._wire import (
     varint_field,
 )
 
-__all__ = [
-    "MAX_REQUEST_BYTES",
-    "decode_params",
-    "decode_response",
-    "encode_params",
-    "encode_response",
-]
-
 #: A request is a service name; 16 KiB is twice the HTTP server's URL cap.
 MAX_REQUEST_BYTES: Final = 16 << 10
 _INT32_MAX: Final = (1 << 31) - 1

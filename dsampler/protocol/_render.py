@@ -13,8 +13,6 @@ from typing import Final, Literal, TypeAlias
 
 from dsampler.protocol._strategy import RATE_LIMITING, PerOperationStrategy, StrategyResponse
 
-__all__ = ["DIALECTS", "Dialect", "go_number", "go_string", "render"]
-
 Dialect: TypeAlias = Literal["proto3", "legacy", "go-struct"]
 DIALECTS: Final[tuple[Dialect, ...]] = ("proto3", "legacy", "go-struct")
 

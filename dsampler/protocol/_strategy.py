@@ -12,18 +12,6 @@ from typing import Final, Literal, TypeAlias
 from dsampler._validate import check_per_second, check_rate, check_text, typed
 from dsampler.errors import ConfigError
 
-__all__ = [
-    "PROBABILISTIC",
-    "RATE_LIMITING",
-    "OperationRate",
-    "PerOperationStrategy",
-    "ProbabilisticStrategy",
-    "RateLimitingStrategy",
-    "Strategy",
-    "StrategyResponse",
-    "StrategyType",
-]
-
 StrategyType: TypeAlias = Literal["PROBABILISTIC", "RATE_LIMITING"]
 PROBABILISTIC: Final = "PROBABILISTIC"
 RATE_LIMITING: Final = "RATE_LIMITING"

@@ -14,23 +14,6 @@ from typing import Final, TypeAlias, TypeVar
 
 from dsampler.errors import ConfigError
 
-__all__ = [
-    "LEN",
-    "MAX_GROUP_DEPTH",
-    "VARINT",
-    "Field",
-    "double_field",
-    "expect",
-    "fields",
-    "last",
-    "message_field",
-    "read_double",
-    "read_text",
-    "string_field",
-    "varint",
-    "varint_field",
-]
-
 VARINT: Final = 0
 I64: Final = 1
 LEN: Final = 2

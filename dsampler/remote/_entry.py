@@ -24,16 +24,6 @@ from dsampler.config import DEFAULT_RATE, MAX_ARG_CHARS, key_values, parse_rate
 from dsampler.errors import ConfigError
 from dsampler.remote._url import DEFAULT_ENDPOINT, sampling_url
 
-__all__ = [
-    "RemoteArg",
-    "jaeger_remote_sampler",
-    "parentbased_jaeger_remote_sampler",
-    "parse_remote_arg",
-    "parse_remote_properties",
-    "remote_sampler",
-    "warn_ignored",
-]
-
 _log = logging.getLogger("dsampler.otel")
 _GRPC_PORTS: Final = frozenset({14250, 5779})
 

@@ -36,8 +36,6 @@ from dsampler.remote._resolve import (
 )
 from dsampler.remote._url import DEFAULT_ENDPOINT, sampling_url, socket_host
 
-__all__ = ["DEFAULT_TIMEOUT_S", "Fetcher", "HttpFetcher"]
-
 DEFAULT_TIMEOUT_S: Final = 10.0
 _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 _CHUNK: Final = 65536

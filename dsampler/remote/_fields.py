@@ -21,8 +21,6 @@ from dsampler.protocol import (
     Strategy,
 )
 
-__all__ = ["strategy_fields"]
-
 
 def strategy_fields(strategy: Strategy) -> dict[str, Any]:
     """The four fields ``strategy`` sets, as the model's values."""

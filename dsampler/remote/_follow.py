@@ -20,7 +20,6 @@ from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
 if TYPE_CHECKING:
     from dsampler.engine import Engine
 
-__all__ = ["REMOTE", "RemoteFollower", "running_follower"]
 
 #: The overlay name a remote endpoint's fields are held under.
 REMOTE: Final = "remote"

@@ -33,8 +33,6 @@ from dsampler.protocol import (
 )
 from dsampler.remote._fetch import Fetcher
 
-__all__ = ["PollOutcome", "StrategyPoller", "weakly"]
-
 _log = logging.getLogger("dsampler.remote")
 _FIRST_RETRY_S: Final = 1.0
 T = TypeVar("T")

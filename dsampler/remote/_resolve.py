@@ -18,16 +18,6 @@ from typing import Any, Final
 from dsampler import _fork
 from dsampler._held import start_holding
 
-__all__ = [
-    "MAX_RESOLVING",
-    "AddrInfo",
-    "DeadlineSSLSocket",
-    "DeadlineSocket",
-    "Resolver",
-    "remaining",
-    "resolve",
-]
-
 AddrInfo = tuple[Any, ...]  # one entry of socket.getaddrinfo's answer
 #: ``getaddrinfo(host, port, family, type)``, as :func:`socket.getaddrinfo`.
 Resolver = Callable[[str, int, int, int], Sequence[AddrInfo]]

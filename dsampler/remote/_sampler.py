@@ -35,7 +35,6 @@ from dsampler.telemetry import track
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
 
-__all__ = ["JaegerRemoteSampler"]
 
 _STRATEGIES: Final = (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)
 _SECTIONS: Final = (

@@ -9,8 +9,6 @@ from urllib.parse import SplitResult, unquote
 
 from dsampler._validate import check_endpoint
 
-__all__ = ["DEFAULT_ENDPOINT", "sampling_url", "socket_host"]
-
 DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
 
 

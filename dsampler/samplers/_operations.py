@@ -19,8 +19,6 @@ from dsampler.engine import Engine
 from dsampler.hashing import DEFAULT_SCHEME
 from dsampler.telemetry import track
 
-__all__ = ["PerOperationSampler"]
-
 
 class PerOperationSampler(Sampler):
     """Per span name: a probabilistic rate plus a lower bound of traces per second.

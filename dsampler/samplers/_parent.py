@@ -7,12 +7,11 @@ from collections.abc import Sequence
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, Sampler, SamplingResult
 from opentelemetry.trace import Link, Span, SpanKind
-from opentelemetry.trace.span import TraceState
+from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.decision import (
     CHILD_RESULTS,
-    DEFAULT_TRACE_STATE,
     SPAN_KEY,
     ChildResults,
     FaultCountingSampler,
@@ -21,8 +20,6 @@ from dsampler.decision import (
     current_context,
 )
 from dsampler.errors import ConfigError
-
-__all__ = ["ParentBasedSampler"]
 
 
 class ParentBasedSampler(FaultCountingSampler):

@@ -24,8 +24,6 @@ from dsampler.decision import (
     trace_state_of,
 )
 
-__all__ = ["RateLimitingSampler"]
-
 
 class RateLimitingSampler(FaultCountingSampler):
     """At most ``traces_per_second`` root traces per second, per process, by a

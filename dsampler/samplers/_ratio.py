@@ -25,8 +25,6 @@ from dsampler.decision import (
 from dsampler.engine import RatioDecider, Tagger
 from dsampler.hashing import DEFAULT_SCHEME, LOADER, get_scheme
 
-__all__ = ["RatioSampler"]
-
 
 class RatioSampler(FaultCountingSampler):
     """Samples a fixed fraction of traces, decided by a hash of the trace ID alone.

@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 if typing.TYPE_CHECKING:
-    from dsampler.serve._grpc import MISSING_GRPC
+    from dsampler.serve._grpc_calls import MISSING_GRPC
     from dsampler.serve._server import MAX_CONNECTIONS, StrategiesServer
     from dsampler.serve._strategies import (
         Strategies,
@@ -35,7 +35,7 @@ if typing.TYPE_CHECKING:
 __getattr__, __dir__ = _attach(
     __name__,
     {
-        "MISSING_GRPC": "dsampler.serve._grpc",
+        "MISSING_GRPC": "dsampler.serve._grpc_calls",
         **dict.fromkeys(("MAX_CONNECTIONS", "StrategiesServer"), "dsampler.serve._server"),
         **dict.fromkeys(
             ("Strategies", "config_strategies", "jaeger_document", "jaeger_strategies", "load_strategies"),

@@ -22,16 +22,12 @@ from dsampler import _fork
 from dsampler._validate import check_int, check_seconds
 from dsampler.protocol import MAX_REQUEST_BYTES, encode_response
 from dsampler.serve._grpc_calls import (
-    GET_SAMPLING_STRATEGY,
-    MISSING_GRPC,
     SamplingCalls,
     import_grpc,
 )
 from dsampler.serve._grpc_calls import taken as bind_problem
 from dsampler.serve._strategies import Answers, Strategies
 from dsampler.serve._strategies_file import StrategiesFile
-
-__all__ = ["GET_SAMPLING_STRATEGY", "MISSING_GRPC", "GrpcStrategiesServer", "import_grpc"]
 
 _log = logging.getLogger("dsampler.serve")
 _STOP_GRACE_S: Final = 1.0

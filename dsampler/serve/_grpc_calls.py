@@ -17,8 +17,6 @@ from typing import Any, Final
 from dsampler.errors import ConfigError
 from dsampler.protocol import decode_params, last, read_text
 
-__all__ = ["GET_SAMPLING_STRATEGY", "MISSING_GRPC", "SERVICE", "SamplingCalls", "import_grpc", "taken"]
-
 SERVICE: Final = "jaeger.api_v2.SamplingManager"
 GET_SAMPLING_STRATEGY: Final = f"/{SERVICE}/GetSamplingStrategy"
 MISSING_GRPC: Final = (

@@ -22,8 +22,6 @@ from urllib.parse import parse_qs, urlsplit
 
 from dsampler._held import start_holding
 
-__all__ = ["HttpListener"]
-
 _log = logging.getLogger("dsampler.serve")
 MAX_URL: Final = 8192
 MAX_HEAD: Final = 16384

@@ -34,8 +34,6 @@ from dsampler.protocol import (
     StrategyResponse,
 )
 
-__all__ = ["JAEGER_KEY_TEXT", "decode_json", "looks_like_jaeger", "read_jaeger"]
-
 JAEGER_KEYS: Final = ("default_strategy", "service_strategies")
 #: The keys as text, for a file that is not even JSON (its error is Jaeger's, then).
 JAEGER_KEY_TEXT: Final = re.compile(rb"(?i)[\"']?(?:default_strategy|service_strategies)[\"']?\s*:")

@@ -21,7 +21,6 @@ from dsampler.serve._strategies_file import StrategiesFile
 if TYPE_CHECKING:
     from dsampler.serve._grpc import GrpcStrategiesServer
 
-__all__ = ["MAX_CONNECTIONS", "StrategiesServer"]
 
 MAX_CONNECTIONS: Final = 100_000  # the bound of max_connections
 

@@ -26,17 +26,6 @@ from dsampler.protocol import (
 )
 from dsampler.serve._jaeger_file import JAEGER_KEY_TEXT, decode_json, looks_like_jaeger, read_jaeger
 
-__all__ = [
-    "DEFAULT_SAMPLING_PROBABILITY",
-    "FileFormat",
-    "Strategies",
-    "config_strategies",
-    "default_strategies",
-    "jaeger_document",
-    "jaeger_strategies",
-    "load_strategies",
-]
-
 DEFAULT_SAMPLING_PROBABILITY: Final = 0.001  # Jaeger's --sampling.default-sampling-probability
 FileFormat: TypeAlias = Literal["auto", "jaeger", "dsampler"]
 

@@ -27,8 +27,6 @@ from dsampler.serve._strategies import (
     load_strategies,
 )
 
-__all__ = ["MAX_RELOAD_S", "StrategiesFile", "count_services"]
-
 _log = logging.getLogger("dsampler.serve")
 DEFAULT_RELOAD_S: Final = 1.0
 MAX_RELOAD_S: Final = 86400.0

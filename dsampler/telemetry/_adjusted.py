@@ -20,8 +20,6 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from dsampler import _fork
 from dsampler.consistent import MAX_THRESHOLD, threshold_of
 
-__all__ = ["AdjustedCounts"]
-
 _SCALE: Final = float(MAX_THRESHOLD)
 
 

@@ -25,7 +25,6 @@ from dsampler.hashing import SCHEMES
 if TYPE_CHECKING:
     from dsampler.telemetry._observed import Observed
 
-__all__ = ["Drift", "audit"]
 
 SIGMAS: Final = 4.0
 MIN_DECISIONS: Final = 1000

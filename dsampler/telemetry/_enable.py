@@ -13,7 +13,6 @@ from dsampler.telemetry import _drift, _registry
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
 
-__all__ = ["enable"]
 
 _guard = _fork.ModuleLock()  # another thread's enable() may hold it at a fork
 _auditors: list[_Auditor] = []

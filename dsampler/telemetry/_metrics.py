@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 
     from dsampler.telemetry._observed import Observed
 
-__all__ = ["instrument"]
 
 _RECORD, _DROP = "RECORD_AND_SAMPLE", "DROP"
 

@@ -10,8 +10,6 @@ if TYPE_CHECKING:
     from dsampler.config import SamplingConfig
     from dsampler.engine import CountHistory, Snapshot
 
-__all__ = ["Observed", "ObservedPoller"]
-
 
 class Observed(Protocol):
     """What telemetry reads of a sampler (an :class:`~dsampler.engine.Engine`)."""

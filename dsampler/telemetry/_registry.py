@@ -17,16 +17,6 @@ from dsampler import _fork
 if TYPE_CHECKING:
     from dsampler.telemetry._observed import Observed, ObservedPoller
 
-__all__ = [
-    "count_everywhere",
-    "expected",
-    "numbered",
-    "pollers",
-    "register",
-    "register_poller",
-    "sampler_id",
-]
-
 
 _guard = _fork.ModuleLock()  # a metrics reader may hold it at a fork
 _samplers: weakref.WeakValueDictionary[int, Observed] = weakref.WeakValueDictionary()

@@ -10,8 +10,6 @@ from dsampler.telemetry._metrics import instrument
 if TYPE_CHECKING:
     from dsampler.telemetry._observed import Observed
 
-__all__ = ["track"]
-
 
 def track(sampler: Observed) -> None:
     """Report on ``sampler`` from now on; the first one of the process registers

@@ -20,8 +20,6 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, TraceFl
 from dsampler.cli.bench._harness import Case
 from dsampler.cli.bench._rows import NAME, Group, Ids, Row
 
-__all__ = ["RESOURCE", "SPAN_ATTRIBUTES", "TEN_RULES", "dsampler", "groups", "is_dropped", "is_sampled"]
-
 #: dsampler's target for root and child decisions: at most half of OTel's cost.
 DECISION_FIGURE = 0.5
 #: Passed explicitly, so that no ``Resource.create()`` (environment, hostname) runs.

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from dsampler.cli.bench._harness import Progress
     from dsampler.cli.bench._report import Meta, Report
 
-__all__ = ["add_parser", "run"]
 
 ROUNDS, QUICK_ROUNDS, MAX_ROUNDS = 25, 5, 1000
 SECONDS, QUICK_SECONDS, MIN_SECONDS, MAX_SECONDS = 20.0, 2.0, 0.1, 600.0

@@ -29,19 +29,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = [
-    "CLOCK",
-    "GRACE",
-    "Case",
-    "CaseError",
-    "Progress",
-    "Run",
-    "Stats",
-    "loop_floor",
-    "run_rounds",
-    "verify",
-]
-
 #: The clock that times batches (see the module's docstring).
 CLOCK = time.thread_time
 #: The rounds may overrun the budget by this factor before they stop early.

@@ -14,8 +14,6 @@ from typing import Any
 from dsampler.cli.bench._harness import Case
 from dsampler.cli.bench._rows import NAME, Group, Ids, Row
 
-__all__ = ["OPERATIONS", "group"]
-
 OPERATIONS = 2000
 #: One of the 2,000 operations, not the first.
 OPERATION = "op-1234"

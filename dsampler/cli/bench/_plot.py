@@ -9,8 +9,6 @@ from pathlib import Path
 from dsampler.cli._plotting import pyplot
 from dsampler.cli.bench._report import Report
 
-__all__ = ["plot"]
-
 _COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
 
 

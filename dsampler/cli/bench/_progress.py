@@ -8,8 +8,6 @@ from typing import TextIO
 
 from dsampler.cli._output import is_terminal
 
-__all__ = ["LineProgress", "TerminalProgress", "progress_for"]
-
 _BAR = 24
 
 

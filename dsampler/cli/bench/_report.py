@@ -17,8 +17,6 @@ from typing import Any
 from dsampler.cli.bench._harness import CLOCK, Run, Stats, quartiles
 from dsampler.cli.bench._rows import Group, Row, Skipped
 
-__all__ = ["NOISY_IQR", "Meta", "Report", "Result", "results", "table", "to_json"]
-
 #: A side whose rounds spread wider than this share of its median: the machine was busy.
 NOISY_IQR = 0.15
 

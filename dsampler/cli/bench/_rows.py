@@ -16,8 +16,6 @@ from dataclasses import dataclass
 
 from dsampler.cli.bench._harness import Case
 
-__all__ = ["NAME", "RATE", "SEED", "Group", "Ids", "Row", "Skipped", "pick_ids"]
-
 SEED = 20_240_601
 RATE = 0.1
 NAME = "GET /x"

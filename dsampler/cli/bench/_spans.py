@@ -25,8 +25,6 @@ from dsampler.cli.bench import _cases
 from dsampler.cli.bench._harness import Case
 from dsampler.cli.bench._rows import NAME, Group, Ids, Row
 
-__all__ = ["ROWS", "group"]
-
 #: dsampler's target: span start+end with DSampler no slower than with OTel's own samplers.
 SPAN_FIGURE = 1.0
 

@@ -9,8 +9,6 @@ from dsampler.cli.bench import _cases, _jaeger, _spans
 from dsampler.cli.bench._harness import Case
 from dsampler.cli.bench._rows import Group, Ids, Skipped, pick_ids
 
-__all__ = ["build", "cases_of"]
-
 
 def build(stack: ExitStack, ids: Ids | None = None) -> tuple[list[Group], list[Skipped]]:
     """Every group this machine can run; samplers and providers are closed by ``stack``."""

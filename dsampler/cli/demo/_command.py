@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from dsampler.cli.demo._timeline import Timeline
     from dsampler.cli.demo._workload import Record
 
-__all__ = ["add_parser", "run"]
 
 DURATION_S: Final = 45.0
 MIN_DURATION_S, MAX_DURATION_S = 5.0, 600.0

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 
     from dsampler.cli.demo._timeline import Service
 
-__all__ = ["DemoMetrics"]
 
 _KEPT = "RECORD_AND_SAMPLE"
 Point = tuple[str, dict[str, Any], float]  # (instrument, attributes, value)

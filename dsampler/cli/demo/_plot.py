@@ -16,8 +16,6 @@ from dsampler.cli._plotting import pyplot
 from dsampler.cli.demo._timeline import LATENCY_FACTOR, SEARCH_TARGET, SPIKE_FACTOR
 from dsampler.cli.demo._workload import Record
 
-__all__ = ["plot"]
-
 COLOURS: Final = {"checkout": "tab:blue", "search": "tab:orange"}
 
 

@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from dsampler.engine import Engine
     from dsampler.remote import JaegerRemoteSampler
 
-__all__ = ["Demo", "Instrumented", "SampledCounter", "SeededIds"]
 
 POLL_INTERVAL_S: Final = 1.0  # checkout's polls (the entry point's default is 60 s)
 RELOAD_INTERVAL_S: Final = 0.2  # the server's checks of the strategies file

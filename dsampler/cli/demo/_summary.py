@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from dsampler.cli.demo._timeline import SEARCH_TARGET, SPIKE_FACTOR
 from dsampler.cli.demo._workload import Record, Row
 
-__all__ = ["Figures", "figures", "summary"]
-
 WIDTH = 96
 
 

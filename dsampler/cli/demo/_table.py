@@ -15,8 +15,6 @@ from typing import Final, TextIO
 from dsampler.cli._output import discard, is_terminal
 from dsampler.cli.demo._workload import Record, Row
 
-__all__ = ["HEADER", "LiveTable", "PlainTable", "format_row", "table_for"]
-
 HEADER: Final = (
     f"{'time':>8}  {'phase':<11}  {'service':<8}  {'offered/s':>9}  {'sampled/s':>9}  "
     f"{'rate':>7}  {'window':>6}  {'version':>7}"

@@ -11,16 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = [
-    "CHECKOUT_UPDATE_RATE",
-    "LATENCY_FACTOR",
-    "SEARCH_TARGET",
-    "SPIKE_FACTOR",
-    "Service",
-    "Timeline",
-    "services",
-]
-
 SPIKE_FACTOR: Final = 10.0
 LATENCY_FACTOR: Final = 3.0
 SEARCH_TARGET: Final = 50.0  # traces per second the adaptive controller holds for search

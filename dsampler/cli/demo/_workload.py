@@ -20,8 +20,6 @@ from typing import Final
 from dsampler.cli.demo._services import Demo, Instrumented
 from dsampler.cli.demo._timeline import Timeline
 
-__all__ = ["BATCH_S", "Event", "Record", "Row", "Update", "run"]
-
 BATCH_S: Final = 0.01
 _PER_SECOND: Final = round(1.0 / BATCH_S)
 

@@ -28,7 +28,6 @@ from dsampler.hashing import SCHEMES
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["DEFAULT_RATES", "FAMILIES", "Cell", "heatmap", "render", "study", "trace_ids"]
 
 FAMILIES: Final = ("random", "jaeger64", "time-prefixed", "sequential")
 DEFAULT_RATES: Final = (0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.9)

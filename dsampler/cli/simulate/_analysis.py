@@ -19,17 +19,6 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = [
-    "band_crossings",
-    "bins",
-    "estimate_errors",
-    "mean_sampled",
-    "overshoot",
-    "peak_to_peak",
-    "relative_error",
-    "settle_time",
-]
-
 
 def _index(run: Run, at: float) -> int:
     """First tick whose end is after ``at``."""

@@ -26,8 +26,6 @@ from dsampler.cli._output import refuse, without_numpy
 from dsampler.cli._plotting import plot_path
 from dsampler.errors import ConfigError
 
-__all__ = ["add_parser", "run"]
-
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(

@@ -20,8 +20,6 @@ from dsampler.cli.simulate._scenario import Phase, Scenario
 from dsampler.config import AdaptiveSettings
 from dsampler.errors import ConfigError
 
-__all__ = ["MAX_TICKS", "MAX_TRACES", "PAST_THE_BOUNDS", "Work", "check_size", "estimate"]
-
 MAX_TICKS: Final = 1_000_000  # ~10 s and ~300 MB of rows; 6 h at the default 0.1 s tick is 216,000
 MAX_TRACES: Final = 50_000_000  # traces the loop looks at one by one: about a minute
 

@@ -13,8 +13,6 @@ from dsampler.cli._plotting import pyplot
 from dsampler.cli.simulate import _analysis as analysis
 from dsampler.cli.simulate._simulation import Run
 
-__all__ = ["plot"]
-
 
 def plot(run: Run, path: str | os.PathLike[str]) -> None:
     """Write the four panels of ``run`` to ``path`` (PNG)."""

@@ -15,8 +15,6 @@ from dsampler.cli.simulate import _analysis as analysis
 from dsampler.cli.simulate._scenario import Phase
 from dsampler.cli.simulate._simulation import Run
 
-__all__ = ["Edge", "edges", "render"]
-
 
 @dataclass(frozen=True, slots=True)
 class Edge:

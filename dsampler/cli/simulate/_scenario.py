@@ -28,16 +28,6 @@ from dsampler._validate import check_number, check_per_second, check_rate, check
 from dsampler.config import build, mapping, no_unknown_keys, parse_duration
 from dsampler.errors import ConfigError
 
-__all__ = [
-    "BUILTIN_SCENARIOS",
-    "MAX_DURATION_S",
-    "Phase",
-    "Scenario",
-    "builtin_scenario",
-    "load_scenario",
-    "parse_scenario",
-]
-
 MAX_DURATION_S: Final = 6 * 3600.0
 MAX_PHASES: Final = 1000
 MAX_QPS: Final = 1e7

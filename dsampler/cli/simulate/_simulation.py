@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["CapModel", "Run", "scenario_settings", "simulate"]
 
 _POOL = 1 << 16
 _BLOCK = 256
