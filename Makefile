@@ -51,10 +51,11 @@ test: export PYTHONDONTWRITEBYTECODE :=
 test: $(VENV)/.installed-dev lint
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) tests benchmarks --benchmark-disable
 
-## The host-wide budget's minute-long runs under real gunicorn and uwsgi (about 8 minutes;
-## make test runs their short versions): tests/integration/test_host_budget.py.
+## The host-wide budget's minute-long runs under real gunicorn and uwsgi (make test runs
+## their short versions): tests/integration/test_host_budget.py, two at a time (each run
+## keeps about a third of a core busy, and its own service's budget file).
 test-budget: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -q -p no:xdist -m long tests/integration/test_host_budget.py
+	$(BIN)/python -m pytest -q -n 2 --dist load -m long tests/integration/test_host_budget.py
 
 ## A developer's quick loop: the same without the tests marked slow (statistical runs,
 ## subprocesses, servers, the docs' commands); `make test` and CI run them all.

@@ -10,10 +10,11 @@ the clone:
    brings, musllinux, the golden decisions;
 2. for every CPython the wheel's classifiers claim, one fresh virtualenv: the wheel
    (never -e) with the test requirements (the dev extra, under constraints.txt). The
-   whole suite, the benchmarks' smoke run included, runs once each way: without numba on
-   --full-bare (default 3.13), with the jit extra added on --full-jit (default 3.10);
-   every other Python runs the fast suite (-m "not slow") once, the first without numba,
-   the next with the jit extra, and so on.
+   whole suite runs once each way: without numba on --full-bare (default 3.13), with the
+   jit extra added on --full-jit (default 3.12); every other Python runs the fast suite
+   (-m "not slow") once, the first without numba, the next with the jit extra, and so on.
+   The benchmarks' smoke run (benchmarks/test_scripts.py: the repository's scripts, not
+   the package) is make test's alone.
 
 The tests run from the unpacked sdist with its dsampler/ taken out, so only the installed
 package can be imported (tests/conftest.py checks that it is the one installed). A
@@ -140,7 +141,7 @@ def importable(python: str, *names: str) -> list[str]:
 def run_tests(run: Run, python: str, tests: Path, env: dict[str, str]) -> None:
     """pytest from the tests' copy, as make test runs it; the run's time and last line."""
     argv = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", "--dist", "loadfile"]
-    argv += ([] if run.full else ["-m", "not slow"]) + ["tests", "benchmarks", "--benchmark-disable"]
+    argv += ([] if run.full else ["-m", "not slow"]) + ["tests"]
     print(f"\n=== {run}: {' '.join(argv[1:])}", flush=True)
     started, cpu, last = time.monotonic(), cpu_seconds(), ""
     with subprocess.Popen(
@@ -224,7 +225,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dist", type=Path)
     parser.add_argument("--full-bare", default="3.13")
-    parser.add_argument("--full-jit", default="3.10")
+    parser.add_argument("--full-jit", default="3.12")
     parser.add_argument(
         "--only", help="X.Y,...: of the claimed Pythons, test these alone (a developer's loop)"
     )
