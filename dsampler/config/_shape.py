@@ -72,18 +72,9 @@ def key_path(path: str, key: str) -> str:
     return f"{path}[{show(key, 40)}]"
 
 
-def render_path(parts: tuple[str | int, ...]) -> str:
-    """The field path this parser reports for a document location given as keys and
-    indices: ``("rules", 0, "action")`` -> ``rules[0].action``."""
-    path = ""
-    for depth, part in enumerate(parts):
-        path = render_step(path, depth, parts[0], part)
-    return path
-
-
 def render_step(path: str, depth: int, top: str | int, part: str | int) -> str:
-    """:func:`render_path` one part at a time: ``path`` (at ``depth``, under the top-level
-    key ``top``) followed by ``part``."""
+    """The field path the parser reports for ``path`` (at ``depth``, under the top-level
+    key ``top``) followed by the key or index ``part``."""
     if isinstance(part, int):
         return f"{path}[{part}]"
     if depth == 1 and top == "operations":
