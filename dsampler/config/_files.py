@@ -131,12 +131,8 @@ def _read_document(data: bytes, name: str, json_only: bool) -> tuple[Mapping[str
 def _check_depth(value: object, name: str, depth: int) -> None:
     if depth > MAX_DEPTH:
         raise ConfigError(name, f"document is nested deeper than {MAX_DEPTH} levels")
-    if isinstance(value, Mapping):
-        for item in value.values():
-            _check_depth(item, name, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            _check_depth(item, name, depth + 1)
+    for item in value.values() if isinstance(value, Mapping) else value if isinstance(value, list) else ():
+        _check_depth(item, name, depth + 1)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

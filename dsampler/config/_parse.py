@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Final
 
-from dsampler._validate import MAX_TEXT, check_per_second, check_rate, check_text, show, typed
+from dsampler._validate import MAX_TEXT, check_rate, check_text, show, typed
 from dsampler.config._adaptive import parse_adaptive
 from dsampler.config._model import FIELD_CHECKS, OperationStrategy, SamplingConfig, _Operations
 from dsampler.config._parse_rules import parse_rules
@@ -27,11 +27,7 @@ def _operation(value: object, path: str) -> OperationStrategy:
     no_unknown_keys(data, ("rate", "lower_bound_per_second"), path)
     if "rate" not in data:
         raise ConfigError(f"{path}.rate", "missing; expected a number in [0, 1]")
-    bound = data.get("lower_bound_per_second")
-    return OperationStrategy(
-        check_rate(data["rate"], f"{path}.rate"),
-        None if bound is None else check_per_second(bound, f"{path}.lower_bound_per_second"),
-    )
+    return build(path, OperationStrategy, data["rate"], data.get("lower_bound_per_second"))
 
 
 def _operations(value: object, path: str) -> _Operations:

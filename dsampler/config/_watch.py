@@ -51,11 +51,18 @@ class Changes:
         "settle",
     )
 
-    def __init__(self, applied: bytes | None = None, rejected: bytes | None = None, *, settle: bool = True):
+    def __init__(
+        self,
+        applied: bytes | None = None,
+        rejected: bytes | None = None,
+        *,
+        settle: bool = True,
+        reported: str | None = None,
+    ):
         self._applied = None if applied is None else _digest(applied)
         self._rejected = None if rejected is None else _digest(rejected)
         self._pending: bytes | None = None  # a new content seen once, waiting to hold still
-        self._last_problem: str | None = None
+        self._last_problem = reported  # a problem logged already (at start) is not new
         self.settle = settle
         self.reloads = self.problems = 0
 
@@ -82,10 +89,6 @@ class Changes:
         self._applied, self._pending, self._last_problem = digest, None, None
         self.reloads += 1
         return value
-
-    def reported(self, text: str) -> None:
-        """``text`` was logged already (at start): the same problem is not new."""
-        self._last_problem = text
 
     def problem(self, text: str) -> bool:
         """Count a problem (unreadable, refused); whether it differs from the last one."""
@@ -140,12 +143,9 @@ class FileWatcher(Watched):
         self.path = os.path.abspath(os.fspath(path))
         self._publish = publish
         self._interval = float(interval_s)
-        self._changes = Changes(applied, rejected)
+        self._changes = Changes(applied, rejected, reported=_REPORTED_AT_START.pop(self.path, None))
         self._told = ChangeReport(_log, QUIET_POLLS * self._interval, clock)
         self._before: SamplingConfig | bytes | None = applied  # parsed at the first reload
-        reported = _REPORTED_AT_START.pop(self.path, None)
-        if reported is not None:
-            self._changes.reported(reported)
         self._poller = Poller(self, self._interval, name="dsampler-config-watch")
 
     def poll_once(self) -> bool:
