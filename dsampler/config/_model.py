@@ -75,7 +75,7 @@ class _Operations(Mapping[str, OperationStrategy]):
         return isinstance(other, Mapping) and dict(self._data) == dict(other)
 
     def __repr__(self) -> str:
-        return f"{{{', '.join(f'{k!r}: {v!r}' for k, v in self._data.items())}}}"
+        return repr(self._data)
 
 
 class ConfigFields(TypedDict, total=False):

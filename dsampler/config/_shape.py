@@ -102,7 +102,7 @@ def no_unknown_keys(data: Mapping[str, Any], known: Iterable[str], path: str) ->
     known = list(known)
     for key in data:
         if key not in known:
-            import difflib  # only on the error path: it costs a millisecond to import
+            import difflib  # only on the error path: its import is not free
 
             close = difflib.get_close_matches(key, known, n=1) if len(key) <= 64 else []
             hint = f"; did you mean {close[0]!r}?" if close else f"; expected one of {', '.join(known)}"
