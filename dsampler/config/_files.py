@@ -1,9 +1,6 @@
-"""Configuration files -> plain mappings, refusing what could hurt the process.
-
-YAML is read with a safe loader that builds no objects and refuses anchors and aliases
-(the "billion laughs" expansion); duplicate keys are errors in YAML and JSON alike (the
-later one silently winning would hide a typo); files above :data:`MAX_FILE_BYTES` and
-deeply nested documents are refused before or while they are read.
+"""Configuration files -> plain mappings, refusing what could hurt the process: files
+above :data:`MAX_FILE_BYTES`, deep nesting, YAML anchors and aliases, and duplicate keys
+(the later one silently winning would hide a typo).
 """
 
 from __future__ import annotations
@@ -12,7 +9,6 @@ import json
 import os
 import stat
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Final
 
 from dsampler._validate import read_int, show, typed
@@ -33,9 +29,8 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """
     name = os.fspath(path)
     try:
-        # Opened without blocking (a FIFO, even one swapped in after a check, would block
-        # open() forever), then checked on the descriptor itself: no window between a
-        # check and the open.
+        # Opened without blocking (a FIFO would block open() forever), then checked on
+        # the descriptor itself: no window between a check and the open.
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
         try:
             regular = stat.S_ISREG(os.fstat(fd).st_mode)
@@ -71,21 +66,9 @@ def describe(name: str, exc: ConfigError) -> str:
     return "; ".join(locate(name, problem) for problem in exc.errors)
 
 
-def read_config_file(path: str | os.PathLike[str]) -> tuple[SamplingConfig, bytes]:
-    """Read, decode and validate a configuration file; also return its raw bytes.
-
-    Raises:
-        ConfigError: every problem found; file-level ones name the path.
-    """
-    name = os.fspath(path)
-    data = read_bytes(name)
-    return parse_config_bytes(data, name), data
-
-
 def parse_config_bytes(data: bytes, name: str) -> SamplingConfig:
-    """A configuration from a file's bytes (JSON by a ``.json`` name, else YAML); each
-    problem with a value says on which line of the file the value stands (found on the
-    error path only, in the document the YAML reader composed)."""
+    """A configuration from a file's bytes (JSON by a ``.json`` name, else YAML), each
+    problem with the line of the file its value stands on."""
     document, composed = _read_document(data, name, json_only=name.lower().endswith(".json"))
     try:
         return parse_config(document)
@@ -103,7 +86,7 @@ def load_config(source: str | os.PathLike[str] | Mapping[str, Any]) -> SamplingC
     """
     if isinstance(source, Mapping):
         return parse_config(source)
-    return read_config_file(source)[0]
+    return parse_config_bytes(read_bytes(source), os.fspath(source))
 
 
 def load_document(path: str | os.PathLike[str]) -> Mapping[str, Any]:
@@ -114,7 +97,7 @@ def load_document(path: str | os.PathLike[str]) -> Mapping[str, Any]:
             the field is the file path.
     """
     name = os.fspath(path)
-    return parse_document(read_bytes(name), name, json_only=Path(name).suffix.lower() == ".json")
+    return parse_document(read_bytes(name), name, json_only=name.lower().endswith(".json"))
 
 
 def parse_document(data: bytes, name: str = "<config>", *, json_only: bool = False) -> Mapping[str, Any]:
@@ -123,8 +106,7 @@ def parse_document(data: bytes, name: str = "<config>", *, json_only: bool = Fal
 
 
 def _read_document(data: bytes, name: str, json_only: bool) -> tuple[Mapping[str, Any], Any]:
-    """:func:`parse_document`, and the YAML document it was composed from (None for
-    JSON, and without PyYAML)."""
+    """:func:`parse_document`, and the composed YAML document (None for JSON, or without PyYAML)."""
     if len(data) > MAX_FILE_BYTES:
         raise ConfigError(name, f"document is larger than {MAX_FILE_BYTES} bytes")
     try:
@@ -149,12 +131,8 @@ def _read_document(data: bytes, name: str, json_only: bool) -> tuple[Mapping[str
 def _check_depth(value: object, name: str, depth: int) -> None:
     if depth > MAX_DEPTH:
         raise ConfigError(name, f"document is nested deeper than {MAX_DEPTH} levels")
-    if isinstance(value, Mapping):
-        for item in value.values():
-            _check_depth(item, name, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            _check_depth(item, name, depth + 1)
+    for item in value.values() if isinstance(value, Mapping) else value if isinstance(value, list) else ():
+        _check_depth(item, name, depth + 1)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

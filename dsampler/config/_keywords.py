@@ -1,14 +1,7 @@
-"""The keywords of the public constructors and ``update()``, typed for type checkers and
-IDEs: ``DSampler(rulez=[])`` and ``DSampler(rate="0.2")`` are errors to ``mypy`` before
-they are a :class:`~dsampler.ConfigError` at run time.
-
-Each is a ``TypedDict`` the signatures take as ``**settings: Unpack[...]`` (PEP 692). At
-run time nothing changes: the values are checked as before, and a misspelt key is a
-ConfigError naming it with a suggestion. ``Unpack`` comes from ``typing_extensions``
-for type checkers only (``typing.Unpack`` needs Python 3.11), so nothing imports it at
-run time. ``SamplingConfig.evolve`` takes built values, typed by the model's own
-``ConfigFields``. The keys are kept equal to the fields they stand for by
-``tests/unit/config/test_keywords.py``.
+"""The keywords of the public constructors and ``update()``, as TypedDicts for
+``**settings: Unpack[...]``, so ``DSampler(rulez=[])`` is a ``mypy`` error before it is a
+:class:`~dsampler.ConfigError` at run time; ``tests/unit/config/test_keywords.py`` keeps
+the keys equal to the fields.
 """
 
 from __future__ import annotations

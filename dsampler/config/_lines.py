@@ -1,10 +1,5 @@
-"""Where a refused field stands in its file: ``(line N)`` after each problem.
-
-Line numbers are for the error path only, and computed once per refusal: from the
-document the YAML reader composed already (a JSON file, which is read without it, is
-composed once, here), and only along the paths of the fields the problems name. A
-20,000-entry file refused for its length looks at its top-level keys and no further.
-"""
+"""Where a refused field stands in its file: ``(line N)`` after each problem, found on
+the error path only, along the paths of the fields the problems name."""
 
 from __future__ import annotations
 
@@ -37,11 +32,8 @@ def with_lines(exc: ConfigError, root: Any) -> ConfigError:
 
 def field_lines(root: Any, fields: Iterable[str]) -> dict[str, int]:
     """Line (1-based) of each of ``fields`` and of the fields above them that stand in
-    the composed document ``root``, by the path the parser names them with.
-
-    The walk descends only into nodes whose path begins one of ``fields`` (a node's path
-    begins each of its children's, up to a ``.`` or a ``[``) in the order a walk of the
-    whole document would take, so a path two keys render alike gets the same line."""
+    the composed document ``root``, by the path the parser names them with. The walk
+    descends only into the paths above ``fields``, in document order."""
     import yaml
 
     wanted: set[str] = set()

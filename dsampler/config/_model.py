@@ -1,10 +1,5 @@
-"""The configuration model: frozen, validated values with a version.
-
-Every class validates itself on construction with the same validators the parser uses,
-so a configuration built in code is as safe as one read from a file. Change a value with
-:func:`dataclasses.replace`, which validates again; never mutate. Field names are the
-keys of the configuration file (see ``docs/configuration.md``).
-"""
+"""The configuration model: frozen values with a version, validated on construction by
+the parser's own checks, so one built in code is as safe as one read from a file."""
 
 from __future__ import annotations
 
@@ -50,31 +45,14 @@ class OperationStrategy:
 
 
 class _Operations(Mapping[str, OperationStrategy]):
-    """A read-only, hashable copy of the operations. Replacing another field of a
-    configuration keeps this same object, which is how a snapshot build recognises
-    that the operations did not change (and skips re-validating 2,000 of them)."""
+    """A read-only, hashable copy of the operations, kept as the same object when other
+    fields change: how a snapshot build sees that the operations did not."""
 
     __slots__ = ("_data", "_hash")
 
     def __init__(self, data: dict[str, OperationStrategy]) -> None:
         self._data = data
         self._hash: int | None = None
-
-    @classmethod
-    def validated(cls, value: object) -> _Operations:
-        if not isinstance(value, Mapping):
-            raise ConfigError(
-                "operations", f"expected a mapping of name to OperationStrategy, got {show(value)}"
-            )
-        data = dict(value)
-        for name, strategy in data.items():
-            check_text(name, "operations")
-            check(
-                isinstance(strategy, OperationStrategy),
-                f"operations[{name!r}]",
-                f"expected an OperationStrategy, got {show(strategy)}",
-            )
-        return cls(data)
 
     def __getitem__(self, key: str) -> OperationStrategy:
         return self._data[key]
@@ -97,7 +75,7 @@ class _Operations(Mapping[str, OperationStrategy]):
         return isinstance(other, Mapping) and dict(self._data) == dict(other)
 
     def __repr__(self) -> str:
-        return f"{{{', '.join(f'{k!r}: {v!r}' for k, v in self._data.items())}}}"
+        return repr(self._data)
 
 
 class ConfigFields(TypedDict, total=False):
@@ -132,13 +110,10 @@ class SamplingConfig:
         parent_based: children follow their parent's sampled flag (default True).
         record_version: sampled root spans carry ``dsampler.config_version``.
         sampler_tags: sampled root spans carry ``sampler.type`` and ``sampler.param``,
-            the tags Jaeger's adaptive sampling learns from (default False: like
-            OpenTelemetry's own samplers, none; each attribute costs the SDK ~1 us).
-        write_th: every decision states its sampling threshold truthfully in the
-            ``ot`` tracestate entry (default True): ``th`` on spans sampled by a
-            probability (with an ``rv`` derived from the hash for the hashed rules),
-            none on the others (see docs/consistent-sampling.md). False: tracestates
-            are handed on as they came, as before.
+            the tags Jaeger's adaptive sampling learns from (default False).
+        write_th: every decision states its sampling threshold in the ``ot``
+            tracestate entry (default True; see docs/consistent-sampling.md). False:
+            tracestates are handed on as they came.
         max_operations: at most this many operations are tracked (default 2000);
             others are decided at the default rate without a lower bound.
         traces_per_second: optional global cap on sampled root spans per second.
@@ -190,9 +165,7 @@ class SamplingConfig:
 
     def evolve(self, **changes: Unpack[ConfigFields]) -> SamplingConfig:
         """This configuration with ``changes``, validating only the changed fields and
-        the checks that span fields: what ``dataclasses.replace`` does, at the cost of
-        the change rather than of the whole configuration (an update path runs it
-        thousands of times a second).
+        the checks that span fields: ``dataclasses.replace`` at the cost of the change.
 
         Raises:
             ConfigError: a changed value is invalid, or an unknown field is named.
@@ -210,8 +183,7 @@ class SamplingConfig:
         return copy
 
     def stamped(self, version: int) -> SamplingConfig:
-        """This configuration as version ``version``, without validating it again (a
-        store stamps every configuration it publishes; it was validated when built)."""
+        """This configuration as version ``version``, without validating it again."""
         return self.evolve(version=version)
 
 
@@ -228,7 +200,18 @@ def _cap(value: object) -> float | None:
 
 
 def _operations(value: object) -> _Operations:
-    return value if isinstance(value, _Operations) else _Operations.validated(value)
+    if isinstance(value, _Operations):
+        return value
+    if not isinstance(value, Mapping):
+        raise ConfigError("operations", f"expected a mapping of name to OperationStrategy, got {show(value)}")
+    for name, strategy in value.items():
+        check_text(name, "operations")
+        check(
+            isinstance(strategy, OperationStrategy),
+            f"operations[{name!r}]",
+            f"expected an OperationStrategy, got {show(strategy)}",
+        )
+    return _Operations(dict(value))
 
 
 def _rules(value: object) -> tuple[Rule, ...]:
@@ -246,8 +229,6 @@ def _version(value: object) -> int:
 
 
 #: Field -> its check, returning the value to store (the same object when unchanged).
-#: Plain ``if`` checks: building error text for checks that pass would cost more than
-#: the checks, and an update path publishes thousands of configurations a second.
 FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
     "rate": check_rate,
     "hash": _hash,

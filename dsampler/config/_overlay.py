@@ -1,9 +1,5 @@
-"""An owner's overlay: the fields it owns of a configuration, written over the base.
-
-An :class:`Overlay` is what the adaptive controller and a remote endpoint hold in a
-:class:`~dsampler.config._store.ConfigStore`; :func:`merge` writes overlay fields over a
-base the way the store does.
-"""
+"""An owner's overlay (the adaptive controller's, a remote endpoint's): the fields it
+owns of a configuration, written over the store's base by :func:`merge`."""
 
 from __future__ import annotations
 
@@ -39,19 +35,13 @@ def merge(base: SamplingConfig, fields: Mapping[str, Any]) -> SamplingConfig:
     return base.evolve(**fields)
 
 
-def same_content(a: SamplingConfig, b: SamplingConfig) -> bool:
-    """``a`` and ``b`` say the same, whatever their versions."""
-    return all((x := getattr(a, name)) is (y := getattr(b, name)) or x == y for name in _CONTENT)
-
-
 def differences(a: SamplingConfig, b: SamplingConfig) -> dict[str, Any]:
     """The fields ``b`` says otherwise than ``a`` (the version aside), with ``b``'s values."""
     return {name: y for name in _CONTENT if (x := getattr(a, name)) is not (y := getattr(b, name)) and x != y}
 
 
 def check_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """An overlay's fields, each checked as the model checks it (the same objects when
-    already valid, so unchanged operations keep their identity)."""
+    """An overlay's fields, each checked by the model's check of it."""
     checked = {}
     for name, value in fields.items():
         check = FIELD_CHECKS.get(name)
@@ -63,15 +53,9 @@ def check_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
 
 class Overlay:
     """One owner's fields (``{"rate": 0.02}``), merged over its store's base while it
-    holds its ``name``.
-
-    Made by :meth:`ConfigStore.overlay`, it takes the name at its first :meth:`set` if
-    nobody holds it or its holder is retired. Retired (:meth:`retire`, or replaced),
-    its writes are ignored, so an owner replaced while its thread was busy cannot undo
-    its successor; a retired holder's fields stay in force until another overlay takes
-    its name. ``tap`` is whatever the owner needs compiled into every snapshot while it
-    holds the name (the adaptive controller's count of offered load); the store only
-    carries it to ``compile``.
+    holds its ``name`` (taken at its first :meth:`set` if nobody holds it or its holder
+    is retired). A retired overlay writes nothing, so an owner replaced while busy cannot
+    undo its successor. ``tap`` is carried to the store's ``compile`` while it holds the name.
 
     Raises:
         ConfigError: a field is invalid.
@@ -92,9 +76,8 @@ class Overlay:
         return None if self.store is None else self.store.config
 
     def set(self, fields: Mapping[str, Any]) -> bool:
-        """Own exactly ``fields`` (validated field values) from now on; True when that
-        published a new version (none when the configuration in force would not
-        change, or when this overlay is retired or has no store).
+        """Own exactly ``fields`` from now on; True when that published a new version
+        (not when retired, without a store, or nothing in force changes).
 
         Raises:
             ConfigError: a field is invalid, or the merge is; nothing changes.

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Final
 
-from dsampler._validate import MAX_TEXT, check_per_second, check_rate, check_text, show, typed
+from dsampler._validate import MAX_TEXT, check_rate, check_text, show, typed
 from dsampler.config._adaptive import parse_adaptive
 from dsampler.config._model import FIELD_CHECKS, OperationStrategy, SamplingConfig, _Operations
 from dsampler.config._parse_rules import parse_rules
@@ -27,17 +27,12 @@ def _operation(value: object, path: str) -> OperationStrategy:
     no_unknown_keys(data, ("rate", "lower_bound_per_second"), path)
     if "rate" not in data:
         raise ConfigError(f"{path}.rate", "missing; expected a number in [0, 1]")
-    bound = data.get("lower_bound_per_second")
-    return OperationStrategy(
-        check_rate(data["rate"], f"{path}.rate"),
-        None if bound is None else check_per_second(bound, f"{path}.lower_bound_per_second"),
-    )
+    return build(path, OperationStrategy, data["rate"], data.get("lower_bound_per_second"))
 
 
 def _operations(value: object, path: str) -> _Operations:
-    """The operations as the model holds them (not checked again there). One strategy
-    object per distinct entry: an entry equal to one checked already (same types, same
-    values) takes its strategy without the checks, or a path to name it by."""
+    """The operations as the model holds them; an entry equal to one checked already
+    (same types, same values) shares its strategy, unchecked again."""
     data = mapping(value, path)
     if len(data) > MAX_ITEMS:
         raise ConfigError(path, f"expected at most {MAX_ITEMS} operations, got {len(data)}")
@@ -60,9 +55,8 @@ def _operations(value: object, path: str) -> _Operations:
 
 
 def _entry_key(raw: object) -> Hashable | None:
-    """What decides an operation entry's strategy, types included (``1``, ``1.0`` and
-    ``True`` differ): a bare number, or ``{rate[, lower_bound_per_second]}`` of numbers;
-    None for anything else."""
+    """An operation entry's key, types included, if it is a number or a mapping of
+    numbers ``{rate[, lower_bound_per_second]}``; else None."""
     if type(raw) is dict:
         if "rate" not in raw or len(raw) != (2 if "lower_bound_per_second" in raw else 1):
             return None
@@ -77,21 +71,22 @@ _NUMBERS: Final = (float, int)
 _BOUNDS: Final = (float, int, type(None))
 
 
-def _model_check(name: str) -> Callable[[object, str], Any]:
-    """The model's own check of a top-level field (its errors name the field, which is
-    the path at the top level): one validator per field, shared with the model."""
-    check = FIELD_CHECKS[name]
+#: Fields whose file form is the model's value, checked by the model's own check.
+SCALARS: Final = {
+    name: check
+    for name, check in FIELD_CHECKS.items()
+    if name not in ("operations", "rules", "adaptive", "remote", "version")
+}
+
+
+def _model_check(check: Callable[[Any], Any]) -> Callable[[object, str], Any]:
+    """``check`` as a parser (its errors name the field, which is the path at the top level)."""
     return lambda value, _path: check(value)
 
 
-#: File key -> parser of its value. The keys are SamplingConfig's fields; scalars are
-#: checked by the model itself, operations and rules parsed from their file form.
+#: File key -> parser of its value: SamplingConfig's fields in their file form.
 FIELDS: Final[dict[str, Callable[[object, str], Any]]] = {
-    **{
-        name: _model_check(name)
-        for name in FIELD_CHECKS
-        if name not in ("operations", "rules", "adaptive", "remote", "version")
-    },
+    **{name: _model_check(check) for name, check in SCALARS.items()},
     "operations": _operations,
     "rules": parse_rules,
     "adaptive": parse_adaptive,
@@ -114,14 +109,6 @@ def parse_fields(data: Mapping[str, Any], path: str = "") -> dict[str, Any]:
     values = {key: p.run(FIELDS[key], value, join(path, key)) for key, value in data.items() if key in FIELDS}
     p.raise_if_any()
     return values
-
-
-#: Fields whose file form is the model's value, checked by the model's own check.
-SCALARS: Final = {
-    name: check
-    for name, check in FIELD_CHECKS.items()
-    if name not in ("operations", "rules", "adaptive", "remote", "version")
-}
 
 
 def parse_config(data: Mapping[str, Any], base: SamplingConfig | None = None) -> SamplingConfig:

@@ -119,10 +119,9 @@ def _rollout(value: object, path: str) -> Rollout:
         if "rate" not in step:
             raise ConfigError(f"{step_path}.rate", "missing; expected a number in [0, 1]")
         rate = check_rate(step["rate"], f"{step_path}.rate")
-        if "at" in step:
-            steps.append(RolloutStep(rate, at=parse_time(step["at"], f"{step_path}.at")))
-        else:
-            steps.append(RolloutStep(rate, after_s=parse_duration(step["after"], f"{step_path}.after")))
+        at = parse_time(step["at"], f"{step_path}.at") if "at" in step else None
+        after = None if "at" in step else parse_duration(step["after"], f"{step_path}.after")
+        steps.append(RolloutStep(rate, at, after))
     return build(path, Rollout, tuple(steps), start)
 
 

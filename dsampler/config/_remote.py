@@ -1,17 +1,6 @@
-"""The ``remote:`` section: a Jaeger sampling endpoint that owns the default strategy.
-
-With it, a DSampler polls ``GET {endpoint}?service={service_name}`` and each strategy
-it gets (probabilistic, rate limiting, per-operation) sets the configuration's ``rate``,
-``traces_per_second``, ``default_lower_bound_per_second`` and ``operations``; the file's
-own rules still decide what they match, and a file reload keeps the remote's fields::
-
-    remote:
-      endpoint: http://jaeger-agent:5778/sampling   # or the collector's :14268/api/sampling
-      polling_interval: 60s
-      service_name: checkout                        # default: the resource's service.name
-
-Exactly one source owns the default rate: ``remote:`` and ``adaptive:`` together are
-refused, naming both.
+"""The ``remote:`` section: a Jaeger sampling endpoint polled for the default strategy,
+which then owns ``rate``, ``traces_per_second``, ``default_lower_bound_per_second`` and
+``operations`` (a file reload keeps them); ``remote:`` with ``adaptive:`` is refused.
 """
 
 from __future__ import annotations
@@ -50,10 +39,8 @@ class RemoteSettings:
 
     def __post_init__(self) -> None:
         check_endpoint(self.endpoint)  # what every client polls, checked here once
-        interval = check_seconds(self.polling_interval_s, "polling_interval", *_SECONDS["polling_interval_s"])
-        object.__setattr__(self, "polling_interval_s", interval)
-        timeout = check_seconds(self.request_timeout_s, "request_timeout", *_SECONDS["request_timeout_s"])
-        object.__setattr__(self, "request_timeout_s", timeout)
+        for name, (low, high) in _SECONDS.items():
+            object.__setattr__(self, name, check_seconds(getattr(self, name), name[:-2], low, high))
         if self.service_name is not None:
             check_url_text(self.service_name, "service_name")
 
@@ -83,7 +70,7 @@ def check_remote(value: object) -> RemoteSettings | None:
     return value
 
 
-_DURATIONS: Final = {"polling_interval": "polling_interval_s", "request_timeout": "request_timeout_s"}
+_DURATIONS: Final = {name[:-2]: name for name in _SECONDS}
 
 
 def parse_remote(value: object, path: str = "remote") -> RemoteSettings | None:
@@ -109,8 +96,7 @@ def dump_remote(settings: RemoteSettings | None) -> dict[str, Any] | None:
     if settings is None:
         return None
     out: dict[str, Any] = {"endpoint": settings.endpoint}
-    out["polling_interval"] = f"{settings.polling_interval_s!r}s"
-    out["request_timeout"] = f"{settings.request_timeout_s!r}s"
+    out.update({key: f"{getattr(settings, name)!r}s" for key, name in _DURATIONS.items()})
     if settings.service_name is not None:
         out["service_name"] = settings.service_name
     return out

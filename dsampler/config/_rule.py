@@ -1,9 +1,6 @@
-"""Match rules of a configuration: what a rule matches and the action it takes.
-
-Frozen, validated values, like the rest of the model (:mod:`dsampler.config._model`):
-a rule built in code is as safe as one read from a file. State that a rule needs at
-run time (token-bucket balances, rollout anchors) is keyed by these values, which is
-why every sequence is stored as a tuple.
+"""Match rules of a configuration: what a rule matches and the action it takes, as frozen,
+validated values. Run-time state (token buckets, rollout anchors) is keyed by these
+values, which is why every sequence is stored as a tuple.
 """
 
 from __future__ import annotations
@@ -24,9 +21,16 @@ def check(condition: bool, field: str, problem: str) -> None:
         raise ConfigError(field, problem)
 
 
+def zoned(value: object, field: str) -> None:
+    check(
+        isinstance(value, datetime) and value.utcoffset() is not None,
+        field,
+        f"expected a time with a time zone, got {show(value)}",
+    )
+
+
 def tuple_of(owner: object, name: str, kind: type | tuple[type, ...]) -> tuple[Any, ...]:
-    """Field ``name`` of a frozen ``owner`` as a tuple of ``kind``, stored back as a tuple
-    (a list would make the value unhashable, and state is keyed by rules)."""
+    """Field ``name`` of a frozen ``owner`` as a tuple of ``kind``, stored back as one."""
     value = getattr(owner, name)
     if not isinstance(value, (tuple, list)):
         raise ConfigError(name, f"expected a sequence, got {typed(value)}")
@@ -149,11 +153,7 @@ class RolloutStep:
         object.__setattr__(self, "rate", check_rate(self.rate, "rate"))
         check((self.at is None) != (self.after_s is None), "at", "expected exactly one of at or after")
         if self.at is not None:
-            check(
-                isinstance(self.at, datetime) and self.at.utcoffset() is not None,
-                "at",
-                f"expected a time with a time zone, got {show(self.at)}",
-            )
+            zoned(self.at, "at")
         if isinstance(self.after_s, int) and not isinstance(self.after_s, bool):
             object.__setattr__(self, "after_s", float(self.after_s))
         if self.after_s is not None:
@@ -180,11 +180,7 @@ class Rollout:
     def __post_init__(self) -> None:
         check(len(tuple_of(self, "steps", RolloutStep)) > 0, "steps", "expected at least one step")
         if self.start is not None:
-            check(
-                self.start.utcoffset() is not None,
-                "start",
-                f"expected a time with a time zone, got {show(self.start)}",
-            )
+            zoned(self.start, "start")
         absolute = [s.at is not None for s in self.steps]
         check(
             all(absolute) or not any(absolute), "steps", "expected all steps to use at, or all to use after"

@@ -20,27 +20,19 @@ from dsampler.config._rule import (
 )
 
 
-def _dump_pattern(p: Pattern) -> object:
+def _dump_pattern(p: Pattern | Value) -> object:
+    if not isinstance(p, Pattern):
+        return p
     return p.value if p.kind == "exact" else {p.kind: p.value}
 
 
-def _dump_value(v: Value) -> object:
-    return _dump_pattern(v) if isinstance(v, Pattern) else v
-
-
 def _dump_attributes(matches: tuple[AttributeMatch, ...]) -> dict[str, object]:
-    return {m.key: _dump_attribute(m) for m in matches}
-
-
-def _dump_attribute(m: AttributeMatch) -> object:
-    values = [_dump_value(v) for v in m.values]
-    if not m.text:
-        return values
-    return {"text": values, **({"excluded": [_dump_pattern(p) for p in m.excluded]} if m.excluded else {})}
-
-
-def _dump_seconds(seconds: float) -> str:
-    return f"{seconds!r}s"
+    out: dict[str, object] = {}
+    for m in matches:
+        values = [_dump_pattern(v) for v in m.values]
+        excluded = {"excluded": [_dump_pattern(p) for p in m.excluded]} if m.excluded else {}
+        out[m.key] = {"text": values, **excluded} if m.text else values
+    return out
 
 
 def _dump_action(action: Action) -> object:
@@ -52,13 +44,11 @@ def _dump_action(action: Action) -> object:
         case RateLimit(per_second=n):
             return {"rate_limit": n}
         case Rollout(steps=steps, start=start):
-            out: dict[str, object] = {}
-            if start is not None:
-                out["start"] = start.isoformat()
+            out: dict[str, object] = {} if start is None else {"start": start.isoformat()}
             out["steps"] = [
                 {"at": s.at.isoformat(), "rate": s.rate}
                 if s.at is not None
-                else {"after": _dump_seconds(s.after_s or 0.0), "rate": s.rate}
+                else {"after": f"{s.after_s!r}s", "rate": s.rate}
                 for s in steps
             ]
             return {"rollout": out}
@@ -66,17 +56,15 @@ def _dump_action(action: Action) -> object:
 
 
 def _dump_rule(rule: Rule) -> dict[str, object]:
-    match: dict[str, object] = {}
-    if rule.match.span_name:
-        match["span_name"] = [_dump_pattern(p) for p in rule.match.span_name]
-    if rule.match.span_kind:
-        match["span_kind"] = list(rule.match.span_kind)
-    if rule.match.attributes:
-        match["attributes"] = _dump_attributes(rule.match.attributes)
-    if rule.match.resource:
-        match["resource"] = _dump_attributes(rule.match.resource)
+    m = rule.match
+    parts = {
+        "span_name": [_dump_pattern(p) for p in m.span_name],
+        "span_kind": list(m.span_kind),
+        "attributes": _dump_attributes(m.attributes),
+        "resource": _dump_attributes(m.resource),
+    }
     out: dict[str, object] = {} if rule.name is None else {"name": rule.name}
-    out["match"] = match
+    out["match"] = {key: value for key, value in parts.items() if value}
     out["action"] = _dump_action(rule.action)
     return out
 

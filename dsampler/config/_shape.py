@@ -1,7 +1,6 @@
-"""The parser's toolkit: field paths, collected problems, shape checks, durations,
-times and ``key=value`` arguments. Every reader of configuration mappings (the config
-file, its ``adaptive:`` section, remote strategies) and of ``OTEL_TRACES_SAMPLER_ARG``
-reports problems the same way with these.
+"""The parser's toolkit, shared by every reader of configuration mappings and of
+``OTEL_TRACES_SAMPLER_ARG``: field paths, collected problems, shape checks, durations,
+times and ``key=value`` arguments.
 """
 
 from __future__ import annotations
@@ -66,24 +65,15 @@ _PLAIN_KEY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
 
 def key_path(path: str, key: str) -> str:
     """``path`` + a key the user wrote: ``.key`` when it reads plainly, else a short
-    quoted ``['key']`` (never the whole of a 10 MB key, never ambiguous with an index)."""
+    quoted ``['key']``."""
     if _PLAIN_KEY.fullmatch(key):
         return join(path, key)
     return f"{path}[{show(key, 40)}]"
 
 
-def render_path(parts: tuple[str | int, ...]) -> str:
-    """The field path this parser reports for a document location given as keys and
-    indices: ``("rules", 0, "action")`` -> ``rules[0].action``."""
-    path = ""
-    for depth, part in enumerate(parts):
-        path = render_step(path, depth, parts[0], part)
-    return path
-
-
 def render_step(path: str, depth: int, top: str | int, part: str | int) -> str:
-    """:func:`render_path` one part at a time: ``path`` (at ``depth``, under the top-level
-    key ``top``) followed by ``part``."""
+    """The field path the parser reports for ``path`` (at ``depth``, under the top-level
+    key ``top``) followed by the key or index ``part``."""
     if isinstance(part, int):
         return f"{path}[{part}]"
     if depth == 1 and top == "operations":
@@ -112,7 +102,7 @@ def no_unknown_keys(data: Mapping[str, Any], known: Iterable[str], path: str) ->
     known = list(known)
     for key in data:
         if key not in known:
-            import difflib  # only on the error path: it costs a millisecond to import
+            import difflib  # only on the error path: its import is not free
 
             close = difflib.get_close_matches(key, known, n=1) if len(key) <= 64 else []
             hint = f"; did you mean {close[0]!r}?" if close else f"; expected one of {', '.join(known)}"
@@ -128,27 +118,20 @@ def one_key(data: Mapping[str, Any], choices: tuple[str, ...], path: str) -> tup
 
 
 def parse_duration(value: object, path: str, within: tuple[float, float] | None = None) -> float:
-    """``"250ms"``, ``"10s"``, ``"1h30m"`` -> seconds. A bare number is refused: its unit
-    would be a guess. ``within``: the range of seconds, checked here so that a refusal
-    shows the duration as written (``'100h'``, not ``360000.0``)."""
-    if not isinstance(value, str) or len(value) > 64:
-        raise ConfigError(path, f"expected a duration such as 10s, 250ms or 1h30m, got {show(value)}")
-    text = value.strip()
+    """``"250ms"``, ``"10s"``, ``"1h30m"`` -> seconds (a bare number is refused: its unit
+    would be a guess), within the range ``within`` if given, shown as written if not."""
+    expected = "expected a duration such as 10s, 250ms or 1h30m"
+    text = value.strip() if isinstance(value, str) and len(value) <= 64 else ""
     if text.startswith("-"):
-        raise ConfigError(
-            path, f"expected a duration such as 10s, 250ms or 1h30m, not a negative one, got {show(value)}"
-        )
+        raise ConfigError(path, f"{expected}, not a negative one, got {show(value)}")
     pos, total = 0, 0.0
-    while pos < len(text):
-        m = _DURATION.match(text, pos)
-        if m is None:
-            raise ConfigError(path, f"expected a duration such as 10s, 250ms or 1h30m, got {show(value)}")
+    while pos < len(text) and (m := _DURATION.match(text, pos)) is not None:
         total += float(m.group(1)) * _UNITS[m.group(2)]
         pos = m.end()
-    if pos == 0 or not math.isfinite(total):
-        raise ConfigError(path, f"expected a duration such as 10s, 250ms or 1h30m, got {show(value)}")
+    if pos == 0 or pos < len(text) or not math.isfinite(total):
+        raise ConfigError(path, f"{expected}, got {show(value)}")
     if within is not None:
-        return check_seconds(total, path, *within, written=value)
+        return check_seconds(total, path, *within, written=str(value))
     return total
 
 
@@ -185,13 +168,9 @@ def key_values(
     arg: object, parsers: Mapping[str, Callable[[str], Any]], field: str = "OTEL_TRACES_SAMPLER_ARG"
 ) -> tuple[dict[str, Any], list[ConfigError]]:
     """A ``key=value,key=value`` argument -> each key's value as its parser reads it, and
-    the problems of the entries left out (not a string, too long, an entry without a key
-    or ``=``, an unknown key, a value its parser refuses). Entries split on the first
-    ``=``, blanks trimmed, blank entries skipped. A key given twice takes its last value,
-    and a WARNING names it: OpenTelemetry reads its other ``key=value`` variables so
-    (Python's ``OTEL_RESOURCE_ATTRIBUTES``, Java's map properties), so one variable set
-    for a fleet means the same in every language, and the value overridden is not
-    dropped unseen."""
+    the problems of the entries left out. Entries split on the first ``=``, blanks
+    trimmed, blank entries skipped. A key given twice takes its last value, as
+    OpenTelemetry reads its other ``key=value`` variables, and a WARNING names it."""
     if not isinstance(arg, str):
         return {}, [] if arg is None else [ConfigError(field, f"expected a string, got {type(arg).__name__}")]
     if len(arg) > MAX_ARG_CHARS:

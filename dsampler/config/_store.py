@@ -1,21 +1,10 @@
-"""Versioned configuration snapshots, published with one reference assignment: a base
-configuration and its owners' overlays, merged and compiled together.
+"""Versioned configuration snapshots: a base configuration and its owners' overlays,
+merged, compiled and published with one reference assignment.
 
-Readers (the request path) read :attr:`ConfigStore.current` once per decision and never
-take a lock: a reference load is atomic, and a published snapshot is never mutated, so
-a decision sees one whole snapshot, never a mix. Writers build the next snapshot
-completely, then publish it; they serialise among themselves on one lock. Versions
-only grow; the last N published configurations stay in a ring for :attr:`history` and
-:meth:`rollback`.
-
-Two kinds of writer. The *base* is the configuration the user gives (in code, in a
-file, by a rollback). An *owner* (the adaptive controller, a remote endpoint) holds a
-named :class:`Overlay`: the fields it owns (``{"rate": 0.02}``), written over the base
-whenever either changes. An owner sets its overlay and is never called back; a new
-base (a file reload) replaces the base only, so it cannot undo an owner's fields. An
-overlay named after a section (``sections``: ``adaptive``, ``remote``) is merged only
-while the base has that section: the version that removes the section removes its
-owner's fields.
+Readers read :attr:`ConfigStore.current` once per decision without a lock: a published
+snapshot is never mutated. Writers build the next snapshot whole, then publish it, one at
+a time under one lock; versions only grow. A new base (a file reload) cannot undo an
+owner's overlay; an overlay named after a section is merged only while the base has it.
 """
 
 from __future__ import annotations
@@ -27,7 +16,7 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 
 from dsampler import _fork
 from dsampler.config._model import SamplingConfig
-from dsampler.config._overlay import Overlay, merge, same_content
+from dsampler.config._overlay import Overlay, differences, merge
 from dsampler.errors import ConfigError
 
 DEFAULT_HISTORY: Final = 16
@@ -93,8 +82,8 @@ class ConfigStore(Generic[S]):
     def _publish_locked(
         self, base: SamplingConfig, held: dict[str, Overlay], config: SamplingConfig | None = None
     ) -> S:
-        """The one publish: merge (unless ``config`` is the merge, stamped), compile,
-        then make it current (nothing changes if the compile raises)."""
+        """Merge (unless ``config`` is the merge), compile, then make it current
+        (nothing changes if the compile raises)."""
         version = self._version + 1
         if config is None:
             config = self._merged(base, held, version)
@@ -108,8 +97,6 @@ class ConfigStore(Generic[S]):
         self._ring.append((snapshot.config, base))  # what was in force, and its base
         self.current = snapshot  # the one reference assignment readers see
         return snapshot
-
-    # -- the base ------------------------------------------------------------------------
 
     @property
     def config(self) -> SamplingConfig:
@@ -133,9 +120,8 @@ class ConfigStore(Generic[S]):
             return self._publish_locked(base, self._bound(base))
 
     def evolve(self, changes: Mapping[str, Any]) -> S:
-        """Publish the base with ``changes`` (validated field values): the cheapest
-        path, for frequent writers. A section it removes leaves the fields its overlay
-        held in force (as merged: within ``max_operations``), unless ``changes`` sets them."""
+        """Publish the base with ``changes`` (validated field values), the cheapest path.
+        A section it removes leaves its overlay's fields in force unless ``changes`` sets them."""
         with self._lock:
             if not self._held:  # one copy: the new base, stamped, is what is in force
                 config = self._base.evolve(**changes, version=self._version + 1)
@@ -151,8 +137,7 @@ class ConfigStore(Generic[S]):
 
     def rollback(self, version: int) -> S:
         """Publish the base of an earlier ``version`` again, as a new version (the
-        overlays in force stay, but for a section that base does not have: their owners
-        own their fields).
+        overlays stay, but for a section that base does not have).
 
         Raises:
             ConfigError: ``version`` is not in the history ring.
@@ -169,17 +154,13 @@ class ConfigStore(Generic[S]):
         raise ConfigError("version", f"expected a version in the history ({kept}), got {version!r}")
 
     def refresh(self) -> S:
-        """Compile the current configuration again, as the same version: what the
-        compiled snapshot holds changed (telemetry began counting), not the configuration."""
+        """Compile the current configuration again, as the same version."""
         with self._lock:
             self.current = self._compile(self.current.config, self._held)
             return self.current
 
-    # -- overlays ------------------------------------------------------------------------
-
     def overlay(self, name: str, fields: Mapping[str, Any] = _NONE, *, tap: object = None) -> Overlay:
-        """A new overlay of this store, not yet held: its first :meth:`~Overlay.set`
-        takes ``name`` (see :meth:`write`).
+        """A new overlay of this store; its first :meth:`~Overlay.set` takes ``name``.
 
         Raises:
             ConfigError: a field is invalid.
@@ -193,11 +174,9 @@ class ConfigStore(Generic[S]):
         return self._held.get(name)
 
     def write(self, overlay: Overlay, fields: Mapping[str, Any]) -> bool:
-        """:meth:`Overlay.set`'s publish: ``fields`` (already checked) become the
-        overlay's, and a new version is published when that changes the configuration
-        in force. An overlay takes its name when nobody holds it or its holder is
-        retired (and, named after a section, while the base has it); a retired one, or
-        one whose name another holds, writes nothing."""
+        """:meth:`Overlay.set`'s publish of ``fields`` (checked); True when a new version
+        was published. An overlay takes its name when nobody holds it or its holder is
+        retired (and, named after a section, while the base has it); else it writes nothing."""
         with self._lock:
             name = overlay.name
             holder = self._held.get(name)
@@ -215,7 +194,7 @@ class ConfigStore(Generic[S]):
             try:
                 config = self._merged(self._base, held, self._version + 1)
                 untapped = overlay.tap is None and (holder is None or holder.tap is None)
-                if untapped and same_content(config, self.current.config):
+                if untapped and not differences(self.current.config, config):
                     self._held = held  # recorded; the configuration in force already says it
                     return False
                 self._publish_locked(self._base, held, config)

@@ -1,18 +1,8 @@
 """Reload a configuration file when it changes, keeping the last good one otherwise.
 
-A background thread reads the file at every poll and compares a hash of its bytes (a
-few KB a second; no watcher dependency, no trust in coarse mtimes). A change is applied
-only once it has held still for one poll interval, so a file caught half-written is not
-published (writing a new file and renaming it over the old one is still the safe way);
-it is parsed and validated completely first. An unreadable, empty, truncated or invalid
-file keeps the running configuration and is logged once per distinct problem; content
-that was refused is remembered (by its hash) and not parsed again while it stays the
-same, so a large bad file costs one parse, not one per poll. A file that is missing or
-bad from the start is watched all the same and applied once it is valid. The path is
-resolved once, when the watcher is made: a later ``os.chdir()`` does not move it.
-:meth:`FileWatcher.poll_once` is public so tests and callers can drive it without
-threads or sleeping. The thread is restarted in the child
-after ``os.fork()`` (gunicorn and uwsgi fork workers from a master).
+A poll thread hashes the file's bytes; new content is parsed once it has held still for
+one poll, and refused content is remembered by its hash and logged once per problem. The
+path is resolved when the watcher is made; the thread restarts after ``os.fork()``.
 """
 
 from __future__ import annotations
@@ -33,9 +23,8 @@ from dsampler.errors import ConfigError
 _log = logging.getLogger("dsampler.config")
 T = TypeVar("T")
 
-#: The problem :func:`read_at_start` logged for a file (by absolute path), taken by the
-#: :class:`FileWatcher` made next for it (``DSampler.from_file`` makes one right after):
-#: the same problem at its polls is then not logged a second time, in other words.
+#: The problem :func:`read_at_start` logged per file (absolute path), so the watcher made
+#: next for it does not log the same problem again.
 _REPORTED_AT_START: dict[str, str] = {}
 
 
@@ -46,17 +35,10 @@ def _digest(data: bytes) -> bytes:
 
 
 class Changes:
-    """Which content of a watched source is worth parsing: not the one in force, not one
-    refused already (a large bad file costs one parse, not one per poll), and with
-    ``settle`` only one that has held still since the previous poll (a file caught
-    half-written is often valid). Kept as hashes, not bytes.
-
-    :meth:`check` answers None for the content in force, False for one to leave alone
-    this time, True for one to parse now; the caller then says :meth:`applied` or
-    :meth:`rejected` (:meth:`take` does all three around a load). What went wrong is
-    reported through :meth:`problem`, which says whether it is new (a problem is logged
-    once, until the source is good again). The watcher's ``reloads`` and ``problems``
-    are counted here.
+    """Which content of a watched source is worth parsing, kept as hashes: not the one in
+    force, not one refused already, and with ``settle`` only one unchanged since the
+    previous poll (a file caught half-written is often valid). Counts the source's
+    ``reloads`` and ``problems``; a problem is logged once until the source is good again.
     """
 
     __slots__ = (
@@ -64,62 +46,49 @@ class Changes:
         "_last_problem",
         "_pending",
         "_rejected",
-        "_seen",
         "problems",
         "reloads",
         "settle",
     )
 
-    def __init__(self, applied: bytes | None = None, rejected: bytes | None = None, *, settle: bool = True):
+    def __init__(
+        self,
+        applied: bytes | None = None,
+        rejected: bytes | None = None,
+        *,
+        settle: bool = True,
+        reported: str | None = None,
+    ):
         self._applied = None if applied is None else _digest(applied)
         self._rejected = None if rejected is None else _digest(rejected)
         self._pending: bytes | None = None  # a new content seen once, waiting to hold still
-        self._seen: bytes | None = None
-        self._last_problem: str | None = None
+        self._last_problem = reported  # a problem logged already (at start) is not new
         self.settle = settle
         self.reloads = self.problems = 0
-
-    def check(self, data: bytes) -> bool | None:
-        digest = self._seen = _digest(data)
-        if digest == self._applied:
-            self._pending = self._last_problem = None  # in force: whatever went wrong is over
-            return None
-        if digest == self._rejected:  # refused already, unchanged since: nothing to do
-            return False
-        if self.settle and digest != self._pending:  # changed since the last poll: let it hold still
-            self._pending = digest
-            return False
-        return True
-
-    def applied(self) -> None:
-        """The content :meth:`check` last saw is in force (a reload)."""
-        self._applied, self._pending, self._last_problem = self._seen, None, None
-        self.reloads += 1
-
-    def rejected(self) -> None:
-        """The content :meth:`check` last saw was refused."""
-        self._rejected, self._pending = self._seen, None
 
     def take(
         self, data: bytes, load: Callable[[bytes], T], report: Callable[[ConfigError], None]
     ) -> T | None:
-        """What ``load`` makes of ``data`` if it is worth parsing now (:meth:`check`), as
-        the new content in force; None otherwise. A refusal is remembered and reported."""
-        if not self.check(data):
+        """What ``load`` makes of ``data`` if it is worth parsing now, as the new content
+        in force; None otherwise. A refusal is remembered and reported."""
+        digest = _digest(data)
+        if digest == self._applied:
+            self._pending = self._last_problem = None  # in force: whatever went wrong is over
+            return None
+        if digest == self._rejected:  # refused already, unchanged since: nothing to do
+            return None
+        if self.settle and digest != self._pending:  # changed since the last poll: let it hold still
+            self._pending = digest
             return None
         try:
             value = load(data)
         except ConfigError as exc:
-            self.rejected()
+            self._rejected, self._pending = digest, None
             report(exc)
             return None
-        self.applied()
+        self._applied, self._pending, self._last_problem = digest, None, None
+        self.reloads += 1
         return value
-
-    def reported(self, text: str) -> None:
-        """``text`` was reported already (at start, before this source was watched): the
-        same problem is not new, and is not counted here."""
-        self._last_problem = text
 
     def problem(self, text: str) -> bool:
         """Count a problem (unreadable, refused); whether it differs from the last one."""
@@ -129,8 +98,7 @@ class Changes:
 
 
 class Watched:
-    """What every watched source reports: its reloads and problems, kept by its
-    :class:`Changes`."""
+    """A watched source's reloads and problems, kept by its :class:`Changes`."""
 
     _changes: Changes
 
@@ -175,17 +143,14 @@ class FileWatcher(Watched):
         self.path = os.path.abspath(os.fspath(path))
         self._publish = publish
         self._interval = float(interval_s)
-        self._changes = Changes(applied, rejected)
+        self._changes = Changes(applied, rejected, reported=_REPORTED_AT_START.pop(self.path, None))
         self._told = ChangeReport(_log, QUIET_POLLS * self._interval, clock)
         self._before: SamplingConfig | bytes | None = applied  # parsed at the first reload
-        reported = _REPORTED_AT_START.pop(self.path, None)
-        if reported is not None:
-            self._changes.reported(reported)
         self._poller = Poller(self, self._interval, name="dsampler-config-watch")
 
     def poll_once(self) -> bool:
-        """Check the file once; True when a new configuration was published. A new
-        content is published at the second poll that sees it unchanged."""
+        """Check the file once; True when a new configuration was published (at the
+        second poll that sees a new content unchanged)."""
         self._told.flush()
         try:
             data = read_bytes(self.path)
@@ -195,8 +160,8 @@ class FileWatcher(Watched):
         return self._changes.take(data, self._apply, self._report) is not None
 
     def _apply(self, data: bytes) -> SamplingConfig:
-        """The new configuration, published (publishing validates too) and told: as it
-        was published, with its version, when ``publish`` returns it or a snapshot of it."""
+        """The new configuration, published and told (as ``publish`` returned it, when
+        that is a configuration or a snapshot of one)."""
         config = parse_config_bytes(data, self.path)
         published = self._publish(config)
         if not isinstance(published, SamplingConfig):
@@ -242,8 +207,7 @@ class FileWatcher(Watched):
 
 
 class Start(NamedTuple):
-    """What a watched file gives at start: the configuration to serve, the bytes in
-    force (None when the file was not usable) and the bytes refused (not parsed again)."""
+    """The configuration to serve, the bytes in force and the bytes refused."""
 
     config: SamplingConfig
     applied: bytes | None

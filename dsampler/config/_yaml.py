@@ -1,15 +1,12 @@
-"""YAML for configuration files: a safe reader, and a writer that reads back the same.
-
-The reader builds no objects, refuses anchors and aliases (the "billion laughs"
-expansion) and duplicate keys, and resolves booleans and numbers by YAML 1.2's core
-schema. PyYAML is optional (the ``yaml`` extra); without it JSON still works.
+"""YAML for configuration files, read safely: no objects built, no anchors or aliases, no
+duplicate keys, YAML 1.2's core schema. PyYAML is optional; without it JSON still works.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable
 from typing import Any, ClassVar, Final
 
 from dsampler._validate import LongInteger, read_int, show
@@ -19,15 +16,9 @@ from dsampler.errors import ConfigError
 MAX_DEPTH: Final = 32
 
 
-def parse_yaml(text: str, parse_json: Callable[[str], Any]) -> Any:
-    """One YAML document -> plain values; ``parse_json`` reads JSON documents when
-    PyYAML is not installed (JSON is YAML)."""
-    return parse_yaml_node(text, parse_json)[0]
-
-
 def parse_yaml_node(text: str, parse_json: Callable[[str], Any]) -> tuple[Any, Any]:
-    """:func:`parse_yaml`, and the composed document it was built from (None without
-    PyYAML): what :mod:`dsampler.config._lines` finds a field's line in."""
+    """One YAML document -> plain values, and the composed document (None without PyYAML,
+    when ``parse_json`` reads a JSON document: JSON is YAML)."""
     try:
         import yaml
     except ImportError:
@@ -57,10 +48,9 @@ def parse_yaml_node(text: str, parse_json: Callable[[str], Any]) -> tuple[Any, A
 
 
 def _construct(loader: Any, node: Any, text: str) -> Any:
-    """The values of a composed document: aliases and deep nesting refused first, then
-    built in one walk (:func:`build_plain`), or by PyYAML's constructor when the walk
-    finds something it leaves to it (and its errors). Without an ``&`` in the text
-    there is no anchor, so no alias, and the node walk is left to the errors' way."""
+    """The values of a composed document, built by :func:`build_plain` or, for what it
+    leaves, PyYAML's constructor. Aliases need an ``&`` in the text, so only then are
+    they looked for before the fast walk."""
     checked = "&" in text
     if checked:
         _check_nodes(node, text)
@@ -73,9 +63,8 @@ def _construct(loader: Any, node: Any, text: str) -> Any:
 
 
 def _check_nodes(root: Any, text: str) -> None:
-    """Refuse aliases and deep nesting in a composed document, before anything is
-    constructed. An alias composes to a node shared by two parents, so a node met twice
-    is an alias: a "billion laughs" document is refused in time linear in its size."""
+    """Refuse aliases (a node met twice) and deep nesting in a composed document, in
+    time linear in its size."""
     import yaml
 
     seen: set[int] = set()
@@ -114,12 +103,9 @@ def compose_yaml(text: str) -> Any:
 
 @functools.cache
 def _safe_loader(yaml: Any) -> Any:
-    """PyYAML's safe loader (its C parser when PyYAML was built with libyaml: 10-50x
-    faster on a large file) with duplicate keys refused and YAML 1.2's core schema for
-    booleans and numbers (built once): only true/false are booleans (``country: no``
-    stays "no"), ``1e-3`` is a number (YAML 1.1 wanted a dot), ``010`` is ten (not
-    octal eight) and ``12:30`` is a string (not 750). Aliases are refused by
-    :func:`_check_nodes` on the composed document, which works for both parsers."""
+    """PyYAML's safe loader (its C parser when built with libyaml) with duplicate keys
+    refused and YAML 1.2's core schema: only true/false are booleans (``country: no``
+    stays "no"), ``1e-3`` is a number, ``010`` is ten and ``12:30`` is a string."""
 
     base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
     replaced = {f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float")}
@@ -169,9 +155,8 @@ def _add_core_schema(loader: Any) -> None:
 
 
 def _add_fast_resolve(yaml: Any, loader: Any) -> None:
-    """A ``resolve`` with the same answers as PyYAML's (the first implicit resolver of
-    the scalar's first character that matches, else the default tag) at 30% less cost:
-    it runs once per node of the document, inside the C parser's composition."""
+    """A cheaper ``resolve`` with the same answers as PyYAML's (the first implicit
+    resolver of the scalar's first character that matches, else the default tag)."""
     if loader.yaml_path_resolvers or None in loader.yaml_implicit_resolvers:  # pragma: no cover
         return  # a PyYAML whose safe loader resolves by path or by any character: its own way
     table = {first: tuple(resolvers) for first, resolvers in loader.yaml_implicit_resolvers.items()}
@@ -194,9 +179,8 @@ def _add_fast_resolve(yaml: Any, loader: Any) -> None:
     loader.resolve = resolve
 
 
-#: Explicitly tagged scalars PyYAML's constructors fail on with a foreign exception
-#: (``!!bool maybe``: KeyError, ``!!float ""``: IndexError, ``!!timestamp x``:
-#: AttributeError): what they expected, for the error that replaces it.
+#: Tagged scalars PyYAML's constructors fail on with a foreign exception (``!!bool
+#: maybe``: KeyError): what they expected, for the error that replaces it.
 _EXPECTED: Final = {"bool": "true or false", "float": "a number", "timestamp": "a date or time"}
 
 
@@ -221,39 +205,9 @@ def _checked(construct: Callable[[Any, Any], Any], name: str, expected: str) -> 
 
 
 def _construct_int(loader: Any, node: Any) -> int | LongInteger:
-    """YAML 1.2 integers: decimal (leading zeros allowed; one of more digits than
-    ``int()`` converts is a :class:`~dsampler._validate.LongInteger`, refused by its
-    field's check), ``0o`` octal, ``0x`` hex."""
+    """YAML 1.2 integers: decimal (too long for ``int()``: a
+    :class:`~dsampler._validate.LongInteger`), ``0o`` octal, ``0x`` hex."""
     text = loader.construct_scalar(node)
     if text[:2] in ("0o", "0x"):
         return int(text[2:], 8 if text[1] == "o" else 16)
     return read_int(text)
-
-
-def dump_yaml(document: Mapping[str, Any]) -> str:
-    """YAML that dsampler's reader reads back as ``document``: strings that YAML 1.2 would
-    take for numbers or booleans (``"0o7"``, ``"1e3"``) are quoted. Needs PyYAML.
-
-    Raises:
-        ConfigError: PyYAML is not installed.
-    """
-    try:
-        import yaml
-    except ImportError:
-        raise ConfigError(
-            "", "writing YAML needs PyYAML (dsampler's yaml extra, or pip install pyyaml)"
-        ) from None
-    return str(yaml.dump(document, Dumper=_dumper(yaml), sort_keys=False, allow_unicode=True))
-
-
-@functools.cache
-def _dumper(yaml: Any) -> Any:
-    """A SafeDumper that resolves plain scalars the way our loader does, so it quotes
-    exactly the strings that would otherwise come back as something else."""
-
-    class Dumper(yaml.SafeDumper):  # type: ignore[misc]
-        yaml_implicit_resolvers: ClassVar[dict[str, list[tuple[str, Any]]]] = _safe_loader(
-            yaml
-        ).yaml_implicit_resolvers
-
-    return Dumper

@@ -1,16 +1,9 @@
 """Composed YAML nodes -> plain values in one walk: the fast way through a large file.
 
-PyYAML's own constructor visits every node through a generic dispatch (a dict of
-constructed objects, a generator per collection, a deferred pass per level); a 20,000-entry
-file spends most of its reading time there. :func:`build_plain` does the same work for
-the documents configuration files are made of (mappings with scalar keys, sequences,
-strings, numbers, booleans, nulls and timestamps) in one recursive walk, duplicate keys
-found by the length of the dict built.
-
-It only accelerates: anything else (a duplicate or non-scalar key, a tag it does not know,
-a scalar its constructor refuses, nesting past the limit) raises :class:`Unusual`, and the
-caller reads the document with PyYAML's constructor instead, which reports the problem
-exactly as it always has. It never sees an alias: the caller checks for those first.
+It only accelerates: anything else (a duplicate or non-scalar key, an unknown tag, a
+scalar its constructor refuses, nesting past the limit) raises :class:`Unusual`, and the
+caller builds the document with PyYAML's constructor, which reports the problem. It never
+sees an alias: the caller refuses those first.
 """
 
 from __future__ import annotations
@@ -37,12 +30,7 @@ def build_plain(loader: Any, root: Any, max_depth: int) -> Any:
     Raises:
         Unusual: the document needs the loader's own constructor.
     """
-    import yaml
-
-    constructors = loader.yaml_constructors
-    scalars = {tag: constructors[tag] for tag in _SCALAR_TAGS}
-    walk = _Walk(loader, yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode, scalars, max_depth)
-    return walk.node(root, 0)
+    return _Walk(loader, max_depth).node(root, 0)
 
 
 class _Walk:
@@ -50,19 +38,19 @@ class _Walk:
 
     __slots__ = ("loader", "mapping_node", "max_depth", "scalar_node", "scalars", "sequence_node")
 
-    def __init__(
-        self,
-        loader: Any,
-        scalar: Any,
-        mapping: Any,
-        sequence: Any,
-        scalars: dict[str, Callable[[Any, Any], Any]],
-        depth: int,
-    ) -> None:
+    def __init__(self, loader: Any, max_depth: int) -> None:
+        import yaml
+
         self.loader = loader
-        self.scalar_node, self.mapping_node, self.sequence_node = scalar, mapping, sequence
-        self.scalars = scalars
-        self.max_depth = depth
+        self.scalar_node, self.mapping_node, self.sequence_node = (
+            yaml.ScalarNode,
+            yaml.MappingNode,
+            yaml.SequenceNode,
+        )
+        self.scalars: dict[str, Callable[[Any, Any], Any]] = {
+            tag: loader.yaml_constructors[tag] for tag in _SCALAR_TAGS
+        }
+        self.max_depth = max_depth
 
     def scalar(self, node: Any) -> Any:
         if node.tag == _STR:

@@ -23,7 +23,7 @@ from dsampler.config._parse import parse_config
 from dsampler.config._rule import AttributeMatch, Drop, Match, Pattern, Rule, Sample
 from dsampler.config._serialize import serialize
 from dsampler.config._shape import parse_duration
-from dsampler.config._yaml import MAX_DEPTH, _check_nodes, _safe_loader, dump_yaml
+from dsampler.config._yaml import MAX_DEPTH, _check_nodes, _safe_loader
 from dsampler.config._yaml_build import Unusual, build_plain
 from tests.property.config_strategies import (
     BAD,
@@ -35,6 +35,7 @@ from tests.property.config_strategies import (
     hostile_documents,
     near_valid_documents,
 )
+from tests.yaml_dump import dump_yaml
 
 MAX_MESSAGE = 2000  # characters: an error message is read by a person
 HOSTILE = settings(

@@ -15,9 +15,10 @@ from dsampler import ConfigError
 from dsampler.config._files import parse_config_bytes, parse_document
 from dsampler.config._lines import field_lines, with_lines
 from dsampler.config._parse import parse_config
-from dsampler.config._shape import render_path
-from dsampler.config._yaml import compose_yaml, dump_yaml
+from dsampler.config._shape import render_step
+from dsampler.config._yaml import compose_yaml
 from tests.property.config_strategies import BAD, near_valid_documents
+from tests.yaml_dump import dump_yaml
 
 DOCUMENT = """\
 rate: 0.1
@@ -51,6 +52,14 @@ def whole_document_lines(root: Any) -> dict[str, int]:
                 lines[(*path, i)] = item.start_mark.line + 1
                 stack.append((item, (*path, i)))
     return {render_path(parts): line for parts, line in lines.items()}
+
+
+def render_path(parts: tuple[str | int, ...]) -> str:
+    """The field path the parser reports for keys and indices: ``rules[0].action``."""
+    path = ""
+    for depth, part in enumerate(parts):
+        path = render_step(path, depth, parts[0], part)
+    return path
 
 
 @pytest.mark.parametrize(
