@@ -1,8 +1,5 @@
-"""What ``RemoteControlledSampler`` polls through, under jaeger-client's names: argument
-defaults, the agent's URL, the ``jaeger:sampler_*`` counters (counted where each stage
-happens, so a thread's poll and ``poll_once()`` count alike), the error reporter, and
-``strategy_source`` as a fetcher.
-"""
+"""``RemoteControlledSampler``'s polling parts under jaeger-client's names: argument defaults,
+the agent's URL, the ``jaeger:sampler_*`` counters, the error reporter, ``strategy_source``."""
 
 from __future__ import annotations
 
@@ -65,9 +62,7 @@ def agent_url(
 
 
 def agent_endpoint(channel: object, host: object, port: object) -> str:
-    """The agent URL of ``RemoteControlledSampler``'s arguments: ``host`` and ``port``
-    where given, else those of jaeger-client's ``LocalAgentSender`` ``channel``, else
-    jaeger-client's localhost:5778."""
+    """The agent URL: ``host``/``port`` where given, else the ``channel``'s, else localhost:5778."""
     http = getattr(channel, "local_agent_http", None)
     found_host, found_port = getattr(http, "agent_http_host", None), getattr(http, "agent_http_port", None)
     known = isinstance(found_host, str) and type(found_port) is int  # not a test's MagicMock
@@ -77,12 +72,8 @@ def agent_endpoint(channel: object, host: object, port: object) -> str:
 
 
 def init_sampler_or_default(init_sampler: Any, hash: str) -> Any:
-    """What decides until the first strategy: jaeger-client's default (probabilistic at
-    0.001), or the one given, asked ``is_sampled(0)`` once as jaeger-client does.
-
-    Raises:
-        ConfigError: it has no ``is_sampled``, or that raised.
-    """
+    """The init sampler (default probabilistic 0.001), asked ``is_sampled(0)`` once as
+    jaeger-client does; ConfigError when it cannot answer."""
     if init_sampler is None:
         return ProbabilisticSampler(DEFAULT_SAMPLING_PROBABILITY, hash=hash)
     decide = getattr(init_sampler, "is_sampled", None)
@@ -105,14 +96,10 @@ def describe(exc: BaseException) -> str:
     return text if isinstance(exc, (ConfigError, FetchError)) else f"{type(exc).__name__}: {text}"
 
 
-def _ignore(value: float) -> None:
-    """A counter nobody reads."""
-
-
 class _NoMetrics:
     @staticmethod
     def create_counter(name: str, tags: Mapping[str, str] | None = None) -> Callable[[float], None]:
-        return _ignore
+        return lambda value: None
 
 
 class SamplerMetrics:
@@ -140,8 +127,7 @@ def factory_of(factory: Any, metrics: Any) -> Any:
 
 
 class Reporter:
-    """Counts each stage's outcome on jaeger-client's counters and hands each failure to
-    jaeger-client's ``error_reporter`` when one is given (the poller logs it anyway)."""
+    """Counts each stage's outcome and hands failures to ``error_reporter`` if given."""
 
     def __init__(self, metrics: SamplerMetrics, error_reporter: Any, service_name: str) -> None:
         self.metrics = metrics
@@ -159,13 +145,7 @@ class Reporter:
                 "dsampler: %s the Jaeger strategy for %r failed: %s", stage, where, describe(exc)
             )
 
-    def fetcher(self, fetcher: Fetcher) -> Fetcher:
-        """``fetcher``, counted."""
-        return _Counted(fetcher, self)
-
     def parser(self, parse: Callable[[bytes], StrategyResponse]) -> Callable[[bytes], StrategyResponse]:
-        """``parse``, with its failures counted and reported."""
-
         def counted(body: bytes) -> StrategyResponse:
             try:
                 return parse(body)
@@ -176,9 +156,8 @@ class Reporter:
         return counted
 
 
-class _Counted:
-    """A fetcher whose successes and failures are counted (its bounds are the inner one's);
-    a fetch that :meth:`close` aborted is no failure, neither counted nor reported."""
+class Counted:
+    """A fetcher counted and reported; a fetch aborted by :meth:`close` is no failure."""
 
     def __init__(self, inner: Fetcher, reporter: Reporter) -> None:
         self.inner = inner
@@ -204,9 +183,8 @@ class _Counted:
 
 
 class SourceFetcher:
-    """An in-process ``strategy_source`` as a fetcher: each call's result, a decoded
-    response (what ``json.loads`` gives for a body) or a typed strategy, as a body for
-    the parser. A source that raises is a failed fetch, as an unreachable agent is."""
+    """An in-process ``strategy_source`` (giving a decoded response or a typed strategy)
+    as a fetcher of bodies; a source that raises is a failed fetch."""
 
     timeout_s = _SOURCE_TIMEOUT_S
 
@@ -228,7 +206,6 @@ class SourceFetcher:
 
 
 def _plain(value: object) -> object:
-    """A mapping that is not a dict, as one (json writes only dicts)."""
     if isinstance(value, Mapping):
         return dict(value)
     raise TypeError(f"not JSON: {typed(value)}")

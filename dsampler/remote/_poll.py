@@ -1,10 +1,7 @@
-"""Fetch -> parse -> apply, in one background thread: the remote strategy's life cycle.
-
-Every failed stage keeps the strategy in force, is logged (a warning the first time) and
-counted, and is retried after a jittered backoff doubling from 1 s, capped at the
-interval; a poll aborted by :meth:`StrategyPoller.close` is no failure. After a success
-the next poll comes within one interval. A body whose bytes equal the previous one's is
-not parsed again. After ``os.fork()`` the child polls at once (:mod:`dsampler._poller`).
+"""Fetch -> parse -> apply, in one background thread. A failed stage keeps the strategy in
+force, is logged and counted, and is retried after a jittered backoff doubling from 1 s,
+capped at the interval; a poll aborted by ``close()`` is no failure. A body equal to the
+previous one is not parsed again. After ``os.fork()`` the child polls at once.
 """
 
 from __future__ import annotations
@@ -39,8 +36,7 @@ T = TypeVar("T")
 
 
 def _described(strategy: Strategy) -> str:
-    """A strategy in a few words: ``probabilistic 0.1``, ``per-operation (default 0.1,
-    12 operations)``."""
+    """A strategy in a few words: ``probabilistic 0.1``."""
     match strategy:
         case ProbabilisticStrategy(rate=rate):
             return f"probabilistic {rate:g}"
@@ -52,8 +48,7 @@ def _described(strategy: Strategy) -> str:
 
 
 def weakly(hook: Callable[..., T], gone: Callable[..., T]) -> Callable[..., T]:
-    """``hook`` without a strong reference to its owner when it is a bound method (the owner
-    holds what calls it), so an owner nobody keeps is freed at once; ``gone`` answers after."""
+    """``hook``, a bound method held weakly (its owner holds what calls it); ``gone`` answers after."""
     if not hasattr(hook, "__self__") or not hasattr(hook, "__func__"):
         return hook
     ref = weakref.WeakMethod(hook)
@@ -163,12 +158,7 @@ class StrategyPoller:
             return PollOutcome.APPLIED
 
     def _parsed(self, body: bytes) -> StrategyResponse:
-        """``parse(body)``, or what it gave (or raised) for the previous body when the bytes are
-        the same (cost: docs/benchmarks.md).
-
-        Raises:
-            ConfigError: the body is not a usable strategy (again).
-        """
+        """``parse(body)``, or what it gave (or raised) for the same bytes last time."""
         import hashlib  # not at import time: it loads OpenSSL
 
         digest = hashlib.blake2b(body).digest()
@@ -192,13 +182,12 @@ class StrategyPoller:
             return self._take(strategy)
 
     def _take(self, strategy: Strategy) -> bool:
-        """Apply ``strategy`` unless it is the one in force, then record it (lock held)."""
+        """Apply ``strategy`` unless it is in force, then record it (lock held)."""
         changed = strategy != self.strategy and self._apply(strategy)
         self.strategy = strategy
         return changed
 
     def _aborted(self) -> PollOutcome:
-        """The poll failed once close() had begun: that is the close, not the server."""
         self._log.debug("dsampler: %s: poll aborted by close()", self.service)
         return PollOutcome.CLOSED
 
@@ -212,7 +201,7 @@ class StrategyPoller:
         return PollOutcome.FAILED
 
     def next_delay_s(self) -> float:
-        """Seconds until the next poll, by the outcome of the last one (module docstring)."""
+        """Seconds until the next poll, by the outcome of the last one."""
         u = self._rng.random()
         failures = self.consecutive_failures
         if failures == 0:

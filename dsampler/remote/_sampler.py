@@ -110,33 +110,22 @@ class JaegerRemoteSampler(Sampler):
         if fetcher is None:
             fetcher = HttpFetcher(endpoint, timeout_s=request_timeout_s, max_bytes=max_response_bytes)
         self.endpoint: str = redact_url(getattr(fetcher, "endpoint", endpoint))  # credentials: ***
-        self.follower = self._new_follower(fetcher, polling_interval_s, jitter, first_poll_delay_s, rng)
+        self.follower = RemoteFollower(
+            self.engine.overlay(REMOTE),
+            fetcher,
+            self.service_name,
+            on_applied=self._applied,
+            interval_s=polling_interval_s,
+            jitter=jitter,
+            first_delay_s=first_poll_delay_s,
+            rng=rng,
+        )
         if initial is not None and not isinstance(initial, Sampler):
             self.follower.apply(initial)
         if check_bool(start, "start"):
             self.follower.start()
 
-    def _new_follower(
-        self,
-        fetcher: Fetcher,
-        interval_s: float,
-        jitter: float,
-        first_delay_s: float,
-        rng: random.Random | None,
-    ) -> RemoteFollower:
-        return RemoteFollower(
-            self.engine.overlay(REMOTE),
-            fetcher,
-            self.service_name,
-            on_applied=self._applied,
-            interval_s=interval_s,
-            jitter=jitter,
-            first_delay_s=first_delay_s,
-            rng=rng,
-        )
-
     def _applied(self, strategy: Strategy, changed: bool) -> bool:
-        """A strategy is in force: leave the initial sampler on the first one."""
         if self._initial is None:
             return changed
         self._initial, self._current = None, self.engine
@@ -171,7 +160,7 @@ class JaegerRemoteSampler(Sampler):
     @property
     def poller(self) -> StrategyPoller:
         """The background poller (``poll_once()``, ``polls``, ``failures``, ``outcomes``)."""
-        return self.follower.poller
+        return self.follower
 
     @property
     def strategy(self) -> Strategy | None:
@@ -214,7 +203,6 @@ def _engine(
     resource: Mapping[str, Any],
     clock: Clock,
 ) -> Engine:
-    """The engine that decides, at ``rate`` until the first strategy, reported on."""
     base = parse_config(
         {
             "rate": rate,
@@ -230,7 +218,7 @@ def _engine(
 
 
 def _initial(initial: object) -> tuple[float, Sampler | Strategy | None]:
-    """(the DSampler's first rate, what else decides or is applied first)."""
+    """(the first rate, what else decides or is applied first)."""
     if initial is None:
         return DEFAULT_RATE, None
     if isinstance(initial, (int, float)) and not isinstance(initial, bool):

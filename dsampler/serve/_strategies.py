@@ -17,7 +17,6 @@ from dsampler.config import SamplingConfig, compose_yaml, with_lines
 from dsampler.errors import ConfigError
 from dsampler.protocol import (
     PROBABILISTIC,
-    RATE_LIMITING,
     OperationRate,
     PerOperationStrategy,
     ProbabilisticStrategy,
@@ -85,13 +84,11 @@ class Answers:
             return found
 
 
-def _default(probability: float) -> StrategyResponse:
-    return StrategyResponse(PROBABILISTIC, probabilistic=ProbabilisticStrategy(probability))
-
-
 def default_strategies(probability: float = DEFAULT_SAMPLING_PROBABILITY) -> Strategies:
     """What a server without strategies answers: probabilistic ``probability`` for all."""
-    return Strategies(_default(check_rate(probability, "default_sampling_probability")))
+    return Strategies(
+        StrategyResponse.of(ProbabilisticStrategy(check_rate(probability, "default_sampling_probability")))
+    )
 
 
 def jaeger_strategies(
@@ -140,11 +137,11 @@ def config_strategies(config: SamplingConfig) -> Strategies:
             warnings.append(
                 f"traces_per_second: {limit:g} is sent as {math.trunc(limit)} (an integer on the wire)"
             )
-        response = StrategyResponse(RATE_LIMITING, rate_limiting=RateLimitingStrategy(math.trunc(limit)))
+        response = StrategyResponse.of(RateLimitingStrategy(math.trunc(limit)))
     else:
         if config.traces_per_second is not None:
             warnings.append("traces_per_second: the cap is not served beside a rate below 1")
-        response = _default(config.rate)
+        response = StrategyResponse.of(ProbabilisticStrategy(config.rate))
     return Strategies(response, {}, tuple(warnings))
 
 
