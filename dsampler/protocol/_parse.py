@@ -1,10 +1,6 @@
-"""Response bodies -> :class:`StrategyResponse`, for every dialect servers put on the wire
-(proto3-JSON, legacy numeric enums, Go ``encoding/json`` of the gogo struct), by proto3's
-rules: absent numbers are 0, ``strategyType`` is checked but never chooses, numbers may
-be strings, unknown members are ignored. Input is bounded; every problem is a
-:class:`~dsampler.errors.ConfigError` naming the wire field. :func:`parse_mapping` reads a
-decoded response; a :class:`Reading` changes only what an absent number stands for and
-the words of errors (jaeger-client's raw dicts are read so).
+"""Response bodies in every dialect servers send -> :class:`StrategyResponse`, by proto3's
+rules: absent numbers are 0, ``strategyType`` never chooses, numbers may be strings,
+unknown members are ignored. Every problem is a ConfigError naming the wire field.
 """
 
 from __future__ import annotations
@@ -46,8 +42,7 @@ _NUMBER_TEXT: Final = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|Na
 @dataclass(frozen=True, slots=True)
 class Reading:
     """How a decoded response is read: the number an absent (or null) member stands for, by
-    member name (others: 0), and the words errors use for objects and arrays.
-    """
+    member name (others: 0), and the words errors use for objects and arrays."""
 
     absent: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     mapping: str = "a JSON object"

@@ -102,28 +102,29 @@ class JaegerRemoteSampler(Sampler):
         self.engine = _engine(
             initial_rate, hash, max_operations, parent_based, sampler_tags, attributes, clock
         )
-        log = self.engine.fault_log  # its faults are the engine's, which dsampler.faults reports
-        self._guarded = Guarded(initial, "its initial sampler", log) if isinstance(initial, Sampler) else None
-        self._initial: Sampler | None = self._guarded  # deciding until the first strategy
-        self._current: Sampler = self.engine if self._guarded is None else self._guarded
-        self.should_sample = self._current.should_sample  # type: ignore[method-assign]
+        self._decide_first(initial)
         if fetcher is None:
             fetcher = HttpFetcher(endpoint, timeout_s=request_timeout_s, max_bytes=max_response_bytes)
         self.endpoint: str = redact_url(getattr(fetcher, "endpoint", endpoint))  # credentials: ***
-        self.follower = RemoteFollower(
-            self.engine.overlay(REMOTE),
-            fetcher,
-            self.service_name,
-            on_applied=self._applied,
-            interval_s=polling_interval_s,
-            jitter=jitter,
-            first_delay_s=first_poll_delay_s,
-            rng=rng,
+        self.follower = self._follow(
+            fetcher, interval_s=polling_interval_s, jitter=jitter, first_delay_s=first_poll_delay_s, rng=rng
         )
         if initial is not None and not isinstance(initial, Sampler):
             self.follower.apply(initial)
         if check_bool(start, "start"):
             self.follower.start()
+
+    def _decide_first(self, initial: object) -> None:
+        """Until the first strategy an initial Sampler decides, guarded (its faults are the engine's)."""
+        log = self.engine.fault_log
+        self._guarded = Guarded(initial, "its initial sampler", log) if isinstance(initial, Sampler) else None
+        self._initial: Sampler | None = self._guarded
+        self._current: Sampler = self.engine if self._guarded is None else self._guarded
+        self.should_sample = self._current.should_sample  # type: ignore[method-assign]
+
+    def _follow(self, fetcher: Fetcher, **polling: Any) -> RemoteFollower:
+        overlay = self.engine.overlay(REMOTE)
+        return RemoteFollower(overlay, fetcher, self.service_name, on_applied=self._applied, **polling)
 
     def _applied(self, strategy: Strategy, changed: bool) -> bool:
         if self._initial is None:

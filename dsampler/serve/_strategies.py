@@ -1,7 +1,5 @@
-"""What a strategies server serves: :class:`Strategies`, a response per listed service and
-a default for every other, from Jaeger's strategies file or dsampler's own configuration
-(:func:`load_strategies` tells them apart). No file: probabilistic 0.001 for all.
-"""
+"""What a strategies server serves, from Jaeger's strategies file or dsampler's own
+configuration (:func:`load_strategies` tells them apart)."""
 
 from __future__ import annotations
 
@@ -43,10 +41,8 @@ class Strategies:
 
 
 class Answers:
-    """Each service's answer in one encoding, made once per :class:`Strategies` value and
-    service, on first request, under a lock (never twice); :meth:`cached` never encodes, so an
-    event loop may call it. Shared by the HTTP and the gRPC listener.
-    """
+    """Each service's answer in one encoding, made once per :class:`Strategies` and service
+    under a lock; :meth:`cached` never encodes, so an event loop may call it."""
 
     __slots__ = ("__weakref__", "_encode", "_encoded", "_lock")
 
