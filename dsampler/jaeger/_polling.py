@@ -24,7 +24,6 @@ from dsampler.protocol import (
     StrategyResponse,
     render,
 )
-from dsampler.remote import Fetcher
 
 DEFAULT_SAMPLING_PORT = 5778  # jaeger-agent's sampling port
 _SOURCE_TIMEOUT_S = 5.0  # how long close() waits for a strategy_source call in flight
@@ -127,14 +126,18 @@ def factory_of(factory: Any, metrics: Any) -> Any:
 
 
 class Reporter:
-    """Counts each stage's outcome and hands failures to ``error_reporter`` if given."""
+    """A poller's ``report``: counts each stage's outcome and hands failures to
+    ``error_reporter`` if given."""
 
     def __init__(self, metrics: SamplerMetrics, error_reporter: Any, service_name: str) -> None:
         self.metrics = metrics
         self.error_reporter = error_reporter
         self.service_name = service_name
 
-    def failed(self, stage: str, exc: BaseException) -> None:
+    def __call__(self, stage: str, exc: Exception | None) -> None:
+        if exc is None:
+            self.metrics.sampler_retrieved(1)
+            return
         counter = (
             self.metrics.sampler_query_failure if stage == "fetching" else self.metrics.sampler_update_failure
         )
@@ -144,42 +147,6 @@ class Reporter:
             self.error_reporter.error(
                 "dsampler: %s the Jaeger strategy for %r failed: %s", stage, where, describe(exc)
             )
-
-    def parser(self, parse: Callable[[bytes], StrategyResponse]) -> Callable[[bytes], StrategyResponse]:
-        def counted(body: bytes) -> StrategyResponse:
-            try:
-                return parse(body)
-            except ConfigError as exc:
-                self.failed("reading", exc)
-                raise
-
-        return counted
-
-
-class Counted:
-    """A fetcher counted and reported; a fetch aborted by :meth:`close` is no failure."""
-
-    def __init__(self, inner: Fetcher, reporter: Reporter) -> None:
-        self.inner = inner
-        self.reporter = reporter
-        self.timeout_s: float = getattr(inner, "timeout_s", _SOURCE_TIMEOUT_S)
-        self.closed = False
-
-    def fetch(self, service: str) -> bytes:
-        try:
-            body = self.inner.fetch(service)
-        except FetchError as exc:
-            if not self.closed:
-                self.reporter.failed("fetching", exc)
-            raise
-        self.reporter.metrics.sampler_retrieved(1)
-        return body
-
-    def close(self) -> None:
-        self.closed = True  # before the abort, which the fetch in flight sees as an error
-        closer = getattr(self.inner, "close", None)
-        if closer is not None:
-            closer()
 
 
 class SourceFetcher:

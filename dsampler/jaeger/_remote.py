@@ -21,7 +21,6 @@ from dsampler.jaeger._adaptive import sampler_of
 from dsampler.jaeger._constants import default_logger
 from dsampler.jaeger._decisions import Decision, following, guarded
 from dsampler.jaeger._polling import (
-    Counted,
     Reporter,
     SamplerMetrics,
     SourceFetcher,
@@ -149,16 +148,17 @@ class RemoteControlledSampler(Sampler):
         interval = self.sampling_refresh_interval
         return RemoteFollower(
             self.engine.overlay(REMOTE),
-            Counted(fetcher, self._reporter),
+            fetcher,
             self.service_name,
-            check=self._checked,
+            check=checked,
             on_applied=self._applied,
             interval_s=interval,
             first_delay_s=self._rng.random() * interval,  # spread a fleet's first polls
             rng=self._rng,
             name="dsampler-jaeger-poll",
-            parse=self._reporter.parser(parse),
+            parse=parse,
             logger=self.logger,
+            report=self._reporter,
         )
 
     # `is_sampled` is the class's until the first call starts the poller; then the
@@ -175,13 +175,6 @@ class RemoteControlledSampler(Sampler):
                 self._started = True
                 self._follower.start()
             self.is_sampled = self._current  # type: ignore[method-assign]
-
-    def _checked(self, strategy: Strategy) -> Strategy:
-        try:
-            return checked(strategy)
-        except ConfigError as exc:
-            self._reporter.failed("applying", exc)
-            raise
 
     def _applied(self, strategy: Strategy, changed: bool) -> bool:
         with self._lock:

@@ -85,6 +85,8 @@ class StrategyPoller:
         parse: body -> response (default :func:`~dsampler.protocol.parse_response`).
         logger: where failures and changes are logged (default ``dsampler.remote``).
         clock: times the quiet period after a logged change.
+        report: told each fetch (stage ``fetched``, no error) and each failure of a stage
+            (``fetching``, ``reading`` a new body, ``applying``), a poll that close() aborted aside.
     """
 
     def __init__(
@@ -101,6 +103,7 @@ class StrategyPoller:
         parse: Callable[[bytes], StrategyResponse] = parse_response,
         logger: logging.Logger = _log,
         clock: Clock = SYSTEM_CLOCK,
+        report: Callable[[str, Exception | None], None] = lambda stage, exc: None,
     ) -> None:
         self.service = check_url_text(service, "service_name")
         self.interval_s = check_seconds(interval_s, "polling_interval_s", 0.01, 7 * 86400.0)
@@ -110,6 +113,7 @@ class StrategyPoller:
         self.fetcher = fetcher
         self._apply = apply
         self._parse = parse
+        self._report = report
         self._log = logger
         self._rng = rng or random.Random()
         self._lock = threading.Lock()
@@ -136,7 +140,7 @@ class StrategyPoller:
             self.polls += 1
             self._told.flush()
             try:
-                response = self._parsed(self.fetcher.fetch(self.service))
+                response = self._parsed(self._fetch())
                 strategy = response.strategy
                 if response.rate_limiting is not None and response.per_operation is not None:
                     self._log.debug(
@@ -157,6 +161,16 @@ class StrategyPoller:
             self._told.changed(f"dsampler: {self.service}: sampling strategy now {_described(strategy)}")
             return PollOutcome.APPLIED
 
+    def _fetch(self) -> bytes:
+        try:
+            body = self.fetcher.fetch(self.service)
+        except FetchError as exc:
+            if not self._closed:
+                self._report("fetching", exc)
+            raise
+        self._report("fetched", None)
+        return body
+
     def _parsed(self, body: bytes) -> StrategyResponse:
         """``parse(body)``, or what it gave (or raised) for the same bytes last time."""
         import hashlib  # not at import time: it loads OpenSSL
@@ -167,6 +181,7 @@ class StrategyPoller:
                 self._last = (digest, self._parse(body))
             except ConfigError as exc:
                 self._last = (digest, exc)
+                self._report("reading", exc)
         outcome = self._last[1]
         if isinstance(outcome, ConfigError):
             raise outcome
@@ -183,7 +198,11 @@ class StrategyPoller:
 
     def _take(self, strategy: Strategy) -> bool:
         """Apply ``strategy`` unless it is in force, then record it (lock held)."""
-        changed = strategy != self.strategy and self._apply(strategy)
+        try:
+            changed = strategy != self.strategy and self._apply(strategy)
+        except ConfigError as exc:
+            self._report("applying", exc)
+            raise
         self.strategy = strategy
         return changed
 
