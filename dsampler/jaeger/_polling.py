@@ -46,11 +46,7 @@ def max_operations_or_default(value: object, field: str = "max_operations") -> i
 def agent_url(
     host: object, port: object, host_field: str = "sampling_host", port_field: str = "sampling_port"
 ) -> str:
-    """The jaeger-agent's sampling URL, ``http://host:port/sampling`` (IPv6 bracketed).
-
-    Raises:
-        ConfigError: an empty or overlong host, a port outside 1..65535.
-    """
+    """The jaeger-agent's sampling URL, ``http://host:port/sampling`` (IPv6 bracketed)."""
     name = check_text(host, host_field, 255).strip()
     if not name:
         raise ConfigError(host_field, "expected a host name, got ''")

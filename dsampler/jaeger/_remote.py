@@ -131,7 +131,6 @@ class RemoteControlledSampler(Sampler):
     def _decide_with_init(self) -> None:
         self._lock = threading.Lock()
         _fork.register(self._reset_after_fork)
-        self._strategy: Strategy | None = None
         self._view: tuple[Strategy, Sampler] | None = None
         self._follow = following(self.engine)
         self._current: Decision = guarded(self._init)
@@ -179,7 +178,7 @@ class RemoteControlledSampler(Sampler):
     def _applied(self, strategy: Strategy, changed: bool) -> bool:
         with self._lock:
             first = self._current is not self._follow
-            self._strategy, self._current = strategy, self._follow
+            self._current = self._follow
             if self._started or self._closed:
                 self.is_sampled = self._follow  # type: ignore[method-assign]
         if changed or first:
@@ -204,7 +203,7 @@ class RemoteControlledSampler(Sampler):
     @property
     def strategy(self) -> Strategy | None:
         """The strategy in force (None until the first)."""
-        return self._strategy
+        return self._follower.strategy
 
     @property
     def dsampler(self) -> Engine:
@@ -215,7 +214,7 @@ class RemoteControlledSampler(Sampler):
     def sampler(self) -> Sampler:
         """jaeger-client's attribute, for inspection: the init sampler until the first strategy,
         then a sampler equal to the strategy in force (decisions are :attr:`engine`'s)."""
-        strategy, view = self._strategy, self._view
+        strategy, view = self._follower.strategy, self._view
         if strategy is None:
             return self._init
         if view is None or view[0] is not strategy:

@@ -65,11 +65,7 @@ def get_rate_limit(strategy: Mapping[str, Any] | None = None) -> Any:
 
 def strategy_of(response: object) -> Strategy:
     """The strategy a jaeger-client sampler applies: typed as is, a raw dict by
-    :data:`JAEGER_CLIENT`, a body (bytes) as the wire's.
-
-    Raises:
-        ConfigError: not a usable strategy, naming the key; rate limits of 500/s or more.
-    """
+    :data:`JAEGER_CLIENT`, a body (bytes) as the wire's; jaeger-client's limits checked."""
     if isinstance(response, _STRATEGIES):
         strategy: Strategy = response
     elif isinstance(response, StrategyResponse):
@@ -91,11 +87,7 @@ def checked(strategy: Strategy) -> Strategy:
 
 def per_operation_of(strategies: object) -> PerOperationStrategy:
     """``AdaptiveSampler``'s argument: a ``PerOperationStrategy``, or an ``operationSampling``
-    dict read by :data:`JAEGER_CLIENT`.
-
-    Raises:
-        ConfigError: invalid strategies, naming the key.
-    """
+    dict read by :data:`JAEGER_CLIENT`."""
     if isinstance(strategies, PerOperationStrategy):
         return strategies
     if isinstance(strategies, (ProbabilisticStrategy, RateLimitingStrategy)):

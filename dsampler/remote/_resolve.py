@@ -63,13 +63,8 @@ class DeadlineSSLSocket(ssl.SSLSocket):
 def resolve(
     host: str, port: int, deadline: float, resolver: Resolver, wake: threading.Event
 ) -> Sequence[AddrInfo]:
-    """The stream addresses of ``host``, waited for until ``deadline`` or ``wake``.
-
-    Raises:
-        TimeoutError: no answer by the deadline.
-        InterruptedError: ``wake`` was set first.
-        OSError: the resolver's own failure, a malformed answer, or no thread to run it.
-    """
+    """The stream addresses of ``host``, waited for until ``deadline`` (TimeoutError) or
+    ``wake`` (InterruptedError); OSError for the resolver's failure or a malformed answer."""
     if _is_literal(host):  # getaddrinfo answers at once, without asking any resolver
         return socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_NUMERICHOST)
     slots = _SLOTS.lock  # released to the semaphore it was taken from

@@ -11,11 +11,7 @@ DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
 
 
 def sampling_url(endpoint: object) -> SplitResult:
-    """``endpoint`` checked; an empty path or ``/`` becomes ``/sampling``; credentials kept.
-
-    Raises:
-        ConfigError: not an http(s) URL with a host, or one that names the service.
-    """
+    """``endpoint`` checked; an empty path or ``/`` becomes ``/sampling``; credentials kept."""
     parts = check_endpoint(endpoint)
     if parts.path in ("", "/"):
         parts = parts._replace(path="/sampling")

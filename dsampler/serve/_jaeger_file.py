@@ -41,11 +41,7 @@ def _reject_constant(name: str) -> float:
 
 
 def decode_json(data: bytes) -> object:
-    """The file's JSON, strictly (no NaN or Infinity: Go refuses them).
-
-    Raises:
-        ConfigError: not UTF-8, not JSON, or nested too deep; ``strategies`` is named.
-    """
+    """The file's JSON, strictly (no NaN or Infinity: Go refuses them)."""
     try:
         return json.loads(data.decode("utf-8"), parse_constant=_reject_constant, parse_int=read_int)
     except UnicodeDecodeError as exc:
@@ -59,11 +55,7 @@ def decode_json(data: bytes) -> object:
 
 
 def read_jaeger(doc: object, probability: float, inherit_rate_limited: bool) -> JaegerFile:
-    """A decoded Jaeger strategies file, derived; ``probability`` is the default probability.
-
-    Raises:
-        ConfigError: a member of the wrong type or out of range; the field is named.
-    """
+    """A decoded Jaeger strategies file, derived; ``probability`` is the default probability."""
     return _Reader(probability, inherit_rate_limited).document(doc)
 
 
