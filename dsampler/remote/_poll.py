@@ -148,7 +148,7 @@ class StrategyPoller:
                     )
                 changed = self._take(strategy)
             except (FetchError, ConfigError) as exc:
-                return self._aborted() if self._closed else self._failed(exc)
+                return self._failed(exc)
             if self.consecutive_failures:
                 self._log.info(
                     "dsampler: %s: strategy fetched again after %d failures",
@@ -206,11 +206,10 @@ class StrategyPoller:
         self.strategy = strategy
         return changed
 
-    def _aborted(self) -> PollOutcome:
-        self._log.debug("dsampler: %s: poll aborted by close()", self.service)
-        return PollOutcome.CLOSED
-
     def _failed(self, exc: Exception) -> PollOutcome:
+        if self._closed:  # the close's doing, not the server's
+            self._log.debug("dsampler: %s: poll aborted by close()", self.service)
+            return PollOutcome.CLOSED
         text = str(exc)
         self.failures += 1
         self.consecutive_failures += 1

@@ -69,14 +69,12 @@ class Answers:
         if found is not None:
             return found
         with self._lock:
-            held, answers = self._encoded
-            if held is not strategies:
-                answers = {}
-                self._encoded = (strategies, answers)
-            key = service if service in strategies.services else None
-            found = answers.get(key)
+            found = self.cached(strategies, service)
             if found is None:
-                found = answers[key] = self._encode(strategies.response_for(service))
+                if self._encoded[0] is not strategies:
+                    self._encoded = (strategies, {})
+                key = service if service in strategies.services else None
+                found = self._encoded[1][key] = self._encode(strategies.response_for(service))
             return found
 
 
