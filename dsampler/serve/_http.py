@@ -69,12 +69,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.head_budget = MAX_HEAD
         super().handle_one_request()
 
-    def do_GET(self) -> None:
-        self._answer(send_body=True)
-
-    def do_HEAD(self) -> None:
-        self._answer(send_body=False)
-
     def _refuse_method(self) -> None:
         self.close_connection = True  # a body we will not read must not be parsed as a request
         self._reply(
@@ -105,6 +99,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(HTTPStatus.BAD_REQUEST, _MISSING_SERVICE, "text/plain", send_body)
             return
         self._reply(HTTPStatus.OK, self.server.body_for(services[0]), "application/json", send_body)
+
+    do_GET = functools.partialmethod(_answer, send_body=True)  # noqa: N815
+    do_HEAD = functools.partialmethod(_answer, send_body=False)  # noqa: N815
 
     def _reply(
         self,
