@@ -17,13 +17,7 @@ from dsampler.jaeger._constants import (
     MIN_REFRESH_INTERVAL_S,
 )
 from dsampler.jaeger._samplers import ProbabilisticSampler
-from dsampler.protocol import (
-    PerOperationStrategy,
-    ProbabilisticStrategy,
-    RateLimitingStrategy,
-    StrategyResponse,
-    render,
-)
+from dsampler.protocol import Strategy, StrategyResponse, render
 
 DEFAULT_SAMPLING_PORT = 5778  # jaeger-agent's sampling port
 _SOURCE_TIMEOUT_S = 5.0  # how long close() waits for a strategy_source call in flight
@@ -159,7 +153,7 @@ class SourceFetcher:
     def fetch(self, service: str) -> bytes:
         try:
             response = self.source()
-            if isinstance(response, (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)):
+            if isinstance(response, Strategy):
                 response = StrategyResponse.of(response)
             if isinstance(response, StrategyResponse):
                 return render(response)

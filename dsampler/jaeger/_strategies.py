@@ -45,8 +45,6 @@ JAEGER_CLIENT: Final = Reading(
     sequence="a list",
 )
 
-_STRATEGIES: Final = (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)
-
 
 def _member(strategy: Mapping[str, Any] | None, section: str, key: str, default: float) -> Any:
     found = (strategy or {}).get(section)
@@ -66,7 +64,7 @@ def get_rate_limit(strategy: Mapping[str, Any] | None = None) -> Any:
 def strategy_of(response: object) -> Strategy:
     """The strategy a jaeger-client sampler applies: typed as is, a raw dict by
     :data:`JAEGER_CLIENT`, a body (bytes) as the wire's; jaeger-client's limits checked."""
-    if isinstance(response, _STRATEGIES):
+    if isinstance(response, Strategy):
         strategy: Strategy = response
     elif isinstance(response, StrategyResponse):
         strategy = response.strategy

@@ -21,9 +21,6 @@ from dsampler.engine import Engine, resource_attributes
 from dsampler.errors import ConfigError
 from dsampler.protocol import (
     MAX_RESPONSE_BYTES,
-    PerOperationStrategy,
-    ProbabilisticStrategy,
-    RateLimitingStrategy,
     Strategy,
 )
 from dsampler.remote._fetch import DEFAULT_TIMEOUT_S, Fetcher, HttpFetcher
@@ -36,7 +33,6 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
 
 
-_STRATEGIES: Final = (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)
 _SECTIONS: Final = (
     "its default strategy follows a Jaeger endpoint (adaptive and remote both own the default rate)"
 )
@@ -224,7 +220,7 @@ def _initial(initial: object) -> tuple[float, Sampler | Strategy | None]:
         return DEFAULT_RATE, None
     if isinstance(initial, (int, float)) and not isinstance(initial, bool):
         return check_rate(initial, "initial_sampler"), None
-    if isinstance(initial, (Sampler, *_STRATEGIES)):
+    if isinstance(initial, Sampler | Strategy):
         return DEFAULT_RATE, initial
     expected = "a rate, a Strategy, an OpenTelemetry Sampler or None"
     raise ConfigError("initial_sampler", f"expected {expected}, got {typed(initial)}")
