@@ -24,7 +24,7 @@ from server_load import run_apart, serve_urls
 
 from dsampler.errors import ConfigError
 from dsampler.protocol._proto import decode_response, encode_params
-from dsampler.serve._grpc import GET_SAMPLING_STRATEGY
+from dsampler.serve._grpc_calls import GET_SAMPLING_STRATEGY
 
 SERVICES = ("foo", "bar", "checkout", "unknown-service")
 

@@ -1,7 +1,5 @@
-"""jaeger-client's per-operation ``AdaptiveSampler``: a guaranteed-throughput sampler per
-operation of a Jaeger per-operation strategy. Operations the strategy does not name are
-tracked lock-free as the engine tracks them (:class:`~dsampler.decision._tracked.Tracked`).
-"""
+"""jaeger-client's ``AdaptiveSampler``: a guaranteed-throughput sampler per operation; those
+the strategy does not name are tracked lock-free as the engine tracks them."""
 
 from __future__ import annotations
 
@@ -35,8 +33,7 @@ _Operation = GuaranteedThroughputProbabilisticSampler
 
 
 def name_of(operation: object) -> str | None:
-    """The text under which an operation may be tracked, or None (not a string, or longer
-    than MAX_TEXT). Neither ``type()`` nor ``str.__str__`` runs code of the object's class."""
+    """The text an operation may be tracked under, or None; runs no code of the object's class."""
     kind = type(operation)  # not isinstance(): it reads __class__, which a class can override
     if kind is str:
         name = cast(str, operation)
@@ -85,7 +82,6 @@ class AdaptiveSampler(Sampler):
         return {**self._named, **self._tracked.by_name}
 
     def _new(self, lower_bound: float, rate: float) -> Callable[[str], _Operation]:
-        """What makes an operation's sampler (holding no reference to this sampler)."""
         return functools.partial(
             _Operation, lower_bound=lower_bound, rate=rate, hash=self._hash, clock=self._clock, rng=self._rng
         )
@@ -153,8 +149,7 @@ def sampler_of(
     clock: Clock = SYSTEM_CLOCK,
     rng: random.Random | None = None,
 ) -> Sampler:
-    """The jaeger-client sampler of a typed strategy, as jaeger-client's
-    ``RemoteControlledSampler`` built it from a response."""
+    """The jaeger-client sampler of a typed strategy."""
     match strategy:
         case ProbabilisticStrategy(rate=rate):
             return ProbabilisticSampler(rate, hash=hash)

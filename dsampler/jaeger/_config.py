@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, Final, cast
 
-from dsampler._validate import check_per_second, check_rate, show, typed
+from dsampler._validate import check_per_second, check_rate, parse_float, show, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.errors import ConfigError
 from dsampler.jaeger._constants import DEFAULT_SAMPLING_PROBABILITY, default_logger
@@ -68,14 +68,8 @@ def _unknown_keys(section: Mapping[Any, Any]) -> None:
 
 
 def _parsed(value: object, field: str) -> object:
-    """A number given as text becomes a float (jaeger-client float()s its params); the
-    caller's check refuses anything else that is not a number in range."""
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            raise ConfigError(field, f"expected a number, got {show(value)}") from None
-    return value
+    """Text read as a number (jaeger-client float()s its params); the caller checks the rest."""
+    return parse_float(value, field, "a number") if isinstance(value, str) else value
 
 
 def _decision(param: object, field: str) -> bool:

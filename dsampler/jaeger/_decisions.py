@@ -1,8 +1,5 @@
-"""jaeger-client's decision, ``is_sampled(trace_id, operation) -> (bool, tags)``, read from
-an :class:`~dsampler.engine.Engine`'s ``SamplingResult``: a sampled root's tags are its
-attributes; a trace not sampled has none. Decisions are closures, not bound methods, so a
-sampler holding one as ``is_sampled`` is no reference cycle (and is freed with its poller).
-"""
+"""jaeger-client's ``is_sampled(trace_id, operation) -> (bool, tags)`` over an engine's
+``SamplingResult``. Closures, not bound methods: a sampler holding one is no reference cycle."""
 
 from __future__ import annotations
 
@@ -42,8 +39,6 @@ def following(sampler: Engine) -> Decision:
         return result.decision is sampled, result.attributes
 
     def odd(trace_id: object, operation: object) -> tuple[bool, Mapping[str, Any]]:
-        """An int subclass is decided by its value, a str subclass by its text; anything
-        else is not sampled (a trace ID) or not tracked (an operation)."""
         value = int_value(trace_id)
         if value is None:
             return False, EMPTY

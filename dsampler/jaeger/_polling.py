@@ -1,8 +1,5 @@
-"""What ``RemoteControlledSampler`` polls through, under jaeger-client's names: argument
-defaults, the agent's URL, the ``jaeger:sampler_*`` counters (counted where each stage
-happens, so a thread's poll and ``poll_once()`` count alike), the error reporter, and
-``strategy_source`` as a fetcher.
-"""
+"""``RemoteControlledSampler``'s polling parts under jaeger-client's names: argument defaults,
+the agent's URL, the ``jaeger:sampler_*`` counters, the error reporter, ``strategy_source``."""
 
 from __future__ import annotations
 
@@ -20,14 +17,7 @@ from dsampler.jaeger._constants import (
     MIN_REFRESH_INTERVAL_S,
 )
 from dsampler.jaeger._samplers import ProbabilisticSampler
-from dsampler.protocol import (
-    PerOperationStrategy,
-    ProbabilisticStrategy,
-    RateLimitingStrategy,
-    StrategyResponse,
-    render,
-)
-from dsampler.remote import Fetcher
+from dsampler.protocol import Strategy, StrategyResponse, render
 
 DEFAULT_SAMPLING_PORT = 5778  # jaeger-agent's sampling port
 _SOURCE_TIMEOUT_S = 5.0  # how long close() waits for a strategy_source call in flight
@@ -50,11 +40,7 @@ def max_operations_or_default(value: object, field: str = "max_operations") -> i
 def agent_url(
     host: object, port: object, host_field: str = "sampling_host", port_field: str = "sampling_port"
 ) -> str:
-    """The jaeger-agent's sampling URL, ``http://host:port/sampling`` (IPv6 bracketed).
-
-    Raises:
-        ConfigError: an empty or overlong host, a port outside 1..65535.
-    """
+    """The jaeger-agent's sampling URL, ``http://host:port/sampling`` (IPv6 bracketed)."""
     name = check_text(host, host_field, 255).strip()
     if not name:
         raise ConfigError(host_field, "expected a host name, got ''")
@@ -65,9 +51,7 @@ def agent_url(
 
 
 def agent_endpoint(channel: object, host: object, port: object) -> str:
-    """The agent URL of ``RemoteControlledSampler``'s arguments: ``host`` and ``port``
-    where given, else those of jaeger-client's ``LocalAgentSender`` ``channel``, else
-    jaeger-client's localhost:5778."""
+    """The agent URL: ``host``/``port`` where given, else the ``channel``'s, else localhost:5778."""
     http = getattr(channel, "local_agent_http", None)
     found_host, found_port = getattr(http, "agent_http_host", None), getattr(http, "agent_http_port", None)
     known = isinstance(found_host, str) and type(found_port) is int  # not a test's MagicMock
@@ -77,12 +61,8 @@ def agent_endpoint(channel: object, host: object, port: object) -> str:
 
 
 def init_sampler_or_default(init_sampler: Any, hash: str) -> Any:
-    """What decides until the first strategy: jaeger-client's default (probabilistic at
-    0.001), or the one given, asked ``is_sampled(0)`` once as jaeger-client does.
-
-    Raises:
-        ConfigError: it has no ``is_sampled``, or that raised.
-    """
+    """The init sampler (default probabilistic 0.001), asked ``is_sampled(0)`` once as
+    jaeger-client does; ConfigError when it cannot answer."""
     if init_sampler is None:
         return ProbabilisticSampler(DEFAULT_SAMPLING_PROBABILITY, hash=hash)
     decide = getattr(init_sampler, "is_sampled", None)
@@ -105,14 +85,10 @@ def describe(exc: BaseException) -> str:
     return text if isinstance(exc, (ConfigError, FetchError)) else f"{type(exc).__name__}: {text}"
 
 
-def _ignore(value: float) -> None:
-    """A counter nobody reads."""
-
-
 class _NoMetrics:
     @staticmethod
     def create_counter(name: str, tags: Mapping[str, str] | None = None) -> Callable[[float], None]:
-        return _ignore
+        return lambda value: None
 
 
 class SamplerMetrics:
@@ -140,15 +116,18 @@ def factory_of(factory: Any, metrics: Any) -> Any:
 
 
 class Reporter:
-    """Counts each stage's outcome on jaeger-client's counters and hands each failure to
-    jaeger-client's ``error_reporter`` when one is given (the poller logs it anyway)."""
+    """A poller's ``report``: counts each stage's outcome and hands failures to
+    ``error_reporter`` if given."""
 
     def __init__(self, metrics: SamplerMetrics, error_reporter: Any, service_name: str) -> None:
         self.metrics = metrics
         self.error_reporter = error_reporter
         self.service_name = service_name
 
-    def failed(self, stage: str, exc: BaseException) -> None:
+    def __call__(self, stage: str, exc: Exception | None) -> None:
+        if exc is None:
+            self.metrics.sampler_retrieved(1)
+            return
         counter = (
             self.metrics.sampler_query_failure if stage == "fetching" else self.metrics.sampler_update_failure
         )
@@ -159,54 +138,10 @@ class Reporter:
                 "dsampler: %s the Jaeger strategy for %r failed: %s", stage, where, describe(exc)
             )
 
-    def fetcher(self, fetcher: Fetcher) -> Fetcher:
-        """``fetcher``, counted."""
-        return _Counted(fetcher, self)
-
-    def parser(self, parse: Callable[[bytes], StrategyResponse]) -> Callable[[bytes], StrategyResponse]:
-        """``parse``, with its failures counted and reported."""
-
-        def counted(body: bytes) -> StrategyResponse:
-            try:
-                return parse(body)
-            except ConfigError as exc:
-                self.failed("reading", exc)
-                raise
-
-        return counted
-
-
-class _Counted:
-    """A fetcher whose successes and failures are counted (its bounds are the inner one's);
-    a fetch that :meth:`close` aborted is no failure, neither counted nor reported."""
-
-    def __init__(self, inner: Fetcher, reporter: Reporter) -> None:
-        self.inner = inner
-        self.reporter = reporter
-        self.timeout_s: float = getattr(inner, "timeout_s", _SOURCE_TIMEOUT_S)
-        self.closed = False
-
-    def fetch(self, service: str) -> bytes:
-        try:
-            body = self.inner.fetch(service)
-        except FetchError as exc:
-            if not self.closed:
-                self.reporter.failed("fetching", exc)
-            raise
-        self.reporter.metrics.sampler_retrieved(1)
-        return body
-
-    def close(self) -> None:
-        self.closed = True  # before the abort, which the fetch in flight sees as an error
-        closer = getattr(self.inner, "close", None)
-        if closer is not None:
-            closer()
-
 
 class SourceFetcher:
-    """An in-process ``strategy_source`` as a fetcher: each call's result, a decoded
-    response (what ``json.loads`` gives for a body) or a typed strategy, as a body for
-    the parser. A source that raises is a failed fetch, as an unreachable agent is."""
+    """An in-process ``strategy_source`` (giving a decoded response or a typed strategy)
+    as a fetcher of bodies; a source that raises is a failed fetch."""
 
     timeout_s = _SOURCE_TIMEOUT_S
 
@@ -218,7 +153,7 @@ class SourceFetcher:
     def fetch(self, service: str) -> bytes:
         try:
             response = self.source()
-            if isinstance(response, (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)):
+            if isinstance(response, Strategy):
                 response = StrategyResponse.of(response)
             if isinstance(response, StrategyResponse):
                 return render(response)
@@ -228,7 +163,6 @@ class SourceFetcher:
 
 
 def _plain(value: object) -> object:
-    """A mapping that is not a dict, as one (json writes only dicts)."""
     if isinstance(value, Mapping):
         return dict(value)
     raise TypeError(f"not JSON: {typed(value)}")

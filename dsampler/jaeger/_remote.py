@@ -113,8 +113,7 @@ class RemoteControlledSampler(Sampler):
         self._reporter = Reporter(self.metrics, error_reporter, self.service_name)
 
     def _new_engine(self) -> Engine:
-        """The engine that decides: jaeger-client's roots only, tagged, new limiters
-        filled at random as jaeger-client's."""
+        """Roots only, tagged, new limiters filled at random (jaeger-client's)."""
         base = SamplingConfig(
             hash=self._hash, sampler_tags=True, parent_based=False, max_operations=self.max_operations
         )
@@ -130,10 +129,8 @@ class RemoteControlledSampler(Sampler):
         return engine
 
     def _decide_with_init(self) -> None:
-        """Until the first strategy, the init sampler decides (guarded)."""
         self._lock = threading.Lock()
         _fork.register(self._reset_after_fork)
-        self._strategy: Strategy | None = None
         self._view: tuple[Strategy, Sampler] | None = None
         self._follow = following(self.engine)
         self._current: Decision = guarded(self._init)
@@ -150,20 +147,21 @@ class RemoteControlledSampler(Sampler):
         interval = self.sampling_refresh_interval
         return RemoteFollower(
             self.engine.overlay(REMOTE),
-            self._reporter.fetcher(fetcher),
+            fetcher,
             self.service_name,
-            check=self._checked,
+            check=checked,
             on_applied=self._applied,
             interval_s=interval,
             first_delay_s=self._rng.random() * interval,  # spread a fleet's first polls
             rng=self._rng,
             name="dsampler-jaeger-poll",
-            parse=self._reporter.parser(parse),
+            parse=parse,
             logger=self.logger,
+            report=self._reporter,
         )
 
-    # Decisions. `is_sampled` is the class's only until the first call has started the
-    # poller; then the instance attribute is the decision itself, with nothing between.
+    # `is_sampled` is the class's until the first call starts the poller; then the
+    # instance attribute is the decision itself.
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Mapping[str, Any]]:
         """jaeger-client's decision; tags only on sampled roots (see ``_decisions``)."""
@@ -177,19 +175,10 @@ class RemoteControlledSampler(Sampler):
                 self._follower.start()
             self.is_sampled = self._current  # type: ignore[method-assign]
 
-    def _checked(self, strategy: Strategy) -> Strategy:
-        """The follower's last check: jaeger-client's limits, failures reported."""
-        try:
-            return checked(strategy)
-        except ConfigError as exc:
-            self._reporter.failed("applying", exc)
-            raise
-
     def _applied(self, strategy: Strategy, changed: bool) -> bool:
-        """A strategy is in force: follow it (the first one replaces the init sampler)."""
         with self._lock:
             first = self._current is not self._follow
-            self._strategy, self._current = strategy, self._follow
+            self._current = self._follow
             if self._started or self._closed:
                 self.is_sampled = self._follow  # type: ignore[method-assign]
         if changed or first:
@@ -214,7 +203,7 @@ class RemoteControlledSampler(Sampler):
     @property
     def strategy(self) -> Strategy | None:
         """The strategy in force (None until the first)."""
-        return self._strategy
+        return self._follower.strategy
 
     @property
     def dsampler(self) -> Engine:
@@ -224,10 +213,8 @@ class RemoteControlledSampler(Sampler):
     @property
     def sampler(self) -> Sampler:
         """jaeger-client's attribute, for inspection: the init sampler until the first strategy,
-        then a sampler equal to the strategy in force (the init sampler while it equals it).
-        Decisions are this sampler's own, over :attr:`engine`.
-        """
-        strategy, view = self._strategy, self._view
+        then a sampler equal to the strategy in force (decisions are :attr:`engine`'s)."""
+        strategy, view = self._follower.strategy, self._view
         if strategy is None:
             return self._init
         if view is None or view[0] is not strategy:
@@ -239,13 +226,12 @@ class RemoteControlledSampler(Sampler):
 
     @property
     def running(self) -> bool:
-        """jaeger-client's flag: True until :meth:`close` while the poller runs (or is
-        to start at the first decision)."""
+        """jaeger-client's flag: True until :meth:`close` while the poller runs (or will)."""
         return not self._closed and (not self._started or self._follower.running)
 
     @property
     def polls(self) -> int:
-        """Polls so far, failed ones included (the poller's count, thread and poll_once alike)."""
+        """Polls so far, failed ones included."""
         return self._follower.poller.polls
 
     @property

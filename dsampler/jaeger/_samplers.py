@@ -40,6 +40,10 @@ _Base: type = _jaeger_base()
 Tags = dict[str, Any]
 
 
+def _tags_of(kind: str, param: object) -> Tags:
+    return {SAMPLER_TYPE_TAG_KEY: kind, SAMPLER_PARAM_TAG_KEY: param}
+
+
 class Sampler(_Base):  # type: ignore[misc]
     """jaeger-client's abstract sampler: subclasses implement ``is_sampled`` and ``close``."""
 
@@ -89,7 +93,7 @@ class ConstSampler(Sampler):
         if not isinstance(decision, bool) and decision not in (0, 1):
             raise ConfigError("decision", f"expected true or false (or 1 or 0), got {typed(decision)}")
         self.decision = bool(decision)
-        self._tags = {SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_CONST, SAMPLER_PARAM_TAG_KEY: self.decision}
+        self._tags = _tags_of(SAMPLER_TYPE_CONST, self.decision)
         self._answer = (self.decision, self._tags)
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
@@ -111,23 +115,16 @@ class ProbabilisticSampler(Sampler):
         self.rate = check_rate(rate, "rate")
         self._ratio = Ratio(self.rate, get_scheme(hash))
         self._scheme, self._key_of, self._bound = self._ratio.scheme, self._ratio.key, self._ratio.bound
-        self._tags = {SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_PROBABILISTIC, SAMPLER_PARAM_TAG_KEY: rate}
+        self._tags = _tags_of(SAMPLER_TYPE_PROBABILISTIC, rate)
         if self._scheme.needs_kernel:
             LOADER.ensure_started()
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
         try:
             return self._key_of(trace_id) < self._bound, self._tags
-        except Exception:  # not an int, or an int subclass whose operators raise
-            return self._on_value(trace_id), self._tags
-
-    def _on_value(self, trace_id: object) -> bool:
-        """Decide on the integer value itself (:func:`int_value`); anything that is not
-        an int (None, a string, a numpy integer) is not sampled."""
-        value = int_value(trace_id)
-        if value is None:
-            return False
-        return self._ratio.admits(value)
+        except Exception:  # not an int (not sampled), or an int subclass: decided by its value
+            value = int_value(trace_id)
+            return value is not None and self._ratio.admits(value), self._tags
 
     def close(self) -> None:
         pass
@@ -165,10 +162,7 @@ class RateLimitingSampler(Sampler):
         per_second = check_per_second(max_traces_per_second, "max_traces_per_second")
         self.traces_per_second = max_traces_per_second  # as given: str() and tags show it so
         self.rate_limiter = _bucket(per_second, clock, initial_balance, rng)
-        self._tags = {
-            SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_RATE_LIMITING,
-            SAMPLER_PARAM_TAG_KEY: max_traces_per_second,
-        }
+        self._tags = _tags_of(SAMPLER_TYPE_RATE_LIMITING, max_traces_per_second)
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
         return self.rate_limiter.try_acquire(), self._tags
@@ -183,10 +177,7 @@ class RateLimitingSampler(Sampler):
             return False
         self.rate_limiter.update(rate, max(rate, 1.0))
         self.traces_per_second = max_traces_per_second
-        self._tags = {
-            SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_RATE_LIMITING,
-            SAMPLER_PARAM_TAG_KEY: max_traces_per_second,
-        }
+        self._tags = _tags_of(SAMPLER_TYPE_RATE_LIMITING, max_traces_per_second)
         return True
 
     def _key(self) -> tuple[Any, ...]:
@@ -217,7 +208,7 @@ class GuaranteedThroughputProbabilisticSampler(Sampler):
         self._hash = hash
         self.probabilistic_sampler = ProbabilisticSampler(rate, hash=hash)
         self.lower_bound_sampler = RateLimitingSampler(self.lower_bound, clock=clock, rng=rng)
-        self._tags = {SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_LOWER_BOUND, SAMPLER_PARAM_TAG_KEY: rate}
+        self._tags = _tags_of(SAMPLER_TYPE_LOWER_BOUND, rate)
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:
         sampled, tags = self.probabilistic_sampler.is_sampled(trace_id, operation)
@@ -234,7 +225,7 @@ class GuaranteedThroughputProbabilisticSampler(Sampler):
         lower_bound = check_per_second(lower_bound, "lower_bound")
         if rate != self.rate:
             self.probabilistic_sampler = ProbabilisticSampler(rate, hash=self._hash)
-            self._tags = {SAMPLER_TYPE_TAG_KEY: SAMPLER_TYPE_LOWER_BOUND, SAMPLER_PARAM_TAG_KEY: rate}
+            self._tags = _tags_of(SAMPLER_TYPE_LOWER_BOUND, rate)
             self.rate = rate
         if lower_bound != self.lower_bound:
             self.lower_bound_sampler.update(lower_bound)

@@ -1,7 +1,5 @@
-"""Jaeger sampling strategies for the jaeger-client layer: jaeger-client's lax accessors,
-and raw response dicts read by :mod:`dsampler.protocol`'s one parser with
-:data:`JAEGER_CLIENT`, the wire's rules except that an absent number is jaeger-client's
-default (``{}`` is rate 0.001) rather than proto3's 0.
+"""Strategies for the jaeger-client layer: jaeger-client's lax accessors, and raw response
+dicts read by :mod:`dsampler.protocol`'s parser with jaeger-client's defaults for absent numbers.
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ from dsampler.protocol import (
     parse_response,
 )
 
-#: jaeger-client-python's reading of a raw response dict: its defaults for absent numbers.
+#: jaeger-client-python's reading of a raw dict: its defaults for absent numbers ({} is 0.001).
 JAEGER_CLIENT: Final = Reading(
     absent=MappingProxyType(
         {
@@ -47,33 +45,26 @@ JAEGER_CLIENT: Final = Reading(
     sequence="a list",
 )
 
-_STRATEGIES: Final = (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)
+
+def _member(strategy: Mapping[str, Any] | None, section: str, key: str, default: float) -> Any:
+    found = (strategy or {}).get(section)
+    return found.get(key, default) if found else default
 
 
 def get_sampling_probability(strategy: Mapping[str, Any] | None = None) -> Any:
     """jaeger-client's accessor: ``probabilisticSampling.samplingRate`` or 0.001, unvalidated."""
-    section = (strategy or {}).get(PROBABILISTIC_SAMPLING_STR)
-    if not section:
-        return DEFAULT_SAMPLING_PROBABILITY
-    return section.get(SAMPLING_RATE_STR, DEFAULT_SAMPLING_PROBABILITY)
+    return _member(strategy, PROBABILISTIC_SAMPLING_STR, SAMPLING_RATE_STR, DEFAULT_SAMPLING_PROBABILITY)
 
 
 def get_rate_limit(strategy: Mapping[str, Any] | None = None) -> Any:
     """jaeger-client's accessor: ``rateLimitingSampling.maxTracesPerSecond`` or 1/600, unvalidated."""
-    section = (strategy or {}).get(RATE_LIMITING_SAMPLING_STR)
-    if not section:
-        return DEFAULT_LOWER_BOUND
-    return section.get(MAX_TRACES_PER_SECOND_STR, DEFAULT_LOWER_BOUND)
+    return _member(strategy, RATE_LIMITING_SAMPLING_STR, MAX_TRACES_PER_SECOND_STR, DEFAULT_LOWER_BOUND)
 
 
 def strategy_of(response: object) -> Strategy:
     """The strategy a jaeger-client sampler applies: typed as is, a raw dict by
-    :data:`JAEGER_CLIENT`, a body (bytes) as the wire's.
-
-    Raises:
-        ConfigError: not a usable strategy, naming the key; rate limits of 500/s or more.
-    """
-    if isinstance(response, _STRATEGIES):
+    :data:`JAEGER_CLIENT`, a body (bytes) as the wire's; jaeger-client's limits checked."""
+    if isinstance(response, Strategy):
         strategy: Strategy = response
     elif isinstance(response, StrategyResponse):
         strategy = response.strategy
@@ -94,11 +85,7 @@ def checked(strategy: Strategy) -> Strategy:
 
 def per_operation_of(strategies: object) -> PerOperationStrategy:
     """``AdaptiveSampler``'s argument: a ``PerOperationStrategy``, or an ``operationSampling``
-    dict read by :data:`JAEGER_CLIENT`.
-
-    Raises:
-        ConfigError: invalid strategies, naming the key.
-    """
+    dict read by :data:`JAEGER_CLIENT`."""
     if isinstance(strategies, PerOperationStrategy):
         return strategies
     if isinstance(strategies, (ProbabilisticStrategy, RateLimitingStrategy)):

@@ -1,17 +1,13 @@
-"""Response bodies -> :class:`StrategyResponse`, for every dialect servers put on the wire
-(proto3-JSON, legacy numeric enums, Go ``encoding/json`` of the gogo struct), by proto3's
-rules: absent numbers are 0, ``strategyType`` is checked but never chooses, numbers may
-be strings, unknown members are ignored. Input is bounded; every problem is a
-:class:`~dsampler.errors.ConfigError` naming the wire field. :func:`parse_mapping` reads a
-decoded response; a :class:`Reading` changes only what an absent number stands for and
-the words of errors (jaeger-client's raw dicts are read so).
+"""Response bodies in every dialect servers send -> :class:`StrategyResponse`, by proto3's
+rules: absent numbers are 0, ``strategyType`` never chooses, numbers may be strings,
+unknown members are ignored. Every problem is a ConfigError naming the wire field.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
@@ -46,8 +42,7 @@ _NUMBER_TEXT: Final = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|Na
 @dataclass(frozen=True, slots=True)
 class Reading:
     """How a decoded response is read: the number an absent (or null) member stands for, by
-    member name (others: 0), and the words errors use for objects and arrays.
-    """
+    member name (others: 0), and the words errors use for objects and arrays."""
 
     absent: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     mapping: str = "a JSON object"
@@ -138,27 +133,27 @@ def _section(data: Mapping[str, Any], key: str, path: str, reading: Reading) -> 
     return value
 
 
-def _number(data: Mapping[str, Any], key: str, path: str, reading: Reading) -> object:
-    """A number member: absent/null is the reading's (0), a numeric JSON string is its number."""
-    value = data.get(key)
+def _number(
+    data: Mapping[str, Any], key: str, path: str, reading: Reading, check: Callable[[object, str], float]
+) -> float:
+    """A number member by ``check``: absent/null is the reading's (0), a numeric JSON string its number."""
+    field, value = f"{path}.{key}", data.get(key)
     if value is None:
-        return reading.absent.get(key, 0.0)
-    if isinstance(value, str):
+        value = reading.absent.get(key, 0.0)
+    elif isinstance(value, str):
         if len(value) > 64 or not _NUMBER_TEXT.fullmatch(value):
-            raise ConfigError(path, f"expected a number, got {typed(value)}")
-        return float(value)
-    return value  # the range check refuses bools, lists and objects by name
+            raise ConfigError(field, f"expected a number, got {typed(value)}")
+        value = float(value)
+    return check(value, field)  # it refuses bools, lists and objects by name
 
 
 def _probabilistic(data: Mapping[str, Any], path: str, reading: Reading) -> ProbabilisticStrategy:
-    rate_path = f"{path}.samplingRate"
-    return ProbabilisticStrategy(check_rate(_number(data, "samplingRate", rate_path, reading), rate_path))
+    return ProbabilisticStrategy(_number(data, "samplingRate", path, reading, check_rate))
 
 
 def _rate_limiting(data: Mapping[str, Any], reading: Reading) -> RateLimitingStrategy:
-    path = "rateLimitingSampling.maxTracesPerSecond"
-    limit = _number(data, "maxTracesPerSecond", path, reading)
-    return RateLimitingStrategy(check_per_second(limit, path))
+    path = "rateLimitingSampling"
+    return RateLimitingStrategy(_number(data, "maxTracesPerSecond", path, reading, check_per_second))
 
 
 def parse_operation_sampling(data: object, reading: Reading = PROTO3) -> PerOperationStrategy:
@@ -170,11 +165,8 @@ def parse_operation_sampling(data: object, reading: Reading = PROTO3) -> PerOper
     path = "operationSampling"
     if not isinstance(data, Mapping):
         raise ConfigError(path, f"expected {reading.mapping}, got {typed(data)}")
-    rate_path = f"{path}.defaultSamplingProbability"
-    rate = check_rate(_number(data, "defaultSamplingProbability", rate_path, reading), rate_path)
-    bound_path = f"{path}.defaultLowerBoundTracesPerSecond"
-    bound = _number(data, "defaultLowerBoundTracesPerSecond", bound_path, reading)
-    bound = check_per_second(bound, bound_path)
+    rate = _number(data, "defaultSamplingProbability", path, reading, check_rate)
+    bound = _number(data, "defaultLowerBoundTracesPerSecond", path, reading, check_per_second)
     entries = data.get("perOperationStrategies")
     list_path = f"{path}.perOperationStrategies"
     if entries is None:

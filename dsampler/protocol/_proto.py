@@ -14,8 +14,9 @@ to and from the strategy model. Field numbers (jaeger-idl ``proto/api_v2/samplin
     OperationSamplingStrategy      operation = 1 (string), probabilisticSampling = 2
 
 :func:`encode_response` writes what Jaeger's file provider sends, so a gRPC answer and
-the proto3-JSON one carry the same values; :func:`decode_response` reads under the JSON
-parser's rules, plus protobuf's (merged sub-messages, last scalar wins, unknown skipped).
+the proto3-JSON one carry the same values; :func:`decode_response` reads the messages as
+their JSON objects, by the JSON parser, after protobuf's rules (merged sub-messages, last
+scalar wins, unknown fields skipped).
 """
 
 from __future__ import annotations
@@ -23,19 +24,9 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from dsampler._validate import MAX_TEXT, check_per_second, check_rate, check_text, show
 from dsampler.errors import ConfigError
-from dsampler.protocol._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES
-from dsampler.protocol._strategy import (
-    PROBABILISTIC,
-    RATE_LIMITING,
-    OperationRate,
-    PerOperationStrategy,
-    ProbabilisticStrategy,
-    RateLimitingStrategy,
-    StrategyResponse,
-    StrategyType,
-)
+from dsampler.protocol._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES, parse_mapping
+from dsampler.protocol._strategy import RATE_LIMITING, PerOperationStrategy, StrategyResponse
 from dsampler.protocol._wire import (
     LEN,
     VARINT,
@@ -54,7 +45,6 @@ from dsampler.protocol._wire import (
 #: A request is a service name; 16 KiB is twice the HTTP server's URL cap.
 MAX_REQUEST_BYTES: Final = 16 << 10
 _INT32_MAX: Final = (1 << 31) - 1
-_ENUM: Final[dict[int, StrategyType]] = {0: PROBABILISTIC, 1: RATE_LIMITING}
 
 
 def encode_params(service: str) -> bytes:
@@ -113,19 +103,12 @@ def _int32(found: Field, path: str) -> int:
     return value - (1 << 32) if value > _INT32_MAX else value
 
 
-def _read_rate(data: bytes, path: str) -> float:
-    """A ``ProbabilisticSamplingStrategy``'s rate."""
-    rate = last(data, path, 1, read_double, f"{path}.samplingRate", 0.0)
-    return check_rate(rate, f"{path}.samplingRate")
+def _rate(data: bytes, path: str) -> dict[str, float]:
+    """A ``ProbabilisticSamplingStrategy`` as its JSON object."""
+    return {"samplingRate": last(data, path, 1, read_double, f"{path}.samplingRate", 0.0)}
 
 
-def _read_rate_limit(data: bytes) -> RateLimitingStrategy:
-    path = "rateLimitingSampling.maxTracesPerSecond"
-    limit = last(data, "rateLimitingSampling", 1, _int32, path, 0)
-    return RateLimitingStrategy(check_per_second(limit, path))
-
-
-def _read_operation(data: bytes, path: str) -> OperationRate:
+def _operation(data: bytes, path: str) -> dict[str, object]:
     name = ""
     prob: list[bytes] = []  # absent reads as rate 0, as the JSON parser reads it
     for found in fields(data, path):
@@ -133,38 +116,33 @@ def _read_operation(data: bytes, path: str) -> OperationRate:
             name = read_text(found, f"{path}.operation")
         elif found[0] == 2:
             prob.append(_sub(found, f"{path}.probabilisticSampling"))
-    check_text(name, f"{path}.operation", MAX_TEXT)
-    try:
-        return OperationRate(name, _read_rate(b"".join(prob), f"{path}.probabilisticSampling"))
-    except ConfigError as exc:
-        raise ConfigError(exc.field, f"{exc.problem} (operation {show(name, 40)})") from None
+    return {
+        "operation": name,
+        "probabilisticSampling": _rate(b"".join(prob), f"{path}.probabilisticSampling"),
+    }
 
 
-def _read_per_operation(data: bytes) -> PerOperationStrategy:
-    path = "operationSampling"
-    rate = bound = 0.0
-    entries: list[bytes] = []
-    list_path = f"{path}.perOperationStrategies"
+def _per_operation_object(data: bytes) -> dict[str, object]:
+    path, list_path = "operationSampling", "operationSampling.perOperationStrategies"
+    members: dict[str, object] = {}
+    entries: list[dict[str, object]] = []
     for found in fields(data, path):
         number = found[0]
-        if number == 1:
-            rate = read_double(found, f"{path}.defaultSamplingProbability")
-        elif number == 2:
-            bound = read_double(found, f"{path}.defaultLowerBoundTracesPerSecond")
+        if number in (1, 2):
+            key = "defaultSamplingProbability" if number == 1 else "defaultLowerBoundTracesPerSecond"
+            members[key] = read_double(found, f"{path}.{key}")
         elif number == 3:
             if len(entries) == MAX_OPERATIONS:
                 raise ConfigError(list_path, f"expected at most {MAX_OPERATIONS} operations")
-            entries.append(_sub(found, f"{list_path}[{len(entries)}]"))
+            entry_path = f"{list_path}[{len(entries)}]"
+            entries.append(_operation(_sub(found, entry_path), entry_path))
         elif number == 4:
             read_double(found, f"{path}.defaultUpperBoundTracesPerSecond")  # checked, not modelled
-    rate = check_rate(rate, f"{path}.defaultSamplingProbability")
-    bound = check_per_second(bound, f"{path}.defaultLowerBoundTracesPerSecond")
-    ops = tuple(_read_operation(entry, f"{list_path}[{i}]") for i, entry in enumerate(entries))
-    return PerOperationStrategy(rate, bound, ops)
+    return {**members, "perOperationStrategies": entries}
 
 
 def decode_response(data: bytes) -> StrategyResponse:
-    """A whole ``SamplingStrategyResponse`` from protobuf bytes.
+    """A whole ``SamplingStrategyResponse`` from protobuf bytes, read as its JSON object is.
 
     Raises:
         ConfigError: oversized or malformed bytes, or an invalid value; the field is named.
@@ -182,13 +160,16 @@ def decode_response(data: bytes) -> StrategyResponse:
             kind = _int32(found, "strategyType")
         elif number in names:
             subs.setdefault(number, []).append(_sub(found, names[number]))
-    if kind not in _ENUM:
+    if kind not in (0, 1):
         raise ConfigError("strategyType", f"expected 0 (PROBABILISTIC) or 1 (RATE_LIMITING), got {kind}")
     # a singular sub-message sent twice is merged, as parsing the concatenation merges it
     prob, limit, ops = (b"".join(subs[n]) if n in subs else None for n in (2, 3, 4))
-    return StrategyResponse(
-        _ENUM[kind],
-        probabilistic=None if prob is None else ProbabilisticStrategy(_read_rate(prob, names[2])),
-        rate_limiting=None if limit is None else _read_rate_limit(limit),
-        per_operation=None if ops is None else _read_per_operation(ops),
-    )
+    members: dict[str, object] = {"strategyType": kind}
+    if prob is not None:
+        members[names[2]] = _rate(prob, names[2])
+    if limit is not None:
+        path = "rateLimitingSampling.maxTracesPerSecond"
+        members[names[3]] = {"maxTracesPerSecond": last(limit, names[3], 1, _int32, path, 0)}
+    if ops is not None:
+        members[names[4]] = _per_operation_object(ops)
+    return parse_mapping(members)

@@ -1,8 +1,5 @@
-""":class:`StrategyResponse` -> response bytes in each dialect, byte for byte as Jaeger and
-the OpenTelemetry Collector write them: ``proto3`` (Jaeger's
-``SamplingStrategyResponseToJSON``, what a server should send), ``legacy`` (numeric
-enums) and ``go-struct`` (the Collector's: numeric enum, zeros omitted). Numbers and
-strings are formatted as Go's ``encoding/json`` does.
+""":class:`StrategyResponse` -> bytes, as Jaeger and the Collector write them: ``proto3``
+(Jaeger's), ``legacy`` (numeric enums), ``go-struct`` (the Collector's: zeros omitted).
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""Jaeger sampling strategies as frozen values, validated on construction. A client acts on
-one :data:`Strategy`; a :class:`StrategyResponse` may carry several, and
-:attr:`StrategyResponse.strategy` picks by which objects are present, never by
-``strategyType``, as the IDL asks. ``defaultUpperBoundTracesPerSecond`` is not modelled.
+"""Jaeger sampling strategies as frozen values, validated on construction; a response may
+carry several, and a client acts on one (:attr:`StrategyResponse.strategy`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The protobuf wire format by hand, enough for ``jaeger.api_v2``'s sampling messages and
-``grpc.health.v1`` without a ``protobuf`` dependency. Writing is proto3 as gogo's
-marshaller writes it. Reading is bounded for hostile bytes: overlong varints, lengths
-past the end, bad field numbers and wire types are refused; unknown fields (groups
-included, :data:`MAX_GROUP_DEPTH` deep) are skipped; a known field with another wire type
-is refused. Every problem is a :class:`~dsampler.errors.ConfigError` naming the field.
+"""The protobuf wire format by hand, enough for the sampling and health messages: written as
+gogo writes proto3; read bounded for hostile bytes (unknown fields and groups skipped, a
+known field of another wire type refused), every problem a ConfigError naming the field.
 """
 
 from __future__ import annotations
@@ -137,8 +134,7 @@ def _skip(data: bytes, at: int, number: int, wire: int, depth: int, path: str) -
 
 
 def fields(data: bytes, path: str) -> Iterator[Field]:
-    """Every field of the message ``data`` in wire order (unknown ones included: the
-    caller skips them by ignoring their numbers)."""
+    """Every field of the message ``data`` in wire order, unknown ones included."""
     at = 0
     while at < len(data):
         number, wire, at = _read_key(data, at, path)
@@ -149,9 +145,8 @@ def fields(data: bytes, path: str) -> Iterator[Field]:
 def last(
     data: bytes, path: str, number: int, read: Callable[[Field, str], T], field_path: str, absent: T
 ) -> T:
-    """The singular scalar field ``number`` of the message ``data``, read by ``read``:
-    the last occurrence wins, as protobuf reads it; ``absent`` when it is not there
-    (proto3's zero value). Every occurrence is read, so a bad earlier one is refused."""
+    """The singular field ``number`` read by ``read``: the last occurrence wins (each is
+    read, so a bad earlier one is refused); ``absent`` when it is not there."""
     value = absent
     for found in fields(data, path):
         if found[0] == number:

@@ -1,17 +1,11 @@
-"""Factories behind ``OTEL_TRACES_SAMPLER=jaeger_remote`` and ``parentbased_jaeger_remote``.
-
-``OTEL_TRACES_SAMPLER_ARG`` is the specification's comma-separated ``key=value`` list
-(``endpoint``, ``pollingIntervalMs``, ``initialSamplingRate``); the service name is the
-resource's. A bad entry is left out and named in one warning. The factories never raise
-(the SDK would then sample 100%): if no sampler can be built, the engine decides at 0.001.
-:func:`parse_remote_properties` reads a declarative file's ``jaeger_remote`` properties.
-See docs/remote-sampling.md.
+"""Factories behind ``OTEL_TRACES_SAMPLER=jaeger_remote`` and ``parentbased_jaeger_remote``,
+and a declarative file's ``jaeger_remote`` properties. A bad entry is left out and named in
+one warning; the factories never raise (the SDK would then sample 100%).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -19,7 +13,15 @@ from urllib.parse import urlsplit
 
 from opentelemetry.sdk.trace.sampling import Sampler
 
-from dsampler._validate import check_number, check_rate, check_seconds, check_text, redact_url, show
+from dsampler._validate import (
+    check_number,
+    check_rate,
+    check_seconds,
+    check_text,
+    parse_float,
+    redact_url,
+    show,
+)
 from dsampler.config import DEFAULT_RATE, MAX_ARG_CHARS, key_values, parse_rate
 from dsampler.errors import ConfigError
 from dsampler.remote._url import DEFAULT_ENDPOINT, sampling_url
@@ -42,18 +44,8 @@ def _endpoint(value: str) -> str:
 
 
 def _interval(value: str) -> float:
-    milliseconds = _number(value, "pollingIntervalMs")
+    milliseconds = parse_float(value, "pollingIntervalMs", "a number")
     return check_seconds(milliseconds / 1000.0, "pollingIntervalMs", 0.01, 7 * 86400.0, written=value)
-
-
-def _number(text: str, field: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ConfigError(field, f"expected a number, got {show(text)}") from None
-    if not math.isfinite(value):
-        raise ConfigError(field, f"expected a finite number, got {show(text)}")
-    return value
 
 
 _KEYS: Final[dict[str, tuple[str, Callable[[str], Any]]]] = {
@@ -64,8 +56,7 @@ _KEYS: Final[dict[str, tuple[str, Callable[[str], Any]]]] = {
 
 
 def parse_remote_arg(arg: object) -> tuple[RemoteArg, list[ConfigError]]:
-    """``OTEL_TRACES_SAMPLER_ARG`` -> settings, and the problems of the entries left out
-    (a key given twice takes its last value: :func:`~dsampler.config._shape.key_values`)."""
+    """``OTEL_TRACES_SAMPLER_ARG`` -> settings, and the problems of the entries left out."""
     values, problems = key_values(arg, {key: parse for key, (_, parse) in _KEYS.items()})
     return RemoteArg(**{_KEYS[key][0]: value for key, value in values.items()}), problems
 

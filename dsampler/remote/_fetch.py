@@ -1,9 +1,6 @@
-"""The one client module that opens a socket: ``GET {endpoint}?service={name}``, with
-``http.client`` under OpenTelemetry's ``suppress_instrumentation`` keys (a sampler's own
-polls are never traced). One deadline covers resolution, connect, every read and every
-redirect; the body is capped; every failure is a :class:`~dsampler.errors.FetchError`
-naming the URL, credentials shown as ``***``. :meth:`HttpFetcher.close` aborts a request
-in flight. Proxy variables are ignored: the agent is local.
+"""``GET {endpoint}?service={name}``, never traced: one deadline over resolution, connect,
+reads and redirects, a capped body, every failure a FetchError naming the URL (credentials
+shown as ``***``). Proxy variables are ignored: the agent is local.
 """
 
 from __future__ import annotations
@@ -50,8 +47,7 @@ class Fetcher(Protocol):
 
 
 def _suppressed_context() -> Any:
-    """A context that tells OpenTelemetry instrumentations to stay out (both the API's
-    key and the plain string that older instrumentations read)."""
+    """A context telling OpenTelemetry instrumentations (old ones too) to stay out."""
     ctx = context.set_value("suppress_instrumentation", True)
     for name in ("_SUPPRESS_INSTRUMENTATION_KEY", "_SUPPRESS_HTTP_INSTRUMENTATION_KEY"):
         key = getattr(context, name, None)
@@ -133,8 +129,7 @@ class HttpFetcher:
             context.detach(token)
 
     def _redirect(self, url: str, location: str) -> str:
-        # The server chose this URL: a port out of range or a broken IPv6 literal must
-        # be a failed poll like any other, not a ValueError out of urllib.
+        # The server chose this URL: a bad port or IPv6 literal is a failed poll, not a ValueError.
         try:
             target = urljoin(url, location.strip())  # a relative one keeps the credentials
             parts = urlsplit(target)

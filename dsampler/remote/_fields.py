@@ -1,13 +1,5 @@
-"""A strategy -> the configuration fields a remote endpoint owns; pure::
-
-    strategy                   rate   traces_per_second   default_lower_bound_per_second   operations
-    probabilistic(p)           p      None                0                                {}
-    rate limiting(n)           1.0    n (the global cap)  0                                {}
-    per-operation(d, lb, ops)  d      None                lb                               {op: rate, ...}
-
-A follower sets them as its overlay, so buckets survive publishes. A name listed twice
-takes its last rate (Go's map); names past ``max_operations`` are decided at the default rate.
-"""
+"""A strategy -> the configuration fields a remote endpoint owns (a follower's overlay). A
+name listed twice takes its last rate (Go's map)."""
 
 from __future__ import annotations
 

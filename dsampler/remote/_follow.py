@@ -1,21 +1,18 @@
-"""RemoteFollower: an engine's strategy fields follow a Jaeger endpoint. The one mechanism
-behind a DSampler's ``remote:`` section, :class:`~dsampler.remote.JaegerRemoteSampler` and
-``RemoteControlledSampler``: each polled strategy's fields are set as the follower's
-overlay, so a reload of the base never undoes them; one that changes nothing publishes nothing.
+"""RemoteFollower: an engine's strategy fields follow a Jaeger endpoint (behind a DSampler's
+``remote:`` section, ``JaegerRemoteSampler`` and ``RemoteControlledSampler``). The fields
+are the follower's overlay, so a reload of the base never undoes them.
 """
 
 from __future__ import annotations
 
-import logging
-import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from dsampler.config import Overlay, RemoteSettings, service_name
-from dsampler.protocol import Strategy, StrategyResponse, parse_response
+from dsampler.protocol import Strategy
 from dsampler.remote._fetch import Fetcher, HttpFetcher
 from dsampler.remote._fields import strategy_fields
-from dsampler.remote._poll import PollOutcome, StrategyPoller, weakly
+from dsampler.remote._poll import StrategyPoller, weakly
 
 if TYPE_CHECKING:
     from dsampler.engine import Engine
@@ -23,11 +20,11 @@ if TYPE_CHECKING:
 
 #: The overlay name a remote endpoint's fields are held under.
 REMOTE: Final = "remote"
-_log = logging.getLogger("dsampler.remote")
 
 
-class RemoteFollower:
-    """Keeps ``overlay`` set to the fields of the strategy polled for ``service``.
+class RemoteFollower(StrategyPoller):
+    """A :class:`~dsampler.remote.StrategyPoller` that keeps ``overlay`` set to the fields of
+    the strategy polled for ``service``.
 
     Args:
         overlay: where the strategy's fields go (an engine's ``overlay("remote")``).
@@ -36,8 +33,8 @@ class RemoteFollower:
         check: a strategy's last check (a ConfigError refuses it; the one in force stays).
         on_applied: called with each applied strategy and whether it changed the
             configuration; returns what the poll reports as changed.
-        **polling: the :class:`~dsampler.remote.StrategyPoller`'s timing and logging.
         settings: the ``remote:`` section it follows, if any (a DSampler's).
+        **polling: the :class:`~dsampler.remote.StrategyPoller`'s timing and logging.
     """
 
     def __init__(
@@ -48,34 +45,21 @@ class RemoteFollower:
         *,
         check: Callable[[Strategy], Strategy] | None = None,
         on_applied: Callable[[Strategy, bool], bool] | None = None,
-        interval_s: float = 60.0,
-        jitter: float = 0.1,
-        first_delay_s: float = 0.0,
-        rng: random.Random | None = None,
-        name: str = "dsampler-remote-poll",
-        parse: Callable[[bytes], StrategyResponse] = parse_response,
-        logger: logging.Logger = _log,
         settings: RemoteSettings | None = None,
+        **polling: Any,
     ) -> None:
         self.overlay = overlay
         self.settings = settings  # the remote: section it was made for, if any
         self._check = None if check is None else weakly(check, lambda strategy: strategy)
         self._on_applied = None if on_applied is None else weakly(on_applied, lambda *_: False)
-        self._log = logger
-        self.poller = StrategyPoller(
-            fetcher,
-            service,
-            weakly(self._apply, lambda _: False),
-            interval_s=interval_s,
-            jitter=jitter,
-            first_delay_s=first_delay_s,
-            rng=rng,
-            name=name,
-            parse=parse,
-            logger=logger,
-        )
+        super().__init__(fetcher, service, weakly(self._follow, lambda _: False), **polling)
 
-    def _apply(self, strategy: Strategy) -> bool:
+    @property
+    def poller(self) -> StrategyPoller:
+        """Itself (where polls, failures and outcomes were read before it was one)."""
+        return self
+
+    def _follow(self, strategy: Strategy) -> bool:
         if self._check is not None:
             strategy = self._check(strategy)
         fields = strategy_fields(strategy)
@@ -85,46 +69,12 @@ class RemoteFollower:
             self._log.warning(
                 "dsampler: %s: the strategy lists %d operations more than max_operations (%d); "
                 "they are decided at the default rate",
-                self.poller.service,
+                self.service,
                 extra,
                 config.max_operations,
             )
         changed = self.overlay.set(fields)
         return changed if self._on_applied is None else self._on_applied(strategy, changed)
-
-    def apply(self, strategy: Strategy) -> bool:
-        """Apply a strategy obtained elsewhere as a polled one is (nothing when it is in force).
-
-        Raises:
-            ConfigError: it was refused; the strategy in force stays.
-        """
-        return self.poller.apply(strategy)
-
-    @property
-    def strategy(self) -> Strategy | None:
-        """The strategy in force (None until the first)."""
-        return self.poller.strategy
-
-    @property
-    def service(self) -> str:
-        return self.poller.service
-
-    @property
-    def running(self) -> bool:
-        return self.poller.running
-
-    def poll_once(self) -> PollOutcome:
-        """Fetch and apply the strategy now, in this thread."""
-        return self.poller.poll_once()
-
-    def start(self) -> None:
-        """Start polling in the background (idempotent)."""
-        self.poller.start()
-
-    def close(self, timeout_s: float | None = None) -> None:
-        """Stop polling, aborting a request in flight (waits at most ``timeout_s``,
-        default the request timeout). The fields in force stay."""
-        self.poller.close(timeout_s)
 
 
 def running_follower(follower: RemoteFollower | None, engine: Engine) -> RemoteFollower | None:

@@ -1,10 +1,7 @@
-"""Fetch -> parse -> apply, in one background thread: the remote strategy's life cycle.
-
-Every failed stage keeps the strategy in force, is logged (a warning the first time) and
-counted, and is retried after a jittered backoff doubling from 1 s, capped at the
-interval; a poll aborted by :meth:`StrategyPoller.close` is no failure. After a success
-the next poll comes within one interval. A body whose bytes equal the previous one's is
-not parsed again. After ``os.fork()`` the child polls at once (:mod:`dsampler._poller`).
+"""Fetch -> parse -> apply, in one background thread. A failed stage keeps the strategy in
+force, is logged and counted, and is retried after a jittered backoff doubling from 1 s,
+capped at the interval; a poll aborted by ``close()`` is no failure. A body equal to the
+previous one is not parsed again. After ``os.fork()`` the child polls at once.
 """
 
 from __future__ import annotations
@@ -39,8 +36,7 @@ T = TypeVar("T")
 
 
 def _described(strategy: Strategy) -> str:
-    """A strategy in a few words: ``probabilistic 0.1``, ``per-operation (default 0.1,
-    12 operations)``."""
+    """A strategy in a few words: ``probabilistic 0.1``."""
     match strategy:
         case ProbabilisticStrategy(rate=rate):
             return f"probabilistic {rate:g}"
@@ -52,8 +48,7 @@ def _described(strategy: Strategy) -> str:
 
 
 def weakly(hook: Callable[..., T], gone: Callable[..., T]) -> Callable[..., T]:
-    """``hook`` without a strong reference to its owner when it is a bound method (the owner
-    holds what calls it), so an owner nobody keeps is freed at once; ``gone`` answers after."""
+    """``hook``, a bound method held weakly (its owner holds what calls it); ``gone`` answers after."""
     if not hasattr(hook, "__self__") or not hasattr(hook, "__func__"):
         return hook
     ref = weakref.WeakMethod(hook)
@@ -90,6 +85,8 @@ class StrategyPoller:
         parse: body -> response (default :func:`~dsampler.protocol.parse_response`).
         logger: where failures and changes are logged (default ``dsampler.remote``).
         clock: times the quiet period after a logged change.
+        report: told each fetch (stage ``fetched``, no error) and each failure of a stage
+            (``fetching``, ``reading`` a new body, ``applying``), a poll that close() aborted aside.
     """
 
     def __init__(
@@ -106,6 +103,7 @@ class StrategyPoller:
         parse: Callable[[bytes], StrategyResponse] = parse_response,
         logger: logging.Logger = _log,
         clock: Clock = SYSTEM_CLOCK,
+        report: Callable[[str, Exception | None], None] = lambda stage, exc: None,
     ) -> None:
         self.service = check_url_text(service, "service_name")
         self.interval_s = check_seconds(interval_s, "polling_interval_s", 0.01, 7 * 86400.0)
@@ -115,6 +113,7 @@ class StrategyPoller:
         self.fetcher = fetcher
         self._apply = apply
         self._parse = parse
+        self._report = report
         self._log = logger
         self._rng = rng or random.Random()
         self._lock = threading.Lock()
@@ -141,7 +140,7 @@ class StrategyPoller:
             self.polls += 1
             self._told.flush()
             try:
-                response = self._parsed(self.fetcher.fetch(self.service))
+                response = self._parsed(self._fetch())
                 strategy = response.strategy
                 if response.rate_limiting is not None and response.per_operation is not None:
                     self._log.debug(
@@ -149,7 +148,7 @@ class StrategyPoller:
                     )
                 changed = self._take(strategy)
             except (FetchError, ConfigError) as exc:
-                return self._aborted() if self._closed else self._failed(exc)
+                return self._failed(exc)
             if self.consecutive_failures:
                 self._log.info(
                     "dsampler: %s: strategy fetched again after %d failures",
@@ -162,13 +161,18 @@ class StrategyPoller:
             self._told.changed(f"dsampler: {self.service}: sampling strategy now {_described(strategy)}")
             return PollOutcome.APPLIED
 
-    def _parsed(self, body: bytes) -> StrategyResponse:
-        """``parse(body)``, or what it gave (or raised) for the previous body when the bytes are
-        the same (cost: docs/benchmarks.md).
+    def _fetch(self) -> bytes:
+        try:
+            body = self.fetcher.fetch(self.service)
+        except FetchError as exc:
+            if not self._closed:
+                self._report("fetching", exc)
+            raise
+        self._report("fetched", None)
+        return body
 
-        Raises:
-            ConfigError: the body is not a usable strategy (again).
-        """
+    def _parsed(self, body: bytes) -> StrategyResponse:
+        """``parse(body)``, or what it gave (or raised) for the same bytes last time."""
         import hashlib  # not at import time: it loads OpenSSL
 
         digest = hashlib.blake2b(body).digest()
@@ -177,6 +181,7 @@ class StrategyPoller:
                 self._last = (digest, self._parse(body))
             except ConfigError as exc:
                 self._last = (digest, exc)
+                self._report("reading", exc)
         outcome = self._last[1]
         if isinstance(outcome, ConfigError):
             raise outcome
@@ -192,17 +197,19 @@ class StrategyPoller:
             return self._take(strategy)
 
     def _take(self, strategy: Strategy) -> bool:
-        """Apply ``strategy`` unless it is the one in force, then record it (lock held)."""
-        changed = strategy != self.strategy and self._apply(strategy)
+        """Apply ``strategy`` unless it is in force, then record it (lock held)."""
+        try:
+            changed = strategy != self.strategy and self._apply(strategy)
+        except ConfigError as exc:
+            self._report("applying", exc)
+            raise
         self.strategy = strategy
         return changed
 
-    def _aborted(self) -> PollOutcome:
-        """The poll failed once close() had begun: that is the close, not the server."""
-        self._log.debug("dsampler: %s: poll aborted by close()", self.service)
-        return PollOutcome.CLOSED
-
     def _failed(self, exc: Exception) -> PollOutcome:
+        if self._closed:  # the close's doing, not the server's
+            self._log.debug("dsampler: %s: poll aborted by close()", self.service)
+            return PollOutcome.CLOSED
         text = str(exc)
         self.failures += 1
         self.consecutive_failures += 1
@@ -212,7 +219,7 @@ class StrategyPoller:
         return PollOutcome.FAILED
 
     def next_delay_s(self) -> float:
-        """Seconds until the next poll, by the outcome of the last one (module docstring)."""
+        """Seconds until the next poll, by the outcome of the last one."""
         u = self._rng.random()
         failures = self.consecutive_failures
         if failures == 0:

@@ -1,8 +1,6 @@
-"""One deadline over a request's socket work. ``getaddrinfo`` has no timeout, so a host name
-is resolved in a daemon thread the request waits for until its deadline or ``wake``; at
-most ``MAX_RESOLVING`` such threads wait at once (a forked child starts with all slots
-free), and a numeric host is never resolved. Every socket read waits at most until the
-deadline, so a server that trickles bytes is cut off.
+"""One deadline over a request's socket work: a host name is resolved in a daemon thread
+(``getaddrinfo`` has no timeout; at most ``MAX_RESOLVING`` wait at once), and every socket
+read waits at most until the deadline, so a server that trickles bytes is cut off.
 """
 
 from __future__ import annotations
@@ -25,8 +23,7 @@ Resolver = Callable[[str, int, int, int], Sequence[AddrInfo]]
 MAX_RESOLVING: Final = 8
 
 
-#: The process's resolution slots, all free again in a forked child (the resolver
-#: threads holding some at the fork do not exist there).
+#: The process's resolution slots, all free again in a forked child.
 _SLOTS: Final = _fork.ModuleLock(lambda: threading.BoundedSemaphore(MAX_RESOLVING))
 
 
@@ -66,13 +63,8 @@ class DeadlineSSLSocket(ssl.SSLSocket):
 def resolve(
     host: str, port: int, deadline: float, resolver: Resolver, wake: threading.Event
 ) -> Sequence[AddrInfo]:
-    """The stream addresses of ``host``, waited for until ``deadline`` or ``wake``.
-
-    Raises:
-        TimeoutError: no answer by the deadline.
-        InterruptedError: ``wake`` was set first.
-        OSError: the resolver's own failure, a malformed answer, or no thread to run it.
-    """
+    """The stream addresses of ``host``, waited for until ``deadline`` (TimeoutError) or
+    ``wake`` (InterruptedError); OSError for the resolver's failure or a malformed answer."""
     if _is_literal(host):  # getaddrinfo answers at once, without asking any resolver
         return socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_NUMERICHOST)
     slots = _SLOTS.lock  # released to the semaphore it was taken from
@@ -122,7 +114,7 @@ def _answered(
 
 
 def _checked(host: str, result: object) -> list[AddrInfo]:
-    """The resolver's answer as a list of address entries, or OSError saying what it was."""
+    """The resolver's answer as a list of address entries, or OSError."""
     expected = f"resolving {host}: expected a list of (family, type, proto, canonname, sockaddr) tuples"
     if isinstance(result, (str, bytes)) or not isinstance(result, Iterable):
         raise OSError(f"{expected}, got {type(result).__name__}")

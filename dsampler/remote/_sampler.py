@@ -21,9 +21,6 @@ from dsampler.engine import Engine, resource_attributes
 from dsampler.errors import ConfigError
 from dsampler.protocol import (
     MAX_RESPONSE_BYTES,
-    PerOperationStrategy,
-    ProbabilisticStrategy,
-    RateLimitingStrategy,
     Strategy,
 )
 from dsampler.remote._fetch import DEFAULT_TIMEOUT_S, Fetcher, HttpFetcher
@@ -36,7 +33,6 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
 
 
-_STRATEGIES: Final = (ProbabilisticStrategy, RateLimitingStrategy, PerOperationStrategy)
 _SECTIONS: Final = (
     "its default strategy follows a Jaeger endpoint (adaptive and remote both own the default rate)"
 )
@@ -102,41 +98,31 @@ class JaegerRemoteSampler(Sampler):
         self.engine = _engine(
             initial_rate, hash, max_operations, parent_based, sampler_tags, attributes, clock
         )
-        log = self.engine.fault_log  # its faults are the engine's, which dsampler.faults reports
-        self._guarded = Guarded(initial, "its initial sampler", log) if isinstance(initial, Sampler) else None
-        self._initial: Sampler | None = self._guarded  # deciding until the first strategy
-        self._current: Sampler = self.engine if self._guarded is None else self._guarded
-        self.should_sample = self._current.should_sample  # type: ignore[method-assign]
+        self._decide_first(initial)
         if fetcher is None:
             fetcher = HttpFetcher(endpoint, timeout_s=request_timeout_s, max_bytes=max_response_bytes)
         self.endpoint: str = redact_url(getattr(fetcher, "endpoint", endpoint))  # credentials: ***
-        self.follower = self._new_follower(fetcher, polling_interval_s, jitter, first_poll_delay_s, rng)
+        self.follower = self._follow(
+            fetcher, interval_s=polling_interval_s, jitter=jitter, first_delay_s=first_poll_delay_s, rng=rng
+        )
         if initial is not None and not isinstance(initial, Sampler):
             self.follower.apply(initial)
         if check_bool(start, "start"):
             self.follower.start()
 
-    def _new_follower(
-        self,
-        fetcher: Fetcher,
-        interval_s: float,
-        jitter: float,
-        first_delay_s: float,
-        rng: random.Random | None,
-    ) -> RemoteFollower:
-        return RemoteFollower(
-            self.engine.overlay(REMOTE),
-            fetcher,
-            self.service_name,
-            on_applied=self._applied,
-            interval_s=interval_s,
-            jitter=jitter,
-            first_delay_s=first_delay_s,
-            rng=rng,
-        )
+    def _decide_first(self, initial: object) -> None:
+        """Until the first strategy an initial Sampler decides, guarded (its faults are the engine's)."""
+        log = self.engine.fault_log
+        self._guarded = Guarded(initial, "its initial sampler", log) if isinstance(initial, Sampler) else None
+        self._initial: Sampler | None = self._guarded
+        self._current: Sampler = self.engine if self._guarded is None else self._guarded
+        self.should_sample = self._current.should_sample  # type: ignore[method-assign]
+
+    def _follow(self, fetcher: Fetcher, **polling: Any) -> RemoteFollower:
+        overlay = self.engine.overlay(REMOTE)
+        return RemoteFollower(overlay, fetcher, self.service_name, on_applied=self._applied, **polling)
 
     def _applied(self, strategy: Strategy, changed: bool) -> bool:
-        """A strategy is in force: leave the initial sampler on the first one."""
         if self._initial is None:
             return changed
         self._initial, self._current = None, self.engine
@@ -171,7 +157,7 @@ class JaegerRemoteSampler(Sampler):
     @property
     def poller(self) -> StrategyPoller:
         """The background poller (``poll_once()``, ``polls``, ``failures``, ``outcomes``)."""
-        return self.follower.poller
+        return self.follower
 
     @property
     def strategy(self) -> Strategy | None:
@@ -214,7 +200,6 @@ def _engine(
     resource: Mapping[str, Any],
     clock: Clock,
 ) -> Engine:
-    """The engine that decides, at ``rate`` until the first strategy, reported on."""
     base = parse_config(
         {
             "rate": rate,
@@ -230,12 +215,12 @@ def _engine(
 
 
 def _initial(initial: object) -> tuple[float, Sampler | Strategy | None]:
-    """(the DSampler's first rate, what else decides or is applied first)."""
+    """(the first rate, what else decides or is applied first)."""
     if initial is None:
         return DEFAULT_RATE, None
     if isinstance(initial, (int, float)) and not isinstance(initial, bool):
         return check_rate(initial, "initial_sampler"), None
-    if isinstance(initial, (Sampler, *_STRATEGIES)):
+    if isinstance(initial, Sampler | Strategy):
         return DEFAULT_RATE, initial
     expected = "a rate, a Strategy, an OpenTelemetry Sampler or None"
     raise ConfigError("initial_sampler", f"expected {expected}, got {typed(initial)}")

@@ -1,11 +1,6 @@
-"""A gRPC strategies server: ``jaeger.api_v2.SamplingManager/GetSamplingStrategy``, the only
-transport OpenTelemetry Java's ``jaeger_remote`` sampler speaks (the calls: :mod:`._grpc_calls`).
-
-grpcio's asyncio server runs every call on one event-loop thread, so a call that never
-sends its request holds no thread; encoding a service's first answer and calling a
-callable source (which may block) run on ``max_workers`` threads. Request size, admitted
-and waiting calls are bounded (docs/remote-sampling.md). The port is bound without
-``SO_REUSEPORT``, so a taken port is an error. ``grpcio`` is imported only here.
+"""A gRPC strategies server (``SamplingManager/GetSamplingStrategy``, what OpenTelemetry Java
+speaks) on grpcio's asyncio server: a call that never sends its request holds no thread;
+first encodings and a callable source run on ``max_workers`` threads. No ``SO_REUSEPORT``.
 """
 
 from __future__ import annotations
@@ -88,7 +83,6 @@ class GrpcStrategiesServer:
         _fork.register(self._reset_after_fork)
 
     def _serve_on_a_loop(self, address: str, port: int, admitted: int) -> tuple[Any, int]:
-        """The loop thread started and the server built on it, bound to ``address``."""
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="dsampler-grpc-loop", daemon=True)
         self._thread.start()
@@ -105,7 +99,7 @@ class GrpcStrategiesServer:
         return server, int(bound)
 
     async def _build(self, address: str, admitted: int) -> tuple[Any, int]:
-        """The grpcio asyncio server, built on its loop, and the port bound (0: failed)."""
+        """The server and the port bound (0: failed)."""
         grpc = self._grpc
         calls = SamplingCalls(grpc, self.cached, self.message_for, self._pool, self._request_timeout_s)
         handlers = calls.handlers()
@@ -128,11 +122,9 @@ class GrpcStrategiesServer:
         return server, bound
 
     def _call(self, coro: Any) -> Any:
-        """Run ``coro`` on the server's loop and wait for its result (bounded)."""
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(_LOOP_WAIT_S)
 
     def _end_loop(self) -> None:
-        """Stop the loop thread, close the loop, release the lookup threads."""
         if self._loop.is_running():
             self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(_LOOP_WAIT_S)
@@ -163,8 +155,7 @@ class GrpcStrategiesServer:
         return self._messages.for_service(self.strategies, service)
 
     def cached(self, service: str) -> bytes | None:
-        """:meth:`message_for` if it is made already, else None (never encodes, never
-        calls a callable source: what the event loop asks first)."""
+        """:meth:`message_for` if made already, else None (never encodes or calls a source)."""
         if not isinstance(self._source, (StrategiesFile, Strategies)):
             return None
         return self._messages.cached(self.strategies, service)

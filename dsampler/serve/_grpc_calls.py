@@ -1,8 +1,5 @@
-"""The gRPC strategies server's calls, as grpcio's asyncio handlers, answered as Jaeger's
-handler does: a listed service gets its strategy, any other name the default.
-Undecodable requests get ``INVALID_ARGUMENT`` naming the problem (grpc-go: ``INTERNAL``).
-A service's message is encoded once per loaded file on a worker thread, never on the
-loop. ``Health/Check`` answers as Jaeger v2 does; ``Watch`` is not offered.
+"""The gRPC server's calls as grpcio asyncio handlers, answered as Jaeger's handler does;
+undecodable requests get ``INVALID_ARGUMENT``. ``Health/Check`` as Jaeger v2; no ``Watch``.
 """
 
 from __future__ import annotations
@@ -42,10 +39,8 @@ def _health_service(data: bytes) -> str:
 
 
 def taken(host: str, port: int, address: str) -> OSError | None:
-    """Why ``address`` cannot be bound (the system's reason), or None: asked before grpcio binds,
-    so a taken port is one error of ours rather than grpcio's stderr line, and after a failed
-    bind, since grpcio says only that it failed.
-    """
+    """Why ``address`` cannot be bound, or None: asked around grpcio's bind, which says only
+    that it failed (and on stderr)."""
     try:
         family, kind, _, _, where = socket.getaddrinfo(
             host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE

@@ -1,8 +1,6 @@
-"""The HTTP side of the strategies server: one connection's requests, and the listener
-that accepts them, answering as Jaeger's handler does (``/healthz``: 200, ``ok``). A
-thread per connection, at most ``max_connections``; the request head must arrive in
-time and fit its caps, so a client that trickles, stalls or floods holds only its own
-thread. Limits and answers: docs/remote-sampling.md.
+"""The HTTP side of the strategies server, answering as Jaeger's handler does: a thread per
+connection, at most ``max_connections``; a request head must arrive in time and fit its
+caps, so a client that trickles, stalls or floods holds only its own thread.
 """
 
 from __future__ import annotations
@@ -71,12 +69,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.head_budget = MAX_HEAD
         super().handle_one_request()
 
-    def do_GET(self) -> None:
-        self._answer(send_body=True)
-
-    def do_HEAD(self) -> None:
-        self._answer(send_body=False)
-
     def _refuse_method(self) -> None:
         self.close_connection = True  # a body we will not read must not be parsed as a request
         self._reply(
@@ -108,6 +100,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._reply(HTTPStatus.OK, self.server.body_for(services[0]), "application/json", send_body)
 
+    do_GET = functools.partialmethod(_answer, send_body=True)  # noqa: N815
+    do_HEAD = functools.partialmethod(_answer, send_body=False)  # noqa: N815
+
     def _reply(
         self,
         status: HTTPStatus,
@@ -116,8 +111,7 @@ class _Handler(BaseHTTPRequestHandler):
         send_body: bool = True,
         extra: dict[str, str] | None = None,
     ) -> None:
-        # One write for head and body: two small segments would meet Nagle's algorithm and
-        # the client's delayed ACK (40 ms a request on a kept-alive connection).
+        # One write for head and body: two segments meet Nagle and the client's delayed ACK.
         head = [
             f"{self.protocol_version} {status.value} {status.phrase}",
             f"Server: {self.server_version}",
@@ -133,9 +127,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.log_request(status.value, len(body))
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """A request http.server could not read: a plain-text answer with its status line, and a
-        close (http.server sends HTML, and no status line for what it takes for HTTP/0.9).
-        """
+        """A request http.server could not read: plain text with a status line, and a close."""
         self.close_connection = True
         status = HTTPStatus(code)
         body = (

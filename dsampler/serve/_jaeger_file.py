@@ -1,16 +1,7 @@
-"""Jaeger's strategies file -> the response for each service, by Jaeger's derivation rules.
-
-The file (``--sampling.strategies-file``, Jaeger v2 ``remote_sampling.file``, the
-Collector's ``source.file``)::
-
-    {"default_strategy": {"type": "probabilistic", "param": 0.5, "operation_strategies": [
-        {"operation": "/health", "type": "probabilistic", "param": 0}]},
-     "service_strategies": [{"service": "foo", "type": "ratelimiting", "param": 5}]}
-
-is read as Go's ``encoding/json`` reads it and derived as Jaeger's file provider derives
-it (``internal/sampling/samplingstrategy/file/provider.go``; the rules are in
-docs/remote-sampling.md). Stricter than Jaeger on purpose: a rate or limit every client
-would refuse refuses the file.
+"""Jaeger's strategies file (``default_strategy``, ``service_strategies``) -> the response
+for each service, read as Go's ``encoding/json`` reads it and derived as Jaeger's file
+provider derives it (docs/remote-sampling.md). Stricter than Jaeger on purpose: a rate or
+limit every client would refuse refuses the file.
 """
 
 from __future__ import annotations
@@ -25,8 +16,6 @@ from typing import Any, Final, NamedTuple
 from dsampler._validate import check_per_second, check_rate, check_text, read_int, show, typed
 from dsampler.errors import ConfigError
 from dsampler.protocol import (
-    PROBABILISTIC,
-    RATE_LIMITING,
     OperationRate,
     PerOperationStrategy,
     ProbabilisticStrategy,
@@ -47,20 +36,12 @@ class JaegerFile(NamedTuple):
     warnings: tuple[str, ...]
 
 
-def _default(probability: float) -> StrategyResponse:
-    return StrategyResponse(PROBABILISTIC, probabilistic=ProbabilisticStrategy(probability))
-
-
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not JSON")
 
 
 def decode_json(data: bytes) -> object:
-    """The file's JSON, strictly (no NaN or Infinity: Go refuses them).
-
-    Raises:
-        ConfigError: not UTF-8, not JSON, or nested too deep; ``strategies`` is named.
-    """
+    """The file's JSON, strictly (no NaN or Infinity: Go refuses them)."""
     try:
         return json.loads(data.decode("utf-8"), parse_constant=_reject_constant, parse_int=read_int)
     except UnicodeDecodeError as exc:
@@ -74,11 +55,7 @@ def decode_json(data: bytes) -> object:
 
 
 def read_jaeger(doc: object, probability: float, inherit_rate_limited: bool) -> JaegerFile:
-    """A decoded Jaeger strategies file, derived; ``probability`` is the default probability.
-
-    Raises:
-        ConfigError: a member of the wrong type or out of range; the field is named.
-    """
+    """A decoded Jaeger strategies file, derived; ``probability`` is the default probability."""
     return _Reader(probability, inherit_rate_limited).document(doc)
 
 
@@ -113,9 +90,7 @@ class _Reader:
     def strategy(self, data: Mapping[str, Any], path: str) -> StrategyResponse:
         kind, param = self.text(data, "type", path), self.param(data, path)
         if kind == "probabilistic":
-            return StrategyResponse(
-                PROBABILISTIC, probabilistic=ProbabilisticStrategy(check_rate(param, f"{path}.param"))
-            )
+            return StrategyResponse.of(ProbabilisticStrategy(check_rate(param, f"{path}.param")))
         if kind == "ratelimiting":
             limit = check_per_second(param, f"{path}.param")
             if not limit.is_integer():
@@ -123,12 +98,12 @@ class _Reader:
                     f"{path}.param: {param:g} traces per second is sent as {math.trunc(limit)} "
                     "(an integer on the wire)" + ("; it never samples" if limit < 1 else "")
                 )
-            return StrategyResponse(RATE_LIMITING, rate_limiting=RateLimitingStrategy(math.trunc(limit)))
+            return StrategyResponse.of(RateLimitingStrategy(math.trunc(limit)))
         self.warnings.append(
             f"{path}.type: expected probabilistic or ratelimiting, got {show(kind)}; "
             f"sampling at the default probability {self.p:g}"
         )
-        return _default(self.p)
+        return StrategyResponse.of(ProbabilisticStrategy(self.p))
 
     def service(self, value: object, path: str) -> tuple[str, StrategyResponse]:
         data = self.fields(value, path, ("service", "type", "param", "operation_strategies"))
@@ -156,14 +131,14 @@ class _Reader:
     def document(self, doc: object) -> JaegerFile:
         if doc is None:  # a file of `null`: no strategies, as Jaeger reads it
             self.warnings.append(f"no strategies in the file; every service gets probabilistic {self.p:g}")
-            return JaegerFile(_default(self.p), {}, tuple(self.warnings))
+            return JaegerFile(StrategyResponse.of(ProbabilisticStrategy(self.p)), {}, tuple(self.warnings))
         data = self.fields(doc, "strategies", JAEGER_KEYS)
         default = (
             self.service(data["default_strategy"], "default_strategy")[1]
             if "default_strategy" in data
             else None
         )
-        default = default or _default(self.p)
+        default = default or StrategyResponse.of(ProbabilisticStrategy(self.p))
         listed = data.get("service_strategies", [])
         if not isinstance(listed, list):
             raise ConfigError("service_strategies", f"expected a list, got {typed(listed)}")

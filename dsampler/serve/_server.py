@@ -1,8 +1,5 @@
-"""An HTTP strategies server: ``GET /sampling?service=NAME`` (any path, as Jaeger v2), the
-service's proto3-JSON strategy (an unknown service gets the default, never a 404). This
-module binds, serves (in this thread or a daemon one) and closes; requests are
-:mod:`._http`'s. With ``grpc_port`` it also answers gRPC (:mod:`._grpc`) from the same
-reloaded strategies.
+"""The strategies server: ``GET /sampling?service=NAME`` (any path, as Jaeger v2) answers the
+service's strategy (an unknown service gets the default), and gRPC too with ``grpc_port``.
 """
 
 from __future__ import annotations
@@ -100,9 +97,8 @@ class StrategiesServer:
         self._serve()
 
     def _serve(self) -> None:
-        """The HTTP loop (and the file's reloading). :meth:`start`'s thread runs only this:
-        a gRPC listener closed by a quick :meth:`close` must not be started again there,
-        or the thread would die before the loop that ``shutdown()`` waits for."""
+        """The HTTP loop and the file's reloading, without the gRPC listener: a quick
+        :meth:`close` must not see it started again by :meth:`start`'s thread."""
         if isinstance(self._source, StrategiesFile):
             self._source.start()
         self._serving = True
@@ -136,8 +132,7 @@ class StrategiesServer:
                 self._thread.join(timeout=5.0)
 
     def _reset_after_fork(self) -> None:
-        # The serve loop running at the fork is the parent's thread: nothing here serves,
-        # so close() has no loop to shut down (it would wait for it forever).
+        # The serve loop is the parent's thread: close() must not wait for it here.
         self._serving = False
         self._thread = None
 

@@ -1,7 +1,5 @@
-"""What a strategies server serves: :class:`Strategies`, a response per listed service and
-a default for every other, from Jaeger's strategies file or dsampler's own configuration
-(:func:`load_strategies` tells them apart). No file: probabilistic 0.001 for all.
-"""
+"""What a strategies server serves, from Jaeger's strategies file or dsampler's own
+configuration (:func:`load_strategies` tells them apart)."""
 
 from __future__ import annotations
 
@@ -17,7 +15,6 @@ from dsampler.config import SamplingConfig, compose_yaml, with_lines
 from dsampler.errors import ConfigError
 from dsampler.protocol import (
     PROBABILISTIC,
-    RATE_LIMITING,
     OperationRate,
     PerOperationStrategy,
     ProbabilisticStrategy,
@@ -44,10 +41,8 @@ class Strategies:
 
 
 class Answers:
-    """Each service's answer in one encoding, made once per :class:`Strategies` value and
-    service, on first request, under a lock (never twice); :meth:`cached` never encodes, so an
-    event loop may call it. Shared by the HTTP and the gRPC listener.
-    """
+    """Each service's answer in one encoding, made once per :class:`Strategies` and service
+    under a lock; :meth:`cached` never encodes, so an event loop may call it."""
 
     __slots__ = ("__weakref__", "_encode", "_encoded", "_lock")
 
@@ -74,24 +69,20 @@ class Answers:
         if found is not None:
             return found
         with self._lock:
-            held, answers = self._encoded
-            if held is not strategies:
-                answers = {}
-                self._encoded = (strategies, answers)
-            key = service if service in strategies.services else None
-            found = answers.get(key)
+            found = self.cached(strategies, service)
             if found is None:
-                found = answers[key] = self._encode(strategies.response_for(service))
+                if self._encoded[0] is not strategies:
+                    self._encoded = (strategies, {})
+                key = service if service in strategies.services else None
+                found = self._encoded[1][key] = self._encode(strategies.response_for(service))
             return found
-
-
-def _default(probability: float) -> StrategyResponse:
-    return StrategyResponse(PROBABILISTIC, probabilistic=ProbabilisticStrategy(probability))
 
 
 def default_strategies(probability: float = DEFAULT_SAMPLING_PROBABILITY) -> Strategies:
     """What a server without strategies answers: probabilistic ``probability`` for all."""
-    return Strategies(_default(check_rate(probability, "default_sampling_probability")))
+    return Strategies(
+        StrategyResponse.of(ProbabilisticStrategy(check_rate(probability, "default_sampling_probability")))
+    )
 
 
 def jaeger_strategies(
@@ -140,11 +131,11 @@ def config_strategies(config: SamplingConfig) -> Strategies:
             warnings.append(
                 f"traces_per_second: {limit:g} is sent as {math.trunc(limit)} (an integer on the wire)"
             )
-        response = StrategyResponse(RATE_LIMITING, rate_limiting=RateLimitingStrategy(math.trunc(limit)))
+        response = StrategyResponse.of(RateLimitingStrategy(math.trunc(limit)))
     else:
         if config.traces_per_second is not None:
             warnings.append("traces_per_second: the cap is not served beside a rate below 1")
-        response = _default(config.rate)
+        response = StrategyResponse.of(ProbabilisticStrategy(config.rate))
     return Strategies(response, {}, tuple(warnings))
 
 

@@ -1,10 +1,6 @@
-"""A strategies file (or URL), reloaded when its bytes change, keeping the last good one.
-
-As Jaeger: the source must be valid at start; a reload that cannot read or parse it keeps
-the strategies in force (logged once per problem). Unlike Jaeger: reloading is on by
-default, a change is parsed only once it has held still for one tick (a half-written
-file is often valid), and a 503 on reload keeps the last good strategies. The change
-detection is :class:`~dsampler.config._watch.Changes`, shared with the config watcher.
+"""A strategies file (or URL), reloaded when its bytes change, keeping the last good one: it
+must be valid at start; a change is parsed once it has held still for one tick (a
+half-written file is often valid); a reload that fails (a 503 too) keeps the strategies.
 """
 
 from __future__ import annotations
@@ -34,7 +30,7 @@ URL_TIMEOUT_S: Final = 5.0
 
 
 def count_services(strategies: Strategies) -> str:
-    """``1 service``, ``2 services``: the services a file lists (the others get its default)."""
+    """``1 service``, ``2 services``: the services a file lists."""
     count = len(strategies.services)
     return f"{count} service" if count == 1 else f"{count} services"
 
