@@ -1,6 +1,4 @@
-"""The built-in composable samplers: always on, always off, trace-ID ratio and parent
-threshold, with OpenTelemetry Python's descriptions. Every intent is prebuilt.
-"""
+"""The built-in composable samplers, with OpenTelemetry Python's descriptions."""
 
 from __future__ import annotations
 

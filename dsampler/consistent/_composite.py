@@ -1,9 +1,5 @@
-"""The composite sampler: a composable sampler's intent turned into a decision and a ``th``.
-
-A reliable threshold ``T`` samples iff ``R >= T`` and the span carries ``th:T``; an
-unreliable one samples against fresh randomness and states no ``th``; a drop erases
-``th``. The rest of the parent's tracestate (vendor entries, ``rv``) is handed on. Where
-this differs from OpenTelemetry Python's: docs/consistent-sampling.md.
+"""The composite sampler: a reliable threshold ``T`` samples iff ``R >= T`` and writes
+``th:T``; an unreliable one draws fresh randomness and writes none; a drop erases ``th``.
 """
 
 from __future__ import annotations
@@ -87,11 +83,6 @@ class CompositeSampler(Sampler):
         self._parent: _Parent = (_UNSET, None, None, None, None, None)
         # (tracestate, threshold, result, why th is missing), for th written [0] and erased [1]
         self._memo: list[tuple[TraceState | None, int, TraceState | None, str]] = [(_UNSET, 0, None, "")] * 2
-
-    @property
-    def delegate(self) -> ComposableSampler:
-        """The composable sampler whose intents this sampler follows."""
-        return self._delegate
 
     @property
     def faults(self) -> int:
@@ -189,9 +180,7 @@ class CompositeSampler(Sampler):
         return roots[1] if sampled else roots[2]
 
     def _child(self, intent: IntentLike, sampled: bool, ts: TraceState) -> SamplingResult:
-        """A child's result without attributes of its own, built once per (parent tracestate,
-        intent, outcome): siblings share their parent's TraceState.
-        """
+        """A child's result without attributes, built once per (parent tracestate, intent, outcome)."""
         parent = self._parent_of(ts)
         if parent[3] is not intent:
             parent = (ts, parent[1], parent[2], intent, None, None)

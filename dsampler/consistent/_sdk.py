@@ -1,6 +1,4 @@
-"""Where the consistent samplers meet the OpenTelemetry SDK. The SDK never passes the
-parent's tracestate to ``should_sample``, so it is read from the parent span context.
-"""
+"""The parent span context, where the SDK keeps the parent's tracestate."""
 
 from __future__ import annotations
 
@@ -11,7 +9,6 @@ from dsampler.decision import SPAN_KEY, current_context, span_context_of
 
 
 def parent_span_context(parent_context: Context | None) -> SpanContext | None:
-    """The parent's valid span context (``parent_context``, or the current context when
-    it is None), else None: the span is a root."""
+    """The parent's valid span context (of the current context if None), else None."""
     span = (current_context() if parent_context is None else parent_context).get(SPAN_KEY)
     return None if span is None else span_context_of(span)

@@ -1,7 +1,5 @@
-"""Finding the parent span context of a decision, the cheap way: the SDK never passes
-the parent's tracestate to ``should_sample``, so every sampler reads it from the parent
-span context and hands it back (or it is wiped downstream).
-"""
+"""The parent span context of a decision, found cheaply: the SDK never passes the parent's
+tracestate to ``should_sample``, so samplers read it there and hand it back."""
 
 from __future__ import annotations
 

@@ -31,8 +31,7 @@ def integer_value(trace_id: object) -> int | None:
 
 
 class FaultLog:
-    """Counts a sampler's internal faults, by kind, and logs the first of each kind (with
-    its traceback inside an ``except`` block): how a fallback decision stays visible."""
+    """Counts a sampler's internal faults by kind and logs the first of each kind."""
 
     __slots__ = ("_logger", "counts", "owner")
 
@@ -47,8 +46,7 @@ class FaultLog:
         return sum(self.counts.values())
 
     def record(self, kind: str = "fault", message: str | None = None, *, trace: bool = True) -> None:
-        """Count one ``kind``; the first of it is logged (``message``, default: the
-        fallback after an internal fault)."""
+        """Count one ``kind``; the first is logged (``message``, default: a fallback after a fault)."""
         seen = self.counts.get(kind, 0)
         self.counts[kind] = seen + 1  # a lost increment under a race is acceptable
         if seen:

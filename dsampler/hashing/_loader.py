@@ -1,10 +1,6 @@
-"""Loads the numba kernels off the request path when they pay (``DSAMPLER_JIT``: ``auto``,
-``warn``, ``eager`` or ``0``), then swaps them in; until then every scheme serves its
-pure-Python reference (``xxh3`` its C function). The load runs in a background thread
-and changes nothing in the host but the modules it imports. A fork mid-load leaves the
-child with modules half-imported by a thread it does not have: the first such fork waits
-for the load (at most ``FORK_WAIT_S``), later children keep pure Python and say so.
-When and how it loads is in ``docs/hashing.md``.
+"""Loads the numba kernels in a background thread when they pay (``DSAMPLER_JIT``), then
+swaps them in. A fork mid-load would leave modules half-imported by a thread the child
+does not have: the first such fork waits for the load, later children keep pure Python.
 """
 
 from __future__ import annotations
@@ -55,8 +51,7 @@ class JitStatus:
 
 
 def _fast_entry(dispatcher: object) -> KeyFn:
-    """The compiled function behind a single-signature dispatcher (no per-call type
-    dispatch), else the dispatcher."""
+    """The compiled function behind a single-signature dispatcher, else the dispatcher."""
     try:
         return dispatcher.overloads[dispatcher.signatures[0]].entry_point  # type: ignore[attr-defined,no-any-return]
     except (AttributeError, IndexError, KeyError):
@@ -112,8 +107,7 @@ class KernelLoader:
         return JitStatus("idle", "not needed yet: no sampler hashes in Python")
 
     def ensure_started(self) -> None:
-        """Arm the rate trigger (``auto``), start the load (``eager``) or settle on pure
-        Python, as a sampler is built. Never blocks."""
+        """Arm the rate trigger, start the load (``eager``) or settle on pure Python. Never blocks."""
         if self._armed or self.state != "idle":
             return
         asked = mode()
@@ -175,8 +169,7 @@ class KernelLoader:
         return f"numba is not installed ({_INSTALL} for the compiled kernels)" if missing else None
 
     def _watching(self, reference: KeyFn) -> KeyFn:
-        """``reference`` that starts the load if its calls come faster than
-        :data:`LOAD_AT_PER_SECOND`."""
+        """``reference`` that starts the load past :data:`LOAD_AT_PER_SECOND` calls a second."""
         calls, mask = self._calls, _WATCH_EVERY - 1
 
         def key(hi: int, lo: int) -> int:
@@ -188,9 +181,7 @@ class KernelLoader:
 
     @staticmethod
     def _yielding(reference: KeyFn) -> KeyFn:
-        """``reference`` that steps aside now and then while the kernels load: a thread
-        deciding flat out would otherwise hold the GIL while the loader, which gives it
-        up at each system call, waits behind every busy thread to get it back."""
+        """``reference`` that gives up the GIL now and then, so the loader is not starved of it."""
         calls, mask, sleep = itertools.count(1), _YIELD_EVERY - 1, time.sleep
 
         def key(hi: int, lo: int) -> int:

@@ -1,7 +1,5 @@
-"""Vectorised numpy keys of the hash schemes, by ``HashScheme.kernel``: the batch path
-until (or unless) the kernels serve. numpy's uint64 arithmetic wraps like the kernels,
-so these agree bit for bit with :mod:`dsampler.hashing._reference`.
-"""
+"""Vectorised numpy keys of the hash schemes by ``HashScheme.kernel``, bit-identical to
+the reference: the batch path until (or unless) the kernels serve."""
 
 from __future__ import annotations
 

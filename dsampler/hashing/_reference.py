@@ -1,10 +1,5 @@
-"""Pure-Python hash schemes: the definition of every scheme's 64-bit key, and the
-fallback that serves until (or instead of) the numba kernels.
-
-A trace ID is two unsigned 64-bit halves ``hi`` and ``lo``, hashed as 16 big-endian
-bytes (W3C's order); a 64-bit Jaeger ID is ``hi = 0``, W3C's zero extension, so Jaeger
-and OpenTelemetry services decide the same trace the same way.
-"""
+"""Pure-Python hash schemes: every scheme's 64-bit key of the trace ID's halves ``hi`` and
+``lo`` (16 big-endian bytes; a 64-bit Jaeger ID is ``hi = 0``), the fallback of the kernels."""
 
 from __future__ import annotations
 
@@ -39,8 +34,7 @@ def fnv1a64_bytes(data: bytes) -> int:
 
 
 def fnv1a64_key(hi: int, lo: int) -> int:
-    """FNV-1a 64 over the 16 big-endian bytes of ``hi:lo``, reduced modulo ``2**64`` once
-    at the end (the XOR with a byte touches only the low 8 bits)."""
+    """FNV-1a 64 over the 16 big-endian bytes of ``hi:lo``, reduced modulo ``2**64`` at the end."""
     h = FNV_OFFSET_BASIS
     for byte in ((hi << 64) | lo).to_bytes(16, "big"):
         h = (h ^ byte) * FNV_PRIME
