@@ -5,6 +5,7 @@ does not have: the first such fork waits for the load, later children keep pure 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import itertools
 import logging
@@ -12,6 +13,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Final
@@ -121,7 +123,7 @@ class KernelLoader:
                 self._armed = True
                 for scheme in SCHEMES.values():
                     if scheme.needs_kernel:
-                        scheme.key = self._watching(scheme.reference)
+                        scheme.key = self._every(scheme.reference, self._calls, _WATCH_EVERY, self._tick)
 
     def start(self, why: str = "wait_for_jit()") -> None:
         """Start loading in the background unless it has started or cannot. Never blocks."""
@@ -136,9 +138,10 @@ class KernelLoader:
                 return
             self.state, self._why = "loading", why
             self.started_at = time.monotonic()
-            for scheme in SCHEMES.values():  # while loading, deciders make way for the loader
+            for scheme in SCHEMES.values():  # while loading, deciders give the loader the GIL
                 if scheme.needs_kernel:
-                    scheme.key = self._yielding(scheme.reference)
+                    pause = functools.partial(time.sleep, _YIELD_S)
+                    scheme.key = self._every(scheme.reference, itertools.count(1), _YIELD_EVERY, pause)
             threading.Thread(target=self._run, name="dsampler-jit", daemon=True).start()
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -168,25 +171,14 @@ class KernelLoader:
             missing = importlib.util.find_spec("numba") is None
         return f"numba is not installed ({_INSTALL} for the compiled kernels)" if missing else None
 
-    def _watching(self, reference: KeyFn) -> KeyFn:
-        """``reference`` that starts the load past :data:`LOAD_AT_PER_SECOND` calls a second."""
-        calls, mask = self._calls, _WATCH_EVERY - 1
-
-        def key(hi: int, lo: int) -> int:
-            if not next(calls) & mask:
-                self._tick()
-            return reference(hi, lo)
-
-        return key
-
     @staticmethod
-    def _yielding(reference: KeyFn) -> KeyFn:
-        """``reference`` that gives up the GIL now and then, so the loader is not starved of it."""
-        calls, mask, sleep = itertools.count(1), _YIELD_EVERY - 1, time.sleep
+    def _every(reference: KeyFn, calls: Iterator[int], every: int, then: Callable[[], object]) -> KeyFn:
+        """``reference`` that calls ``then`` once in ``every`` (a power of two) of ``calls``."""
+        mask = every - 1
 
         def key(hi: int, lo: int) -> int:
             if not next(calls) & mask:
-                sleep(_YIELD_S)
+                then()
             return reference(hi, lo)
 
         return key
