@@ -18,8 +18,8 @@ from dsampler.consistent._intent import (
     check_composable,
 )
 from dsampler.consistent._randomness import parent_threshold
-from dsampler.consistent._sdk import parent_span_context
 from dsampler.consistent._threshold import MAX_THRESHOLD, MIN_THRESHOLD, encode_th, ratio_to_threshold
+from dsampler.decision import parent_span_context
 
 _ALWAYS: Final = SamplingIntent(MIN_THRESHOLD)
 #: A sampled parent without a (consistent) threshold: follow the flag, state no ``th``.

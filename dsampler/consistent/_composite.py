@@ -18,7 +18,6 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.consistent._intent import ComposableSampler, IntentLike, check_composable, keep_trace_state
 from dsampler.consistent._ot import ot_with_threshold, ot_without_threshold, parse_ot
-from dsampler.consistent._sdk import parent_span_context
 from dsampler.consistent._threshold import MAX_THRESHOLD
 from dsampler.consistent._tracestate import ot_entry, with_ot
 from dsampler.decision import (
@@ -29,6 +28,7 @@ from dsampler.decision import (
     current_context,
     integer_value,
     make_result,
+    parent_trace_state,
     span_context_of,
 )
 from dsampler.hashing import MASK56
@@ -237,9 +237,8 @@ class CompositeSampler(Sampler):
     def _fallback(self, parent_context: Context | None) -> SamplingResult:
         """A drop that still hands the parent's tracestate on, without ``th``."""
         try:
-            parent = parent_span_context(parent_context)
-            ts = None if parent is None else parent.trace_state
-            if not isinstance(ts, TraceState) or ts is DEFAULT_TRACE_STATE:
+            ts = parent_trace_state(parent_context)
+            if not isinstance(ts, TraceState):
                 return DROPPED
             carried = with_ot(ts, ot_without_threshold(ot_entry(ts)))
             return DROPPED if carried is None else make_result(Decision.DROP, EMPTY, carried)

@@ -13,8 +13,7 @@ from opentelemetry.util.types import Attributes
 
 from dsampler._validate import check_text, show, typed
 from dsampler.config import ANY_TEXT, AttributeMatch, Match, Pattern
-from dsampler.consistent._sdk import parent_span_context
-from dsampler.decision import compile_span
+from dsampler.decision import compile_span, parent_span_context
 from dsampler.errors import ConfigError
 
 PARENTS: Final = ("none", "local", "remote")

@@ -18,6 +18,7 @@ from dsampler.decision import (
     FaultLog,
     Results,
     current_context,
+    parent_trace_state,
 )
 from dsampler.errors import ConfigError
 
@@ -118,7 +119,7 @@ class ParentBasedSampler(FaultCountingSampler):
     ) -> SamplingResult:
         """Decide as a root in an empty context, keeping the parent's tracestate where it
         can still be read and the root wrote none of its own."""
-        kept = _readable_trace_state(parent_context)
+        kept = parent_trace_state(parent_context)
         try:
             result = self._root.should_sample(Context(), trace_id, name, kind, attributes, links)
         except Exception:  # a foreign root sampler may raise; we may not
@@ -133,16 +134,6 @@ class ParentBasedSampler(FaultCountingSampler):
             f"ParentBased{{root:{self._root.get_description()},remoteParentSampled:{d[3]},"
             f"remoteParentNotSampled:{d[2]},localParentSampled:{d[1]},localParentNotSampled:{d[0]}}}"
         )
-
-
-def _readable_trace_state(parent_context: Context | None) -> TraceState | None:
-    """The parent span's tracestate, or None if there is none or it cannot be read."""
-    try:
-        span = (parent_context if parent_context is not None else current_context()).get(SPAN_KEY)
-        found = span.get_span_context().trace_state  # type: ignore[attr-defined]
-    except Exception:
-        return None
-    return found if isinstance(found, TraceState) and found else None
 
 
 def _static_result(delegate: Sampler) -> SamplingResult | None:
