@@ -56,12 +56,7 @@ class TokenBucket:
         initial_balance: float | None = None,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        self.credits_per_second = check_per_second(credits_per_second, "credits_per_second")
-        self.max_balance = (
-            max(self.credits_per_second, 1.0)
-            if max_balance is None
-            else check_per_second(max_balance, "max_balance")
-        )
+        self.credits_per_second, self.max_balance = _figures(credits_per_second, max_balance)
         if initial_balance is None:
             balance = self.max_balance if self.credits_per_second > 0 else 0.0
         else:

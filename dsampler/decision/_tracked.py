@@ -41,7 +41,7 @@ class Tracked(Generic[T]):
         """Writers only: a call (which cannot fail) keeping at most ``room`` names outside
         ``configured``, each passed to ``change``, and making new ones with ``new``."""
         old = self.by_name
-        kept = _fitted(_items(old), room, configured)
+        kept = dict(itertools.islice(((n, v) for n, v in _items(old) if n not in configured), room))
 
         def apply() -> None:
             for value in kept.values():
@@ -70,13 +70,3 @@ def _items(names: dict[str, T]) -> list[tuple[str, T]]:
             return list(names.copy().items())
         except RuntimeError:
             continue
-
-
-def _fitted(items: list[tuple[str, T]], room: int, configured: Container[str]) -> dict[str, T]:
-    kept: dict[str, T] = {}
-    for name, value in items:
-        if len(kept) >= room:
-            break
-        if name not in configured:
-            kept[name] = value
-    return kept
