@@ -67,11 +67,9 @@ def _merged(own: Attributes, span: Attributes) -> Mapping[str, Any]:
 
 
 class CompositeSampler(Sampler):
-    """Decides by a composable sampler's intents, writing ``th`` truthfully.
-
-    The parent's tracestate is read from the parent span context (``trace_state`` only for a
-    root). ``should_sample`` never raises: a fault drops the span, without ``th``, counted in
-    :attr:`faults`.
+    """Decides by a composable sampler's intents, writing ``th`` truthfully; the parent's
+    tracestate is read from the parent span context (``trace_state`` only for a root).
+    ``should_sample`` never raises: a fault drops the span, without ``th``, counted in :attr:`faults`.
     """
 
     def __init__(self, delegate: ComposableSampler) -> None:

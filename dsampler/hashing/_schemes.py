@@ -71,8 +71,7 @@ class HashScheme:
         bias: why non-random trace IDs bias it, if they do.
         bind: binds its C entry (``of_bytes``, over the 16 big-endian bytes) on first use.
 
-    ``key`` is the request path's ``key(hi, lo)``: the reference until the loader swaps a
-    bit-identical compiled kernel in.
+    ``key`` is the request path's: the reference until the loader swaps a kernel in.
     """
 
     __slots__ = (
