@@ -77,14 +77,11 @@ def _value_matcher(match: AttributeMatch) -> Callable[[object], bool]:
     return test
 
 
-def resource_matches(matches: Sequence[AttributeMatch], resource: Mapping[str, Any]) -> bool:
-    """Whether this process's resource attributes satisfy a rule's resource part."""
-    return all(m.key in resource and _value_matcher(m)(resource[m.key]) for m in matches)
-
-
 def compile_match(match: Match, resource: Mapping[str, Any]) -> Predicate | None:
     """A predicate for ``match``, or None when this process's resource rules it out."""
-    return compile_span(match) if resource_matches(match.resource, resource) else None
+    if all(m.key in resource and _value_matcher(m)(resource[m.key]) for m in match.resource):
+        return compile_span(match)
+    return None
 
 
 def compile_span(match: Match) -> Predicate:
