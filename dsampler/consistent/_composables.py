@@ -88,9 +88,7 @@ def composable_traceid_ratio_based(ratio: float, *, precision: int | None = None
 
 
 class _ParentThreshold:
-    """Roots go to ``root``; a child gets its sampled parent's ``th`` when ``R >= th``, else
-    follows the sampled flag without ``th``.
-    """
+    """:func:`composable_parent_threshold`'s sampler."""
 
     __slots__ = ("_by_threshold", "_description", "_root")
 

@@ -69,7 +69,11 @@ class ParentBasedSampler(FaultCountingSampler):
             remote_parent_not_sampled,
             remote_parent_sampled,
         )
-        self._static = tuple(_static_result(d) for d in self._delegates)
+        # The one result OpenTelemetry's static samplers give a child without attributes.
+        self._static = tuple(
+            CHILD_RESULTS[1] if d is ALWAYS_ON else CHILD_RESULTS[0] if d is ALWAYS_OFF else None
+            for d in self._delegates
+        )
         self._children = ChildResults()
         self._fault_log = FaultLog("ParentBasedSampler")
 
@@ -134,12 +138,3 @@ class ParentBasedSampler(FaultCountingSampler):
             f"ParentBased{{root:{self._root.get_description()},remoteParentSampled:{d[3]},"
             f"remoteParentNotSampled:{d[2]},localParentSampled:{d[1]},localParentNotSampled:{d[0]}}}"
         )
-
-
-def _static_result(delegate: Sampler) -> SamplingResult | None:
-    """The one result OpenTelemetry's static samplers give a child without attributes."""
-    if delegate is ALWAYS_ON:
-        return CHILD_RESULTS[1]
-    if delegate is ALWAYS_OFF:
-        return CHILD_RESULTS[0]
-    return None
