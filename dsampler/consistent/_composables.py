@@ -1,6 +1,4 @@
-"""The built-in composable samplers: always on, always off, trace-ID ratio and parent
-threshold, with OpenTelemetry Python's descriptions. Every intent is prebuilt.
-"""
+"""The built-in composable samplers, with OpenTelemetry Python's descriptions."""
 
 from __future__ import annotations
 
@@ -20,8 +18,8 @@ from dsampler.consistent._intent import (
     check_composable,
 )
 from dsampler.consistent._randomness import parent_threshold
-from dsampler.consistent._sdk import parent_span_context
 from dsampler.consistent._threshold import MAX_THRESHOLD, MIN_THRESHOLD, encode_th, ratio_to_threshold
+from dsampler.decision import parent_span_context
 
 _ALWAYS: Final = SamplingIntent(MIN_THRESHOLD)
 #: A sampled parent without a (consistent) threshold: follow the flag, state no ``th``.
@@ -90,9 +88,7 @@ def composable_traceid_ratio_based(ratio: float, *, precision: int | None = None
 
 
 class _ParentThreshold:
-    """Roots go to ``root``; a child gets its sampled parent's ``th`` when ``R >= th``, else
-    follows the sampled flag without ``th``.
-    """
+    """:func:`composable_parent_threshold`'s sampler."""
 
     __slots__ = ("_by_threshold", "_description", "_root")
 

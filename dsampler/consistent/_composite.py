@@ -1,9 +1,5 @@
-"""The composite sampler: a composable sampler's intent turned into a decision and a ``th``.
-
-A reliable threshold ``T`` samples iff ``R >= T`` and the span carries ``th:T``; an
-unreliable one samples against fresh randomness and states no ``th``; a drop erases
-``th``. The rest of the parent's tracestate (vendor entries, ``rv``) is handed on. Where
-this differs from OpenTelemetry Python's: docs/consistent-sampling.md.
+"""The composite sampler: a reliable threshold ``T`` samples iff ``R >= T`` and writes
+``th:T``; an unreliable one draws fresh randomness and writes none; a drop erases ``th``.
 """
 
 from __future__ import annotations
@@ -22,7 +18,6 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.consistent._intent import ComposableSampler, IntentLike, check_composable, keep_trace_state
 from dsampler.consistent._ot import ot_with_threshold, ot_without_threshold, parse_ot
-from dsampler.consistent._sdk import parent_span_context
 from dsampler.consistent._threshold import MAX_THRESHOLD
 from dsampler.consistent._tracestate import ot_entry, with_ot
 from dsampler.decision import (
@@ -33,6 +28,7 @@ from dsampler.decision import (
     current_context,
     integer_value,
     make_result,
+    parent_trace_state,
     span_context_of,
 )
 from dsampler.hashing import MASK56
@@ -71,11 +67,9 @@ def _merged(own: Attributes, span: Attributes) -> Mapping[str, Any]:
 
 
 class CompositeSampler(Sampler):
-    """Decides by a composable sampler's intents, writing ``th`` truthfully.
-
-    The parent's tracestate is read from the parent span context (``trace_state`` only for a
-    root). ``should_sample`` never raises: a fault drops the span, without ``th``, counted in
-    :attr:`faults`.
+    """Decides by a composable sampler's intents, writing ``th`` truthfully; the parent's
+    tracestate is read from the parent span context (``trace_state`` only for a root).
+    ``should_sample`` never raises: a fault drops the span, without ``th``, counted in :attr:`faults`.
     """
 
     def __init__(self, delegate: ComposableSampler) -> None:
@@ -87,11 +81,6 @@ class CompositeSampler(Sampler):
         self._parent: _Parent = (_UNSET, None, None, None, None, None)
         # (tracestate, threshold, result, why th is missing), for th written [0] and erased [1]
         self._memo: list[tuple[TraceState | None, int, TraceState | None, str]] = [(_UNSET, 0, None, "")] * 2
-
-    @property
-    def delegate(self) -> ComposableSampler:
-        """The composable sampler whose intents this sampler follows."""
-        return self._delegate
 
     @property
     def faults(self) -> int:
@@ -189,9 +178,7 @@ class CompositeSampler(Sampler):
         return roots[1] if sampled else roots[2]
 
     def _child(self, intent: IntentLike, sampled: bool, ts: TraceState) -> SamplingResult:
-        """A child's result without attributes of its own, built once per (parent tracestate,
-        intent, outcome): siblings share their parent's TraceState.
-        """
+        """A child's result without attributes, built once per (parent tracestate, intent, outcome)."""
         parent = self._parent_of(ts)
         if parent[3] is not intent:
             parent = (ts, parent[1], parent[2], intent, None, None)
@@ -248,9 +235,8 @@ class CompositeSampler(Sampler):
     def _fallback(self, parent_context: Context | None) -> SamplingResult:
         """A drop that still hands the parent's tracestate on, without ``th``."""
         try:
-            parent = parent_span_context(parent_context)
-            ts = None if parent is None else parent.trace_state
-            if not isinstance(ts, TraceState) or ts is DEFAULT_TRACE_STATE:
+            ts = parent_trace_state(parent_context)
+            if not isinstance(ts, TraceState):
                 return DROPPED
             carried = with_ot(ts, ot_without_threshold(ot_entry(ts)))
             return DROPPED if carried is None else make_result(Decision.DROP, EMPTY, carried)

@@ -1,8 +1,5 @@
-"""Children following their parent's sampled flag (an engine's parent-based children with
-``write_th``), handing on the parent's ``th`` only when the parent is sampled and
-``R >= th``, erasing it otherwise, as ``composable_parent_threshold`` does. The parent's
-tracestate is read once per TraceState object and case; ``R >= th`` is one comparison.
-"""
+"""Children following their parent's sampled flag, keeping the parent's ``th`` only when
+the parent is sampled and ``R >= th``, as ``composable_parent_threshold`` does."""
 
 from __future__ import annotations
 

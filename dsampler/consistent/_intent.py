@@ -1,7 +1,5 @@
 """Sampling intents and the composable-sampler protocol (OTEP 250), with OpenTelemetry
-Python's names, values and ``sampling_intent`` signature, so their composables work here
-and ours there. A composable states an intent; the composite sampler decides and owns ``th``.
-"""
+Python's names and signature, so their composables work here and ours there."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The ``ot`` tracestate value: a strict parser and an in-place writer of ``th``.
-
-Grammar (OpenTelemetry "TraceState Handling"): unique ``key:value`` members split by ``;``,
-at most 256 characters. A value breaking it is malformed (treated as absent: writing
-``th`` replaces it, erasing removes it); a bad ``th`` or ``rv`` alone counts as absent. The
-writer changes only ``th`` (first when new), keeps every other member byte for byte, and
-returns the very value it was given when nothing changes.
-"""
+"""The ``ot`` tracestate value: a strict parser and an in-place writer of ``th``. A value
+breaking the grammar reads as absent; the writer changes only ``th`` and returns the very
+value it was given when nothing changes."""
 
 from __future__ import annotations
 
@@ -61,8 +56,7 @@ def _randomness(rv: str | None) -> int | None:
 
 @lru_cache(maxsize=512)
 def _parse(value: str) -> OtValue | None:
-    # Cached: the siblings of a span, and the composite sampler and its parent-threshold
-    # delegate, read the same parent value; values are at most 256 characters.
+    # Cached: siblings, and a composite and its parent-threshold delegate, read one value.
     if len(value) > MAX_OT_LENGTH or _GRAMMAR.fullmatch(value) is None:
         return None
     found: dict[str, str] = {}

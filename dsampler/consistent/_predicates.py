@@ -1,8 +1,5 @@
-"""Predicates of the rule-based composable sampler, with OpenTelemetry Python's names,
-signature and descriptions, so theirs work here and these there. Each but the parent's is
-a :class:`~dsampler.config.Match` compiled by the configuration's rule compiler
-(attributes compared as text); none looks at the sampled flag or the randomness (OTEP 250).
-"""
+"""Predicates of the rule-based composable sampler, with OpenTelemetry Python's names and
+descriptions; each but the parent's is a configuration :class:`~dsampler.config.Match`."""
 
 from __future__ import annotations
 
@@ -16,8 +13,7 @@ from opentelemetry.util.types import Attributes
 
 from dsampler._validate import check_text, show, typed
 from dsampler.config import ANY_TEXT, AttributeMatch, Match, Pattern
-from dsampler.consistent._sdk import parent_span_context
-from dsampler.decision import compile_span
+from dsampler.decision import compile_span, parent_span_context
 from dsampler.errors import ConfigError
 
 PARENTS: Final = ("none", "local", "remote")

@@ -1,7 +1,5 @@
-"""The randomness ``R`` (the parent's valid ``rv``, else the trace ID's low 56 bits) and the
-consistent decision ``R >= T``; the ``consistent`` hash scheme states it as
-``key = 2**56 - 1 - R`` below ``bound = 2**56 - T``.
-"""
+"""The randomness ``R`` and the consistent decision ``R >= T``; the ``consistent`` hash
+scheme states it as ``key = 2**56 - 1 - R`` below ``bound = 2**56 - T``."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The rule-based composable sampler: the intent of the first ``(predicate, sampler)`` rule
-whose predicate matches, else none. Both are called with keyword arguments, as
-OpenTelemetry Python calls them, so theirs and ours mix.
-"""
+"""The rule-based composable sampler; predicates and samplers are called with keyword
+arguments, as OpenTelemetry Python calls them, so theirs and ours mix."""
 
 from __future__ import annotations
 

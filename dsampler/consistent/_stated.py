@@ -1,15 +1,9 @@
-"""What a rule's ``key < bound`` decision can truthfully state in ``ot``: ``th:T`` only if
-the span's randomness ``R`` satisfies ``R >= T``. One :class:`Statement` per scheme:
-
-* ``ALWAYS``: rate 1, ``th:0``.
-* ``BY_TRACE``: the key is ``2**56 - 1 - R`` and the bound ``2**56 - T``, so
-  ``key < bound`` is ``R >= T`` exactly.
-* ``BY_KEY``: a key with 56 uniform bits, unrelated to the trace ID; a root states an
-  explicit ``rv = 2**56 - 1 - (u >> s)`` with ``T = 2**56 - ((bound - offset) >> s)``
-  (``u`` the key above ``offset``, ``s`` its bits past 56). Sampled keys with
-  ``u >= limit`` (a chance below ``2**-56``) have ``R < T`` and state nothing, as does
-  a span with a parent.
-* ``NOTHING``: no probability (rate limits, lower bounds) or no 56 random bits in the key.
+"""What a ``key < bound`` decision can truthfully state in ``ot`` (``th:T`` only if ``R >= T``):
+``ALWAYS`` (rate 1, ``th:0``); ``BY_TRACE`` (key ``2**56 - 1 - R``, bound ``2**56 - T``);
+``BY_KEY`` (56 uniform key bits: a root states ``rv = 2**56 - 1 - (u >> s)`` with
+``T = 2**56 - ((bound - offset) >> s)``, ``u`` the key above ``offset``, ``s`` its bits past
+56; keys with ``u >= limit`` have ``R < T`` and state nothing, as does a span with a parent);
+``NOTHING`` (no probability, or no 56 random bits in the key).
 """
 
 from __future__ import annotations

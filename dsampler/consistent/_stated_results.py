@@ -34,9 +34,7 @@ _new = object.__new__
 
 
 def _built(value: str) -> TraceState:
-    """A tracestate of one ``ot`` entry, valid by construction, built without the
-    constructor's validation (its cost: docs/benchmarks.md).
-    """
+    """A tracestate of one valid ``ot`` entry, without the constructor's validation."""
     ts: TraceState = _new(TraceState)
     ts._dict = {OT_KEY: value}
     return ts

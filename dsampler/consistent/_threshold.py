@@ -1,11 +1,6 @@
-"""Sampling thresholds: a ratio's rejection threshold ``T = (1 - p) * 2**56``, its
-probability, its adjusted count and its ``th`` encoding.
-
-``T = 0`` keeps everything (``th:0``); ``T = 2**56`` keeps nothing and has no ``th``.
-Exact halves of ``p * 2**56`` round half to even at full precision (OpenTelemetry Python)
-and half up with ``precision=N`` (the Collector, otel-go, java-contrib), which keeps ``N``
-hex digits after any leading ``0`` or ``f`` digits.
-"""
+"""Sampling thresholds ``T = (1 - p) * 2**56``: from a ratio (half to even at full
+precision, as OpenTelemetry Python; half up with a precision, as the Collector), to a
+probability, an adjusted count and a ``th`` value."""
 
 from __future__ import annotations
 

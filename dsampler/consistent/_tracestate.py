@@ -1,6 +1,4 @@
-"""The ``ot`` entry of a W3C tracestate: read ``th`` and ``rv``, set or remove the entry.
-Anything that is not a ``TraceState`` reads as none; nothing here raises on it.
-"""
+"""The ``ot`` entry of a W3C tracestate: read ``th`` and ``rv``, set or remove the entry."""
 
 from __future__ import annotations
 
@@ -23,8 +21,7 @@ def ot_of(trace_state: object) -> str | None:
 
 
 def ot_entry(trace_state: TraceState) -> str | None:
-    """``trace_state``'s ``ot`` value, None when it has none (not ``get``, which raises and
-    catches a KeyError inside: docs/benchmarks.md)."""
+    """``trace_state``'s ``ot`` value, None when it has none (``get`` would raise inside)."""
     return trace_state[OT_KEY] if OT_KEY in trace_state else None  # noqa: SIM401 - see above
 
 

@@ -28,6 +28,8 @@ __all__ = [
     "current_context",
     "integer_value",
     "make_result",
+    "parent_span_context",
+    "parent_trace_state",
     "span_context_of",
     "trace_state_of",
 ]
@@ -38,6 +40,8 @@ if typing.TYPE_CHECKING:
     from dsampler.decision._context import (
         SPAN_KEY,
         current_context,
+        parent_span_context,
+        parent_trace_state,
         span_context_of,
         trace_state_of,
     )
@@ -60,7 +64,14 @@ __getattr__, __dir__ = _attach(
         "TokenBucket": "dsampler.decision._bucket",
         **dict.fromkeys(("CHILD_DECISIONS", "CHILD_RESULTS", "ChildResults"), "dsampler.decision._children"),
         **dict.fromkeys(
-            ("SPAN_KEY", "current_context", "span_context_of", "trace_state_of"),
+            (
+                "SPAN_KEY",
+                "current_context",
+                "parent_span_context",
+                "parent_trace_state",
+                "span_context_of",
+                "trace_state_of",
+            ),
             "dsampler.decision._context",
         ),
         **dict.fromkeys(

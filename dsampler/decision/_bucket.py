@@ -1,18 +1,11 @@
-"""The token bucket behind every rate limit and the adaptive controller's hard cap:
-``credits_per_second`` with a ``max_balance``, Jaeger's semantics.
+"""The token bucket behind every rate limit, Jaeger's semantics. The state is the credits
+missing from full (``_owed``) as of one clock reading (``_at``).
 
-The state is the line a continuous bucket follows: the credits missing from full
-(``_owed``) as of one clock reading (``_at``), so a check is a subtraction, a product and
-two comparisons, and a full bucket costs what a drained one does.
-
-Exclusion without a lock or a wait: the right to the state is one ``True`` in a list (the
-baton), taken with ``del baton[0]`` and put back with ``append()``, both atomic on every
-CPython build. A ``del``, not a ``pop()``: a pending signal's exception may be raised
-right after a call returns, and a baton popped then would be lost. The clock is read
-before the baton is taken, so the baton is never held across a call (nor, in
-:meth:`update`, a branch), where the interpreter may switch threads. A check that finds
-it taken (free-threaded builds only) is refused: the bucket then admits less than a
-continuous one, never more.
+Exclusion without a lock: the right to the state is one ``True`` in a list (the baton),
+taken with ``del baton[0]`` (not ``pop()``, whose result a signal's exception could lose)
+and put back with ``append()``, both atomic. No call (nor, in :meth:`update`, a branch) runs
+while it is held, so no thread switch does; a check that finds it taken (free-threaded
+builds only) is refused: the bucket admits less than a continuous one, never more.
 """
 
 from __future__ import annotations
@@ -63,12 +56,7 @@ class TokenBucket:
         initial_balance: float | None = None,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        self.credits_per_second = check_per_second(credits_per_second, "credits_per_second")
-        self.max_balance = (
-            max(self.credits_per_second, 1.0)
-            if max_balance is None
-            else check_per_second(max_balance, "max_balance")
-        )
+        self.credits_per_second, self.max_balance = _figures(credits_per_second, max_balance)
         if initial_balance is None:
             balance = self.max_balance if self.credits_per_second > 0 else 0.0
         else:
@@ -106,8 +94,7 @@ class TokenBucket:
             baton.append(True)
 
     def _wait_for_baton(self) -> bool:
-        """Wait for the baton another thread holds; False if it never came (then write
-        without it rather than hang or mint a second one)."""
+        """Wait for the baton; False if it never came (then write without it rather than hang)."""
         deadline = time.monotonic() + _WAIT_S
         while True:
             time.sleep(0.0001)

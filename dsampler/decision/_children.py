@@ -18,8 +18,7 @@ CHILD_DECISIONS: Final = tuple(result.decision for result in CHILD_RESULTS)
 
 class ChildResults:
     """Children that follow their parent's sampled flag, as OpenTelemetry's default
-    ``ParentBased`` delegates do. The last (tracestate, result) pair is kept per case:
-    siblings share their parent's TraceState object, so most reuse one result.
+    ``ParentBased`` delegates do, reusing the last result per case (siblings share a TraceState).
     """
 
     __slots__ = ("_memo",)

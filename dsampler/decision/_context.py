@@ -1,7 +1,5 @@
-"""Finding the parent span context of a decision, the cheap way: the SDK never passes
-the parent's tracestate to ``should_sample``, so every sampler reads it from the parent
-span context and hands it back (or it is wiped downstream).
-"""
+"""The parent span context of a decision, found cheaply: the SDK never passes the parent's
+tracestate to ``should_sample``, so samplers read it there and hand it back."""
 
 from __future__ import annotations
 
@@ -54,3 +52,17 @@ def trace_state_of(sc: SpanContext | None) -> TraceState | None:
     if sc is None or sc.trace_state is DEFAULT_TRACE_STATE:
         return None
     return sc.trace_state
+
+
+def parent_span_context(parent_context: Context | None) -> SpanContext | None:
+    """The parent's valid span context (of the current context if None), else None."""
+    span = (current_context() if parent_context is None else parent_context).get(SPAN_KEY)
+    return None if span is None else span_context_of(span)
+
+
+def parent_trace_state(parent_context: Context | None) -> TraceState | None:
+    """The valid parent's tracestate to hand back (None: nothing to carry); never raises."""
+    try:
+        return trace_state_of(parent_span_context(parent_context))
+    except Exception:
+        return None

@@ -13,7 +13,7 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
-from dsampler.decision._context import SPAN_KEY, current_context, span_context_of, trace_state_of
+from dsampler.decision._context import parent_trace_state
 from dsampler.decision._results import Results
 
 _log = logging.getLogger("dsampler.samplers")
@@ -31,8 +31,7 @@ def integer_value(trace_id: object) -> int | None:
 
 
 class FaultLog:
-    """Counts a sampler's internal faults, by kind, and logs the first of each kind (with
-    its traceback inside an ``except`` block): how a fallback decision stays visible."""
+    """Counts a sampler's internal faults by kind and logs the first of each kind."""
 
     __slots__ = ("_logger", "counts", "owner")
 
@@ -47,8 +46,7 @@ class FaultLog:
         return sum(self.counts.values())
 
     def record(self, kind: str = "fault", message: str | None = None, *, trace: bool = True) -> None:
-        """Count one ``kind``; the first of it is logged (``message``, default: the
-        fallback after an internal fault)."""
+        """Count one ``kind``; the first is logged (``message``, default: a fallback after a fault)."""
         seen = self.counts.get(kind, 0)
         self.counts[kind] = seen + 1  # a lost increment under a race is acceptable
         if seen:
@@ -100,24 +98,15 @@ class Guarded(FaultCountingSampler):
             )
         except Exception:
             self._fault_log.record(self._kind, self._message)
-            return Results.drop(_carried(parent_context))
+            return Results.drop(parent_trace_state(parent_context))
         if isinstance(result, SamplingResult):
             return result
         problem = f"its sampler returned {type(result).__name__}, not a SamplingResult: span dropped"
         self._fault_log.record("result", problem, trace=False)
-        return Results.drop(_carried(parent_context))
+        return Results.drop(parent_trace_state(parent_context))
 
     def get_description(self) -> str:
         try:
             return f"Guarded{{{self.sampler.get_description()}}}"
         except Exception:
             return "Guarded{?}"
-
-
-def _carried(parent_context: Context | None) -> TraceState | None:
-    """The parent's tracestate, found without anything that can raise."""
-    try:
-        context = parent_context if parent_context is not None else current_context()
-        return trace_state_of(span_context_of(context.get(SPAN_KEY)))
-    except Exception:
-        return None

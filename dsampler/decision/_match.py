@@ -1,8 +1,5 @@
-"""The rule language compiled: a :class:`~dsampler.config.Match` (a configuration's rule,
-or a composable predicate of :mod:`dsampler.consistent`) becomes a plain Python predicate
-once, over frozensets, prefix tuples and one regular expression per glob set. Resource
-attributes are fixed for a process, so they are checked once, at compile time.
-"""
+"""The rule language compiled: a :class:`~dsampler.config.Match` becomes a plain Python
+predicate, once; resource attributes are fixed for a process, so they are checked then."""
 
 from __future__ import annotations
 
@@ -50,9 +47,8 @@ def _string_matcher(patterns: Sequence[Pattern]) -> Callable[[str], bool]:
 
 
 def _value_matcher(match: AttributeMatch) -> Callable[[object], bool]:
-    """Any of the accepted values: string patterns for str, same-type equality for bool,
-    int and float (``True`` is not ``1``); with ``match.text``, the patterns and none of
-    the excluded ones over the text of the value or of an item."""
+    """Any of the accepted values: patterns for str, same-type equality for bool, int and
+    float (``True`` is not ``1``); with ``match.text``, patterns over the text of the value or an item."""
     strings = _string_matcher([v for v in match.values if isinstance(v, Pattern)])
     if match.text:
         excluded = _string_matcher(match.excluded) if match.excluded else None
@@ -81,14 +77,11 @@ def _value_matcher(match: AttributeMatch) -> Callable[[object], bool]:
     return test
 
 
-def resource_matches(matches: Sequence[AttributeMatch], resource: Mapping[str, Any]) -> bool:
-    """Whether this process's resource attributes satisfy a rule's resource part."""
-    return all(m.key in resource and _value_matcher(m)(resource[m.key]) for m in matches)
-
-
 def compile_match(match: Match, resource: Mapping[str, Any]) -> Predicate | None:
     """A predicate for ``match``, or None when this process's resource rules it out."""
-    return compile_span(match) if resource_matches(match.resource, resource) else None
+    if all(m.key in resource and _value_matcher(m)(resource[m.key]) for m in match.resource):
+        return compile_span(match)
+    return None
 
 
 def compile_span(match: Match) -> Predicate:

@@ -42,9 +42,7 @@ class FrozenResult(SamplingResult):
 def make_result(
     decision: Decision, attributes: Mapping[str, Any], trace_state: TraceState | None
 ) -> SamplingResult:
-    """A read-only ``SamplingResult`` without its ``__init__`` (which re-wraps the
-    attributes, so they must already be read-only); a test holds it equal to what
-    ``SamplingResult(...)`` builds."""
+    """A read-only ``SamplingResult``, built without ``__init__`` (``attributes`` read-only already)."""
     result: SamplingResult = _new(FrozenResult)
     result.__dict__.update(decision=decision, attributes=attributes, trace_state=trace_state)
     return result
@@ -54,10 +52,8 @@ DROPPED: Final = make_result(DROP, EMPTY, None)
 
 
 class Results:
-    """The results of one decision strategy, built once: a sampled result carrying
-    ``tags`` and the shared dropped one; a new plain ``SamplingResult`` only when the span
-    has attributes of its own or a tracestate to carry.
-    """
+    """The results of one decision strategy: a sampled result carrying ``tags``, built once;
+    a new ``SamplingResult`` only for a span with attributes or a tracestate to carry."""
 
     __slots__ = ("sampled", "tags")
 

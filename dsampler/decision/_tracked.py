@@ -1,9 +1,5 @@
-"""Operations first seen on the request path, tracked up to a room: the engine's
-lower-bound buckets of operations its configuration does not name, and jaeger-client's
-``AdaptiveSampler``'s per-operation samplers. Adding takes no lock (a ticket from an
-``itertools.count`` admits at most ``room`` names, ``dict.setdefault`` settles a race),
-and names longer than :data:`~dsampler._validate.MAX_TEXT` are never tracked.
-"""
+"""Operations first seen on the request path, tracked up to a room without a lock: a ticket
+from an ``itertools.count`` admits at most ``room`` names, ``dict.setdefault`` settles a race."""
 
 from __future__ import annotations
 
@@ -42,12 +38,10 @@ class Tracked(Generic[T]):
     def refit(
         self, room: int, configured: Container[str], new: Callable[[str], T], change: Callable[[T], object]
     ) -> Callable[[], None]:
-        """Writers only: a call that keeps at most ``room`` tracked names outside
-        ``configured``, each passed to ``change``, and makes new ones with ``new``. The
-        names are copied now, so what can fail fails before a publish; the call cannot
-        fail. A name readers add during the copy is carried over by a second pass."""
+        """Writers only: a call (which cannot fail) keeping at most ``room`` names outside
+        ``configured``, each passed to ``change``, and making new ones with ``new``."""
         old = self.by_name
-        kept = _fitted(_items(old), room, configured)
+        kept = dict(itertools.islice(((n, v) for n, v in _items(old) if n not in configured), room))
 
         def apply() -> None:
             for value in kept.values():
@@ -70,21 +64,9 @@ class Tracked(Generic[T]):
 
 
 def _items(names: dict[str, T]) -> list[tuple[str, T]]:
-    """The (name, value) pairs of a dict that request threads add to, copied whole by
-    ``dict.copy()`` (which runs no Python code, unlike iterating it); an interrupted copy
-    is made again (threads add at most ``room`` names, so this ends)."""
+    """The pairs of a dict request threads add to, by ``dict.copy()`` (retried if interrupted)."""
     while True:
         try:
             return list(names.copy().items())
         except RuntimeError:
             continue
-
-
-def _fitted(items: list[tuple[str, T]], room: int, configured: Container[str]) -> dict[str, T]:
-    kept: dict[str, T] = {}
-    for name, value in items:
-        if len(kept) >= room:
-            break
-        if name not in configured:
-            kept[name] = value
-    return kept

@@ -1,10 +1,5 @@
-"""Scalar and batch entry points of the decision core (public API).
-
-Batch entries take the trace IDs as two ``uint64`` arrays (numpy has no 128-bit integer),
-so they need numpy, imported on first use. They run the numba kernels when ready, else a
-bit-identical numpy twin in chunks of :data:`CHUNK`, moving to the kernel (or waiting for
-it) as ``docs/hashing.md`` describes.
-"""
+"""Scalar and batch entry points of the decision core. Batches (two ``uint64`` arrays of
+halves) run the numba kernels when ready, else a bit-identical numpy twin in chunks."""
 
 from __future__ import annotations
 
@@ -138,8 +133,7 @@ def _by_chunks(
     by_kernel: Callable[[Any, int, int], Any],
     by_twin: Callable[[int, int], Any],
 ) -> Any:
-    """IDs ``[0, n)`` by the kernel when it serves, else by the twin chunk by chunk
-    (module docstring)."""
+    """IDs ``[0, n)`` by the kernel when it serves, else by the twin chunk by chunk."""
     import numpy as np
 
     if not scheme.jit:

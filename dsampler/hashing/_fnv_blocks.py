@@ -1,14 +1,8 @@
-"""FNV-1a 64 of many trace IDs at once: the block kernels of ``fnv1a`` and ``fnv1a-mix``.
-
-One ID's FNV-1a is a chain of 16 dependent multiplies, so the IDs are taken in blocks of
-:data:`BLOCK`, byte-major (two bytes of every ID per pass, the state in a scratch array),
-and consecutive iterations are independent IDs. The multiply by ``2**40 + 0x1b3`` is
-*wide* (``h * PRIME``) where the target has AVX-512DQ, else *split* into 32-bit halves,
+"""FNV-1a 64 of many trace IDs, in blocks of :data:`BLOCK` taken byte-major, so that
+consecutive iterations are independent IDs. The multiply by ``2**40 + 0x1b3`` is *wide*
+where the target has AVX-512DQ, else *split* into 32-bit halves,
 ``x * PRIME = x_lo * 0x1b3 + ((x_hi * 0x1b3 + (x_lo << 8)) << 32)`` modulo ``2**64``
-(the carry of ``t = x_lo * 0x1b3`` is left above bit 32: the next multiply reads only
-the low 32 bits). Both are bit-identical to
-:func:`dsampler.hashing._reference.fnv1a64_key`; why and how fast is in
-``docs/benchmarks.md``.
+(the carry of ``x_lo * 0x1b3`` is left above bit 32: the next multiply reads only the low 32).
 """
 
 from __future__ import annotations

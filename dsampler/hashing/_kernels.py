@@ -1,10 +1,6 @@
-"""numba kernels of the schemes that hash, bit-identical to
-:mod:`dsampler.hashing._reference`; only the loader imports this module (it compiles).
-
-Every signature and constant is explicit ``uint64``: a Python int above 2**63 would be
-typed as float64, and a uint64 mixed with a plain int promotes to float. ``fnv1a``
-batches have two kernels (blocks and the plain loop); the first batch times both and the
-process keeps the faster (:func:`fnv_batch_form`).
+"""numba kernels of the schemes that hash, bit-identical to the reference; only the loader
+imports this module. Every signature and constant is explicit ``uint64``: a Python int
+above 2**63 would be typed float64, and a uint64 mixed with an int promotes to float.
 """
 
 from __future__ import annotations
@@ -153,8 +149,7 @@ _chosen: list[str] = []  # the faster form, once timed (a race times it twice, h
 
 
 def fnv_batch_form() -> str:
-    """The ``fnv1a`` batch kernel this process uses (a key of :data:`FNV_FORMS`): the
-    faster of the two on this machine, timed on first use."""
+    """The ``fnv1a`` batch kernel form this process uses: the faster here, timed on first use."""
     if not _chosen:
         rng = np.random.default_rng(0)
         hi, lo = (rng.integers(0, 1 << 64, size=_TRIAL_IDS, dtype=np.uint64) for _ in range(2))

@@ -1,14 +1,11 @@
-"""Loads the numba kernels off the request path when they pay (``DSAMPLER_JIT``: ``auto``,
-``warn``, ``eager`` or ``0``), then swaps them in; until then every scheme serves its
-pure-Python reference (``xxh3`` its C function). The load runs in a background thread
-and changes nothing in the host but the modules it imports. A fork mid-load leaves the
-child with modules half-imported by a thread it does not have: the first such fork waits
-for the load (at most ``FORK_WAIT_S``), later children keep pure Python and say so.
-When and how it loads is in ``docs/hashing.md``.
+"""Loads the numba kernels in a background thread when they pay (``DSAMPLER_JIT``), then
+swaps them in. A fork mid-load would leave modules half-imported by a thread the child
+does not have: the first such fork waits for the load, later children keep pure Python.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import itertools
 import logging
@@ -16,6 +13,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Final
@@ -55,8 +53,7 @@ class JitStatus:
 
 
 def _fast_entry(dispatcher: object) -> KeyFn:
-    """The compiled function behind a single-signature dispatcher (no per-call type
-    dispatch), else the dispatcher."""
+    """The compiled function behind a single-signature dispatcher, else the dispatcher."""
     try:
         return dispatcher.overloads[dispatcher.signatures[0]].entry_point  # type: ignore[attr-defined,no-any-return]
     except (AttributeError, IndexError, KeyError):
@@ -112,8 +109,7 @@ class KernelLoader:
         return JitStatus("idle", "not needed yet: no sampler hashes in Python")
 
     def ensure_started(self) -> None:
-        """Arm the rate trigger (``auto``), start the load (``eager``) or settle on pure
-        Python, as a sampler is built. Never blocks."""
+        """Arm the rate trigger, start the load (``eager``) or settle on pure Python. Never blocks."""
         if self._armed or self.state != "idle":
             return
         asked = mode()
@@ -127,7 +123,7 @@ class KernelLoader:
                 self._armed = True
                 for scheme in SCHEMES.values():
                     if scheme.needs_kernel:
-                        scheme.key = self._watching(scheme.reference)
+                        scheme.key = self._every(scheme.reference, self._calls, _WATCH_EVERY, self._tick)
 
     def start(self, why: str = "wait_for_jit()") -> None:
         """Start loading in the background unless it has started or cannot. Never blocks."""
@@ -142,9 +138,10 @@ class KernelLoader:
                 return
             self.state, self._why = "loading", why
             self.started_at = time.monotonic()
-            for scheme in SCHEMES.values():  # while loading, deciders make way for the loader
+            for scheme in SCHEMES.values():  # while loading, deciders give the loader the GIL
                 if scheme.needs_kernel:
-                    scheme.key = self._yielding(scheme.reference)
+                    pause = functools.partial(time.sleep, _YIELD_S)
+                    scheme.key = self._every(scheme.reference, itertools.count(1), _YIELD_EVERY, pause)
             threading.Thread(target=self._run, name="dsampler-jit", daemon=True).start()
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -174,28 +171,14 @@ class KernelLoader:
             missing = importlib.util.find_spec("numba") is None
         return f"numba is not installed ({_INSTALL} for the compiled kernels)" if missing else None
 
-    def _watching(self, reference: KeyFn) -> KeyFn:
-        """``reference`` that starts the load if its calls come faster than
-        :data:`LOAD_AT_PER_SECOND`."""
-        calls, mask = self._calls, _WATCH_EVERY - 1
-
-        def key(hi: int, lo: int) -> int:
-            if not next(calls) & mask:
-                self._tick()
-            return reference(hi, lo)
-
-        return key
-
     @staticmethod
-    def _yielding(reference: KeyFn) -> KeyFn:
-        """``reference`` that steps aside now and then while the kernels load: a thread
-        deciding flat out would otherwise hold the GIL while the loader, which gives it
-        up at each system call, waits behind every busy thread to get it back."""
-        calls, mask, sleep = itertools.count(1), _YIELD_EVERY - 1, time.sleep
+    def _every(reference: KeyFn, calls: Iterator[int], every: int, then: Callable[[], object]) -> KeyFn:
+        """``reference`` that calls ``then`` once in ``every`` (a power of two) of ``calls``."""
+        mask = every - 1
 
         def key(hi: int, lo: int) -> int:
             if not next(calls) & mask:
-                sleep(_YIELD_S)
+                then()
             return reference(hi, lo)
 
         return key

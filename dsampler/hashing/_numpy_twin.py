@@ -1,7 +1,5 @@
-"""Vectorised numpy keys of the hash schemes, by ``HashScheme.kernel``: the batch path
-until (or unless) the kernels serve. numpy's uint64 arithmetic wraps like the kernels,
-so these agree bit for bit with :mod:`dsampler.hashing._reference`.
-"""
+"""Vectorised numpy keys of the hash schemes by ``HashScheme.kernel``, bit-identical to
+the reference: the batch path until (or unless) the kernels serve."""
 
 from __future__ import annotations
 
@@ -34,10 +32,6 @@ def _fmix64(k: Any) -> Any:
     return k
 
 
-def _bswap(x: Any) -> Any:
-    return x.byteswap()
-
-
 def _mul128_fold64(a: Any, b: Any) -> Any:
     m32, s32 = _U(0xFFFFFFFF), _U(32)
     lo_lo = (a & m32) * (b & m32)
@@ -51,9 +45,9 @@ def _mul128_fold64(a: Any, b: Any) -> Any:
 
 
 def _xxh3(hi: Any, lo: Any) -> Any:
-    input_lo = _bswap(hi) ^ _U(ref.XXH3_BITFLIP1)
-    input_hi = _bswap(lo) ^ _U(ref.XXH3_BITFLIP2)
-    acc = _U(16) + _bswap(input_lo) + input_hi + _mul128_fold64(input_lo, input_hi)
+    input_lo = hi.byteswap() ^ _U(ref.XXH3_BITFLIP1)
+    input_hi = lo.byteswap() ^ _U(ref.XXH3_BITFLIP2)
+    acc = _U(16) + input_lo.byteswap() + input_hi + _mul128_fold64(input_lo, input_hi)
     acc ^= acc >> _U(37)
     acc *= _U(ref.XXH3_AVALANCHE)
     return acc ^ (acc >> _U(32))

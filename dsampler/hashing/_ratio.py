@@ -1,9 +1,5 @@
-"""The ratio test: a trace is sampled at ``rate`` iff ``key(trace ID) < bound(rate)``.
-
-:class:`Ratio` is its one definition, for every scheme; the engine's request path
-(``dsampler.engine._request``) holds the one inlined copy, which a test holds equal to
-:meth:`Ratio.admits`.
-"""
+"""The ratio test, ``key(trace ID) < bound(rate)``, defined once for every scheme (the
+engine's request path inlines it; a test holds the two equal)."""
 
 from __future__ import annotations
 
@@ -12,8 +8,7 @@ from dsampler.hashing._schemes import MASK128, HashScheme
 
 
 def _halves(trace_id: int) -> tuple[int, int]:
-    """The two 64-bit halves by int's own operators (an int subclass's cannot fail a
-    fallback a second time)."""
+    """The two 64-bit halves by int's own operators (an int subclass's may raise)."""
     return int.__and__(int.__rshift__(trace_id, 64), MASK64), int.__and__(trace_id, MASK64)
 
 
@@ -41,6 +36,5 @@ class Ratio:
         return self.key(trace_id) < self.bound
 
     def key_of(self, trace_id: int) -> int:
-        """The key by the pure-Python reference (what a fallback and ``explain`` read;
-        never raises for an int, whatever its class)."""
+        """The key by the pure-Python reference; never raises for an int, whatever its class."""
         return self.scheme.reference(*_halves(trace_id))

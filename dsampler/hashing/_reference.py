@@ -1,10 +1,5 @@
-"""Pure-Python hash schemes: the definition of every scheme's 64-bit key, and the
-fallback that serves until (or instead of) the numba kernels.
-
-A trace ID is two unsigned 64-bit halves ``hi`` and ``lo``, hashed as 16 big-endian
-bytes (W3C's order); a 64-bit Jaeger ID is ``hi = 0``, W3C's zero extension, so Jaeger
-and OpenTelemetry services decide the same trace the same way.
-"""
+"""Pure-Python hash schemes: every scheme's 64-bit key of the trace ID's halves ``hi`` and
+``lo`` (16 big-endian bytes; a 64-bit Jaeger ID is ``hi = 0``), the fallback of the kernels."""
 
 from __future__ import annotations
 
@@ -17,8 +12,7 @@ SIGN64 = 1 << 63
 FNV_OFFSET_BASIS = 0xCBF29CE484222325
 FNV_PRIME = 0x100000001B3
 
-# XXH3's default secret, bytes 24..55 read little-endian: the four words its 9-16 byte
-# path uses (xxhash.h, XXH3_len_9to16_64b). Checked against the xxhash package in tests.
+# XXH3's default secret, bytes 24..55 read little-endian (XXH3_len_9to16_64b's four words).
 _XXH3_SECRET_24 = 0x1F67B3B7A4A44072
 _XXH3_SECRET_32 = 0x78E5C0CC4EE679CB
 _XXH3_SECRET_40 = 0x2172FFCC7DD05A82
@@ -39,8 +33,7 @@ def fnv1a64_bytes(data: bytes) -> int:
 
 
 def fnv1a64_key(hi: int, lo: int) -> int:
-    """FNV-1a 64 over the 16 big-endian bytes of ``hi:lo``, reduced modulo ``2**64`` once
-    at the end (the XOR with a byte touches only the low 8 bits)."""
+    """FNV-1a 64 over the 16 big-endian bytes of ``hi:lo``, reduced modulo ``2**64`` at the end."""
     h = FNV_OFFSET_BASIS
     for byte in ((hi << 64) | lo).to_bytes(16, "big"):
         h = (h ^ byte) * FNV_PRIME
@@ -97,9 +90,8 @@ def consistent_key(hi: int, lo: int) -> int:
 
 def otel_java_key(hi: int, lo: int) -> int:
     """``otel-java``: Java's ``Math.abs`` of the signed low 64 bits plus ``2**63`` modulo
-    ``2**64``, turning Java's signed ``abs(s) < bound`` unsigned (``Math.abs(Long.MIN_VALUE)``
-    stays negative: key 0, as in Java). ``2**64 - lo``, not ``-lo & MASK64``: a numpy
-    integer then raises, instead of warning of an overflow at every decision."""
+    ``2**64`` (``Math.abs(Long.MIN_VALUE)`` stays negative: key 0). ``2**64 - lo``, not
+    ``-lo & MASK64``: a numpy integer then raises instead of warning at every decision."""
     magnitude = lo if lo < SIGN64 else (MASK64 + 1) - lo
     return magnitude ^ SIGN64
 

@@ -1,12 +1,6 @@
-"""Hash schemes: scheme name -> a 64-bit key of the trace ID and an exact integer bound.
-
-:data:`SCHEMES` is the one table of schemes, one :class:`HashScheme` record each holding
-every fact any layer reads, so a new scheme is a record here, its key in
-:mod:`~dsampler.hashing._reference` and its batch loop in
-:mod:`~dsampler.hashing._numpy_twin` (and :mod:`~dsampler.hashing._kernels` if compiled).
-Every scheme samples iff ``key(hi, lo) < bound(rate)`` in exact integers (``rate * 2**64``
-of the double is exact); each scheme's key and bound are tabled in ``docs/hashing.md``.
-Rate 0 never samples (bound 0); rate 1's bound is above every key the scheme makes.
+"""Hash schemes: :data:`SCHEMES` is the one table, a :class:`HashScheme` record each holding
+every fact any layer reads. Every scheme samples iff ``key(hi, lo) < bound(rate)`` in exact
+integers; rate 0's bound is 0, rate 1's above every key the scheme makes.
 """
 
 from __future__ import annotations
@@ -77,8 +71,7 @@ class HashScheme:
         bias: why non-random trace IDs bias it, if they do.
         bind: binds its C entry (``of_bytes``, over the 16 big-endian bytes) on first use.
 
-    ``key`` is the request path's ``key(hi, lo)``: the reference until the loader swaps a
-    bit-identical compiled kernel in.
+    ``key`` is the request path's: the reference until the loader swaps a kernel in.
     """
 
     __slots__ = (

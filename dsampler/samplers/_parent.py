@@ -18,6 +18,7 @@ from dsampler.decision import (
     FaultLog,
     Results,
     current_context,
+    parent_trace_state,
 )
 from dsampler.errors import ConfigError
 
@@ -68,7 +69,11 @@ class ParentBasedSampler(FaultCountingSampler):
             remote_parent_not_sampled,
             remote_parent_sampled,
         )
-        self._static = tuple(_static_result(d) for d in self._delegates)
+        # The one result OpenTelemetry's static samplers give a child without attributes.
+        self._static = tuple(
+            CHILD_RESULTS[1] if d is ALWAYS_ON else CHILD_RESULTS[0] if d is ALWAYS_OFF else None
+            for d in self._delegates
+        )
         self._children = ChildResults()
         self._fault_log = FaultLog("ParentBasedSampler")
 
@@ -118,7 +123,7 @@ class ParentBasedSampler(FaultCountingSampler):
     ) -> SamplingResult:
         """Decide as a root in an empty context, keeping the parent's tracestate where it
         can still be read and the root wrote none of its own."""
-        kept = _readable_trace_state(parent_context)
+        kept = parent_trace_state(parent_context)
         try:
             result = self._root.should_sample(Context(), trace_id, name, kind, attributes, links)
         except Exception:  # a foreign root sampler may raise; we may not
@@ -133,22 +138,3 @@ class ParentBasedSampler(FaultCountingSampler):
             f"ParentBased{{root:{self._root.get_description()},remoteParentSampled:{d[3]},"
             f"remoteParentNotSampled:{d[2]},localParentSampled:{d[1]},localParentNotSampled:{d[0]}}}"
         )
-
-
-def _readable_trace_state(parent_context: Context | None) -> TraceState | None:
-    """The parent span's tracestate, or None if there is none or it cannot be read."""
-    try:
-        span = (parent_context if parent_context is not None else current_context()).get(SPAN_KEY)
-        found = span.get_span_context().trace_state  # type: ignore[attr-defined]
-    except Exception:
-        return None
-    return found if isinstance(found, TraceState) and found else None
-
-
-def _static_result(delegate: Sampler) -> SamplingResult | None:
-    """The one result OpenTelemetry's static samplers give a child without attributes."""
-    if delegate is ALWAYS_ON:
-        return CHILD_RESULTS[1]
-    if delegate is ALWAYS_OFF:
-        return CHILD_RESULTS[0]
-    return None
