@@ -177,6 +177,12 @@ class ConfigStore(Generic[S]):
             self.current = self._compile(self.current.config, self._held)
             return self.current
 
+    def apply(self, effect: Callable[[S], object]) -> None:
+        """Run ``effect`` on the current snapshot under the writer lock, so no publish
+        runs meanwhile: a change to the state snapshots share, not a new version."""
+        with self._lock:
+            effect(self.current)
+
     # -- overlays ------------------------------------------------------------------------
 
     def overlay(self, name: str, fields: Mapping[str, Any] = _NONE, *, tap: object = None) -> Overlay:
