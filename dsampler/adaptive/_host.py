@@ -216,7 +216,8 @@ class HostShare:
         return share
 
     def _hold(self, share: float) -> None:
-        """``share`` of the hard cap and of every limit of the engine it follows."""
+        """``share`` in force: the hard cap's (its controller sets that) and every limit's
+        of the engine it follows."""
         self._applied = share
         engine = None if self._engine is None else self._engine()
         if engine is not None and engine.limit_share != share:
