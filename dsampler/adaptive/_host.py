@@ -166,6 +166,7 @@ class HostShare:
             return own
         if os.getpid() != self._pid:  # forked without the fork hooks (a server's own fork)
             self._reset_after_fork()
+            self._hold(1.0)  # nor did its engine's limits go back whole
             return own
         dt, self._last = now - self._last, now
         self._count += own

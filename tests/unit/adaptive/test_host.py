@@ -4,6 +4,7 @@ do not), the files it refuses, and one process's view of the host's load."""
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
 import struct
@@ -285,3 +286,38 @@ def test_every_limit_is_shared_by_the_load_and_whole_again_off_the_host(
     finally:
         a.close()
         b.close()
+
+
+def test_a_child_forked_without_the_fork_hooks_holds_its_limits_whole() -> None:
+    """A server's own fork (C's fork(), no Python fork hooks): at its first tick the
+    child's controller finds itself in a new process, holds no slot, and its engine's
+    limits go back whole; the parent keeps its share."""
+    clock = ManualClock()
+    sampler = DSampler(
+        adaptive={"target_traces_per_second": 20, "share": "host"},
+        rules=[{"match": {"span_name": "limited"}, "action": {"rate_limit": 10}}],
+        traces_per_second=40,
+        resource={"service.name": f"test-hookless-{os.getpid()}-{uuid.uuid4().hex[:8]}"},
+        clock=clock,
+    )
+    controller = sampler.controller
+    assert controller is not None
+    sampler.share_limits(0.25)  # a worker's quarter
+    read, write = os.pipe()
+    pid = ctypes.PyDLL(None).fork()  # PyDLL: the GIL stays held across the call
+    if pid == 0:
+        try:
+            clock.advance(0.1)
+            controller.tick()
+            os.write(write, repr(rule_and_cap(sampler)[:2]).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    answer = os.read(read, 100).decode()
+    os.close(read)
+    os.waitpid(pid, 0)
+    try:
+        assert answer == repr((10.0, 40.0))
+        assert rule_and_cap(sampler)[:2] == (2.5, 10.0)
+    finally:
+        sampler.close()
