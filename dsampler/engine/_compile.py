@@ -64,7 +64,7 @@ def compile_snapshot(
         refit = runtime.tracked.refit(
             room,
             config.operations,
-            lambda name: runtime.new_limit(lower),  # at the share in force when first seen
+            lambda name: runtime.new_bucket(lower * runtime.share),  # at the share when first seen
             lambda bucket: bucket.update(lower * runtime.share),
         )
     # Everything that can fail has run: from here on, the publish's effects.
@@ -199,9 +199,10 @@ class _Build:
     def _bucket(self, found: TokenBucket | None, per_second: float) -> TokenBucket:
         """``found`` (its rate changed once the build succeeds), or a new bucket, at the
         share of ``per_second`` in force."""
+        held = per_second * self.runtime.share
         if found is None:
-            return self.runtime.new_limit(per_second)
-        if found.credits_per_second != (held := per_second * self.runtime.share):
+            return self.runtime.new_bucket(held)
+        if found.credits_per_second != held:
             self.rates.append((found, held))
         return found
 

@@ -48,10 +48,6 @@ class Runtime:
         self.stats: CountHistory | None = None  # decisions are counted while set
         self.share = 1.0  # of every traces-per-second limit (Engine.share_limits)
 
-    def new_limit(self, per_second: float) -> TokenBucket:
-        """A bucket for a limit of ``per_second``, at the share in force."""
-        return self.new_bucket(per_second * self.share)
-
     def to_monotonic(self, wall: float) -> float:
         """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""
         return self.clock.monotonic() + (wall - self.clock.time())
