@@ -64,6 +64,12 @@ elif case == "adaptive-host":  # share: host: only the controller's tick does mo
                                 clock=dsampler.ManualClock(),
                                 adaptive={"target_traces_per_second": 100, "max_rate": 0.1, "share": "host"})
     assert sampler.controller.stats()["host_processes"] == 1, "the host's table is not in use"
+elif case == "rate-limit-host":  # share: host with a rate_limit rule: the rule's bucket is the host's share
+    sampler = dsampler.DSampler(rate=0.1, hash="xxh3", resource={"service.name": "callgrind-limit"},
+                                clock=dsampler.ManualClock(),
+                                rules=[{"match": {"span_name": name}, "action": {"rate_limit": 100}}],
+                                adaptive={"target_traces_per_second": 100, "max_rate": 0.1, "share": "host"})
+    assert sampler.controller.stats()["host_processes"] == 1, "the host's table is not in use"
 elif case == "ratio":
     sampler = dsampler.RatioSampler(0.1, hash="xxh3")
 elif case == "remote":
@@ -113,6 +119,7 @@ CASES = (
     "operation",
     "adaptive",
     "adaptive-host",
+    "rate-limit-host",
     "ratio",
     "remote",
     "attrs",

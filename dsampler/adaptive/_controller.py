@@ -112,7 +112,7 @@ class AdaptiveController:
         that holds the name is retired; its fields stay until this one's are in force.
         None: nowhere (the rate is still :attr:`rate`; the ticker stops)."""
         if engine is None:
-            self._host.leave()
+            self._share(None)
             if self._overlay is not None:
                 self._overlay.retire()
             self._overlay = self._engine = None
@@ -127,11 +127,12 @@ class AdaptiveController:
         self._share(engine)
         self._publish()
 
-    def _share(self, engine: Engine) -> None:
-        """A slot of the host's table with ``share: host``; joining, its peers' rate."""
-        if (rate := self._host.follow(self.settings, engine.resource, engine.config, self.rate)) is not None:
-            with self._lock:
+    def _share(self, engine: Engine | None) -> None:
+        """With ``share: host``, a slot of the host's table (joining, its peers' rate)."""
+        with self._lock:
+            if (rate := self._host.follow(self.settings, engine, self.rate)) is not None:
                 self._core.rate = rate
+            self.tap.limit(self.settings, self._clock, self._host.applied)
 
     @property
     def overlay(self) -> Overlay | None:
@@ -161,7 +162,7 @@ class AdaptiveController:
             now, core = self._clock.monotonic(), self._core
             offered = self._host.exchange(now, self.tap.take(), core.rate)  # the host's (share: host)
             change = core.step(now, offered, latencies, errors)
-            if (share := self._host.resized()) is not None:
+            if (share := self._host.resized()) is not None:  # the engine's limits follow
                 self.tap.limit(self.settings, self._clock, share)
         self._incidents.follow(now, core.health, core.episode, core.history, self.settings.p99_target_s)
         if change is not None:
@@ -189,7 +190,7 @@ class AdaptiveController:
         self._ticker = False
         if self._poller is not None:
             self._poller.stop()
-        self._host.leave()
+        self._share(None)
 
     close = stop
 

@@ -7,7 +7,8 @@ slot's new decisions) are what it steps its core with, so every process computes
 same rate, ``target / host load``, and the host samples about the target together. A
 process that gets 80% of the requests samples 80% of the traces. The hard cap is each
 process's share of ``hard_cap_factor * target``: its share of the last second's
-decisions, never under half an even split (a process just started is not starved).
+decisions, never under half an even split (a process just started is not starved); its
+controller holds the same share of every traces-per-second limit of its configuration.
 
 A process whose slot is not written for :data:`~._table.STALE_S` no longer counts (its
 running total simply stops growing: a killed worker's share returns to the others at
@@ -27,7 +28,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from dsampler import _fork
 from dsampler.adaptive._hostfile import (
@@ -41,11 +42,14 @@ from dsampler.adaptive._hostfile import (
 )
 from dsampler.adaptive._table import SlotTable
 from dsampler.clock import Clock
-from dsampler.config import AdaptiveSettings, RateLimit, SamplingConfig
+from dsampler.config import AdaptiveSettings
+
+if TYPE_CHECKING:
+    from dsampler.engine import Engine
 
 _log = logging.getLogger("dsampler")
 _told: set[str] = set()  # what this process has told once
-_RESIZE: Final = 0.1  # the hard cap follows a share that moved by more than this
+_RESIZE: Final = 0.1  # the limits follow a share that moved by more than this
 
 
 def _once(level: int, key: str, message: str, *args: object) -> None:
@@ -68,14 +72,6 @@ def _leave(table: SlotTable, path: Path, index: int, pid: int, now: Callable[[],
         table.close()
 
 
-def _per_process_limits(config: SamplingConfig) -> bool:
-    """The configuration has traces-per-second limits besides the adaptive hard cap."""
-    rules = any(isinstance(rule.action, RateLimit) for rule in config.rules)
-    operations = any(op.lower_bound_per_second for op in config.operations.values())
-    lower_bound = bool(config.default_lower_bound_per_second)
-    return rules or operations or lower_bound or config.traces_per_second is not None
-
-
 class HostShare:
     """A controller's slot in its service's table on this host (see the module)."""
 
@@ -85,6 +81,7 @@ class HostShare:
         self._creator = os.getpid()
         self._table: SlotTable | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._engine: weakref.ref[Engine] | None = None  # whose limits it shares
         self._reset()
         _fork.register(self._reset_after_fork)
 
@@ -93,7 +90,7 @@ class HostShare:
         self._seen: dict[int, tuple[int, float, int]] = {}  # index -> pid, claimed, count
         self._recent: deque[tuple[float, int, int]] = deque(maxlen=10)  # dt, own, host
         self._last = 0.0
-        self._applied = 1.0  # the hard cap's share in force
+        self._applied = 1.0  # the share of the limits in force
         self.path: Path | None = None
         self.live = 1
 
@@ -101,12 +98,14 @@ class HostShare:
     def joined(self) -> bool:
         return self._table is not None
 
-    def follow(
-        self, settings: AdaptiveSettings, resource: Mapping[str, Any], config: SamplingConfig, rate: float
-    ) -> float | None:
-        """Hold a slot with ``share: host``, else none; see :meth:`join`."""
-        if settings.share == "host":
-            return self.join(resource, config, rate, settings.tick_s)
+    def follow(self, settings: AdaptiveSettings, engine: Engine | None, rate: float) -> float | None:
+        """Bound to ``engine`` with ``share: host``, hold a slot (see :meth:`join`) and
+        that engine's limits at this process's share; else no slot, and whole limits."""
+        if engine is not None and settings.share == "host":
+            self._engine = weakref.ref(engine)
+            peers = self.join(engine.resource, rate, settings.tick_s)
+            self._hold(self._applied)
+            return peers
         self.leave()
         return None
 
@@ -114,9 +113,7 @@ class HostShare:
         """Processes sharing the budget (None: not shared) and this one's share."""
         return {"host_processes": self.live if self.joined else None, "host_share": self.share()}
 
-    def join(
-        self, resource: Mapping[str, Any], config: SamplingConfig, rate: float, tick_s: float
-    ) -> float | None:
+    def join(self, resource: Mapping[str, Any], rate: float, tick_s: float) -> float | None:
         """Claim a slot (idempotent). Returns the mean rate its live peers hold, None
         without any; where the table cannot be used, says so once at WARNING."""
         if self._table is not None:
@@ -124,13 +121,6 @@ class HostShare:
         found = resource.get("service.name")
         service = found if isinstance(found, str) and found else "unknown_service"
         self._recent = deque(maxlen=max(1, round(1.0 / tick_s)))
-        if _per_process_limits(config):
-            _once(
-                logging.WARNING,
-                "limits",
-                "dsampler: adaptive share: host holds the target and its hard cap for the host; "
-                "the traces_per_second limits of rules, operations and the global cap stay per process",
-            )
         try:
             return self._claim(service, rate)
         except (RefusedError, OSError) as exc:
@@ -174,6 +164,7 @@ class HostShare:
             return own
         if os.getpid() != self._pid:  # forked without the fork hooks (a server's own fork)
             self._reset_after_fork()
+            self._hold(1.0)  # nor did its engine's limits go back whole
             return own
         dt, self._last = now - self._last, now
         self._count += own
@@ -212,23 +203,33 @@ class HostShare:
 
     @property
     def applied(self) -> float:
-        """The share of the hard cap in force."""
+        """The share of the limits in force (1 without a slot)."""
         return self._applied
 
     def resized(self) -> float | None:
-        """The share the hard cap should take now, None while the one in force holds."""
+        """The share the limits should take now, None while the one in force holds."""
         share = self.share()
         if abs(share - self._applied) <= _RESIZE * self._applied:
             return None
-        self._applied = share
+        self._hold(share)
         return share
 
+    def _hold(self, share: float) -> None:
+        """``share`` in force: the hard cap's (its controller sets that) and every limit's
+        of the engine it follows."""
+        self._applied = share
+        engine = None if self._engine is None else self._engine()
+        if engine is not None and engine.limit_share != share:
+            engine.share_limits(share)
+
     def leave(self) -> None:
-        """Free the slot (idempotent); the last process out removes the file."""
+        """Free the slot (idempotent; the last process out removes the file): the
+        limits are whole again."""
         finalizer, self._finalizer, self._table = self._finalizer, None, None
         if finalizer is not None:
             finalizer()
         self._reset()
+        self._hold(1.0)
 
     def _reset_after_fork(self) -> None:
         """In a child: the parent's slot is the parent's; the child claims its own."""

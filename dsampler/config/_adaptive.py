@@ -102,9 +102,9 @@ class AdaptiveSettings:
         hard_cap_burst_s: that bucket holds ``burst_s`` seconds of its rate (0.1 s),
             so no one-second bin exceeds ``(factor + factor*burst_s) * target``.
         tick_s: how often the controller reads its counters (0.1 s).
-        share: ``process`` (each process holds the target and its hard cap) or
-            ``host`` (the processes forked from one master hold them together:
-            docs/adaptive.md, "One budget per host").
+        share: ``process`` (each process holds the target, its hard cap and every
+            traces-per-second limit) or ``host`` (the processes forked from one master
+            hold them together: docs/adaptive.md, "One budget per host").
 
     Raises:
         ConfigError: a value out of range, or ranges that contradict each other.

@@ -1,10 +1,11 @@
 """Value checks of the ``adaptive:`` section's plain fields, and its ``share`` setting.
 
 ``share`` says whose budget the target is: ``process`` (the default) holds the target
-in each process on its own; ``host`` holds it once for every process of the service on
-this host that descends from one master (prefork workers: gunicorn, uwsgi, a
-``multiprocessing`` pool), through a small file in shared memory that each process's
-controller reads and writes on its tick (:mod:`dsampler.adaptive._host`).
+and every traces-per-second limit in each process on its own; ``host`` holds them once
+for every process of the service on this host that descends from one master (prefork
+workers: gunicorn, uwsgi, a ``multiprocessing`` pool), through a small file in shared
+memory that each process's controller reads and writes on its tick
+(:mod:`dsampler.adaptive._host`).
 """
 
 from __future__ import annotations

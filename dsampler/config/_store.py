@@ -159,6 +159,12 @@ class ConfigStore(Generic[S]):
             self.current = self._compile(self.current.config, self._held)
             return self.current
 
+    def apply(self, effect: Callable[[S], object]) -> None:
+        """Run ``effect`` on the current snapshot under the writer lock, so no publish
+        runs meanwhile: a change to the state snapshots share, not a new version."""
+        with self._lock:
+            effect(self.current)
+
     def overlay(self, name: str, fields: Mapping[str, Any] = _NONE, *, tap: object = None) -> Overlay:
         """A new overlay of this store; its first :meth:`~Overlay.set` takes ``name``.
 

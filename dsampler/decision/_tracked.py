@@ -56,6 +56,10 @@ class Tracked(Generic[T]):
 
         return apply
 
+    def values(self) -> list[T]:
+        """The values now (a copy: request threads may add while it is read)."""
+        return [value for _, value in _items(self.by_name)]
+
     def __len__(self) -> int:
         return len(self.by_name)
 

@@ -1,5 +1,6 @@
 """Configuration -> :class:`~dsampler.engine._snapshot.Snapshot`, keeping the buckets
-and anchors of unchanged rules and operations from the previous snapshot.
+and anchors of unchanged rules and operations from the previous snapshot. A bucket runs
+at its limit times the share of the limits its engine holds (``Runtime.share``).
 
 A build applies its effects (bucket rates, tracked operations) only once everything that
 can fail has run, so a failed build changes no running limit. Parts whose inputs are the
@@ -58,8 +59,12 @@ def compile_snapshot(
         or config.max_operations != previous.config.max_operations
     ):
         room = max(0, config.max_operations - len(config.operations)) if lower > 0 else 0
-        new, change = (lambda name: runtime.new_bucket(lower)), (lambda bucket: bucket.update(lower))
-        refit = runtime.tracked.refit(room, config.operations, new, change)
+        refit = runtime.tracked.refit(
+            room,
+            config.operations,
+            lambda name: runtime.new_bucket(lower * runtime.share),  # at the share when first seen
+            lambda bucket: bucket.update(lower * runtime.share),
+        )
     # Everything that can fail has run: from here on, the publish's effects.
     for bucket, per_second in build.rates:
         bucket.update(per_second)
@@ -190,11 +195,13 @@ class _Build:
         }
 
     def _bucket(self, found: TokenBucket | None, per_second: float) -> TokenBucket:
-        """``found`` (its rate changed once the build succeeds), or a new bucket."""
+        """``found`` (its rate changed once the build succeeds), or a new bucket, at the
+        share of ``per_second`` in force."""
+        held = per_second * self.runtime.share
         if found is None:
-            return self.runtime.new_bucket(per_second)
-        if found.credits_per_second != per_second:
-            self.rates.append((found, per_second))
+            return self.runtime.new_bucket(held)
+        if found.credits_per_second != held:
+            self.rates.append((found, held))
         return found
 
     def _rules(self) -> RuleIndex[Decider]:

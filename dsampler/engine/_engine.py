@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from dsampler import _fork
+from dsampler._validate import check_rate
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config import (
     DEFAULT_HISTORY,
@@ -192,6 +193,29 @@ class Engine(RequestPath):
         """
         raise ConfigError("adaptive", f"not supported by this sampler: {self._sections}")
 
+    @property
+    def limit_share(self) -> float:
+        """The share of its traces-per-second limits this engine holds (1: whole)."""
+        return self._runtime.share
+
+    def share_limits(self, share: float) -> None:
+        """Hold ``share`` of every traces-per-second limit (``traces_per_second``,
+        ``rate_limit`` rules, lower bounds): each bucket runs at its configured rate
+        times ``share``, now and in every configuration published after, its balance
+        pro-rated. 1 (the default) holds them whole. The adaptive controller sets it
+        with ``share: host``; the request path only sees the new rates.
+
+        Raises:
+            ConfigError: ``share`` is not a number in [0, 1].
+        """
+        held = check_rate(share, "share")
+        self._store.apply(lambda snapshot: self._share(held, snapshot))
+
+    def _share(self, share: float, snapshot: Snapshot) -> None:
+        self._runtime.share = share
+        for bucket, per_second in snapshot.limits():
+            bucket.update(per_second * share)
+
     def count_decisions(self) -> None:
         """Begin counting decisions (recompiles the same version with counts). Idempotent."""
         if self._runtime.stats is None:
@@ -210,10 +234,10 @@ class Engine(RequestPath):
                 self._runtime.stats.started(counts)
 
     def _restart_after_fork(self) -> None:
-        """In a forked child: every limit is exactly its configuration's, even if the fork
-        interrupted a publish between a bucket's new rate and its snapshot."""
-        for bucket, per_second in self._store.current.limits():
-            bucket.update(per_second)
+        """In a forked child: every limit is exactly its configuration's, whole (the
+        parent's share is the parent's), even if the fork interrupted a publish between
+        a bucket's new rate and its snapshot."""
+        self._share(1.0, self._store.current)
 
     def get_description(self) -> str:
         c = self._store.current.config

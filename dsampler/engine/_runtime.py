@@ -1,6 +1,6 @@
-"""What lives beside one DSampler's snapshots: its clock, its resource attributes, and
-the operations the request path tracks (added without a lock, since a snapshot never
-changes)."""
+"""What lives beside one DSampler's snapshots: its clock, its resource attributes, the
+share of its limits it holds, and the operations the request path tracks (added without
+a lock, since a snapshot never changes)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ class Runtime:
         "clock",
         "new_bucket",
         "resource",
+        "share",
         "stated_children",
         "stats",
         "tracked",
@@ -43,6 +44,7 @@ class Runtime:
         self.children = ChildResults()
         self.stated_children = ThresholdChildren()
         self.stats: CountHistory | None = None  # decisions are counted while set
+        self.share = 1.0  # of every traces-per-second limit (Engine.share_limits)
 
     def to_monotonic(self, wall: float) -> float:
         """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""

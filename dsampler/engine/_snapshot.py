@@ -231,5 +231,8 @@ class Snapshot:
         for op in self.operations.values():
             if op.lower is not None:
                 yield op.lower, op.lower_per_second
+        if self.lower_bound > 0:  # the operations tracked under the default lower bound
+            for bucket in self.tracked.values():
+                yield bucket, self.lower_bound
         if self.cap is not None and self.config.traces_per_second is not None:
             yield self.cap, self.config.traces_per_second

@@ -1,7 +1,7 @@
 """One budget per host under real prefork servers (``adaptive: {share: host}``): the
 sampled roots of every worker together hold the target of 20/s, where each worker alone
-would hold it (4x with 4 workers); with uneven load, a worker killed with SIGKILL and
-workers recycled by ``max_requests``.
+would hold it (4x with 4 workers); with uneven load, a worker killed with SIGKILL,
+workers recycled by ``max_requests`` and a ``rate_limit`` rule held by the host.
 
 Load: 160 requests a second over loopback, paced. Counts, not timing, decide: sampled
 roots per second over windows, after 3 s of warm-up. The short runs (``make test``) are
@@ -76,6 +76,32 @@ def test_the_workers_hold_one_budget_and_without_the_setting_each_its_own(
     offered = sum(line.offered for line in found if start + WARM_S <= line.at < end) / 5.0 / TARGET
     expected = min(count, offered)
     assert alone >= 0.75 * expected, f"{alone:.2f}x the target with {count} workers each holding it"
+
+
+LIMIT = 10.0  # a rate_limit rule's traces per second, for every root span
+
+
+@pytest.mark.slow
+def test_a_rate_limit_rule_is_held_by_the_workers_together(tmp_path: Path) -> None:
+    """A rule that limits every root span to 10/s: with share: host, the 4 workers
+    together sample about 10/s (each holds its share of the rule's bucket); with
+    share: process, each holds 10/s, about 4x in all."""
+    rule = f'rules:\n  - match: {{span_name: "GET /"}}\n    action: {{rate_limit: {LIMIT}}}\n'
+    with served("gunicorn-sync", tmp_path / "host", "host", config=rule) as s:
+        start, end = load(s.port, WARM_S + 8.0)
+        shared = per_window(lines(s.folder), start + WARM_S, end, 4.0)
+    assert all(abs(rate / LIMIT - 1.0) <= 0.25 for rate in shared), f"{shared} for a limit of {LIMIT}/s"
+    with served("gunicorn-sync", tmp_path / "process", "process", config=rule) as s:
+        start, end = load(s.port, WARM_S + 5.0)
+        found = lines(s.folder)
+    count = len(workers(found, start + WARM_S))
+    alone = sum(per_window(found, start + WARM_S, end, 5.0))
+    # each holds the limit, or samples all it is offered where a loaded machine offers less
+    offered = sum(line.offered for line in found if start + WARM_S <= line.at < end) / 5.0
+    assert alone >= 0.75 * min(count * LIMIT, offered), (
+        f"{alone:.1f}/s with {count} workers each holding {LIMIT}/s"
+    )
+    assert alone >= 2.5 * sum(shared) / len(shared)
 
 
 @pytest.mark.parametrize("scale", SCALES)

@@ -56,23 +56,24 @@ class Served:
 
 @contextlib.contextmanager
 def served(
-    server: str, folder: Path, share: str, *, heavy: int = 1, extra: Sequence[str] = ()
+    server: str, folder: Path, share: str, *, heavy: int = 1, extra: Sequence[str] = (), config: str = ""
 ) -> Iterator[Served]:
     """The app under ``server`` with ``adaptive: {target_traces_per_second: 20, share:
-    SHARE}``, answering; stopped (and every worker with it) on the way out."""
+    SHARE}`` and the YAML of ``config``, answering; stopped (and every worker with it) on
+    the way out."""
     if shutil.which(command(server, 0)[0]) is None:
         raise RuntimeError(f"{server} is not installed (it is in the dev extra)")
     out = folder / "samples"
     out.mkdir(parents=True)
     shutil.copy(APP, folder / "wsgi.py")
-    config = folder / "sampling.yaml"
-    config.write_text(
-        f"adaptive:\n  target_traces_per_second: {TARGET}\n  share: {share}\n", encoding="utf-8"
+    path = folder / "sampling.yaml"
+    path.write_text(
+        f"adaptive:\n  target_traces_per_second: {TARGET}\n  share: {share}\n{config}", encoding="utf-8"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "DSAMPLER_"))}
     env.update(
         HOME=str(folder),  # gunicorn's control socket goes under $HOME
-        DSAMPLER_CONFIG=str(config),
+        DSAMPLER_CONFIG=str(path),
         BUDGET_OUT=str(out),
         BUDGET_HEAVY=str(heavy),
         OTEL_SERVICE_NAME=f"budget-{uuid.uuid4().hex[:8]}",  # no other run's file

@@ -4,11 +4,13 @@ do not), the files it refuses, and one process's view of the host's load."""
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
 import struct
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -78,8 +80,8 @@ def test_a_torn_slot_is_not_read_and_its_count_arrives_later(tmp_path: Path) -> 
     counted once it is whole again, so nothing is lost or counted twice."""
     clock = ManualClock()
     a, b = HostShare(clock, tmp_path), HostShare(clock, tmp_path)
-    a.join({"service.name": "s"}, CONFIG, 1.0, 0.1)
-    b.join({"service.name": "s"}, CONFIG, 1.0, 0.1)
+    a.join({"service.name": "s"}, 1.0, 0.1)
+    b.join({"service.name": "s"}, 1.0, 0.1)
     clock.advance(0.1)
     b.exchange(clock.monotonic(), 30, 1.0)
     table = open_table(b.path)  # type: ignore[arg-type]
@@ -149,8 +151,8 @@ def test_processes_of_two_services_count_only_their_own(tmp_path: Path) -> None:
     """Load offered to one service is not counted by another's process."""
     clock = ManualClock()
     a, b = HostShare(clock, tmp_path), HostShare(clock, tmp_path)
-    a.join({"service.name": "a"}, CONFIG, 1.0, 0.1)
-    b.join({"service.name": "b"}, CONFIG, 1.0, 0.1)
+    a.join({"service.name": "a"}, 1.0, 0.1)
+    b.join({"service.name": "b"}, 1.0, 0.1)
     assert a.path != b.path
     clock.advance(0.1)
     b.exchange(clock.monotonic(), 500, 1.0)
@@ -162,8 +164,8 @@ def test_the_host_load_is_every_process_s_new_decisions(tmp_path: Path) -> None:
     rate its peers hold, and each one's share of the hard cap follows its load."""
     clock = ManualClock()
     a, b = HostShare(clock, tmp_path), HostShare(clock, tmp_path)
-    assert a.join({"service.name": "s"}, CONFIG, 0.25, 0.1) is None  # alone
-    assert b.join({"service.name": "s"}, CONFIG, 1.0, 0.1) == 0.25  # a's rate
+    assert a.join({"service.name": "s"}, 0.25, 0.1) is None  # alone
+    assert b.join({"service.name": "s"}, 1.0, 0.1) == 0.25  # a's rate
     total = 0
     for _ in range(20):
         clock.advance(0.1)
@@ -180,8 +182,8 @@ def test_a_process_that_stops_writing_stops_counting(tmp_path: Path) -> None:
     live: its share of the hard cap returns to the others."""
     clock = ManualClock()
     a, b = HostShare(clock, tmp_path), HostShare(clock, tmp_path)
-    a.join({"service.name": "s"}, CONFIG, 1.0, 0.1)
-    b.join({"service.name": "s"}, CONFIG, 1.0, 0.1)
+    a.join({"service.name": "s"}, 1.0, 0.1)
+    b.join({"service.name": "s"}, 1.0, 0.1)
     for _ in range(10):
         clock.advance(0.1)
         a.exchange(clock.monotonic(), 50, 1.0)
@@ -198,8 +200,8 @@ def test_the_last_process_out_removes_the_file_and_a_dead_master_s_is_swept(tmp_
     file whose master is gone is removed by the next sweep, another user's name kept."""
     clock = ManualClock()
     a, b = HostShare(clock, tmp_path), HostShare(clock, tmp_path)
-    a.join({"service.name": "s"}, CONFIG, 1.0, 0.1)
-    b.join({"service.name": "s"}, CONFIG, 1.0, 0.1)
+    a.join({"service.name": "s"}, 1.0, 0.1)
+    b.join({"service.name": "s"}, 1.0, 0.1)
     path = a.path
     assert path is not None
     assert path.exists()
@@ -228,26 +230,94 @@ def test_no_shared_memory_is_told_once_and_the_budget_is_per_process(
     with caplog.at_level(logging.WARNING, logger="dsampler"):
         for _ in range(2):
             share = HostShare(clock, blocked)
-            assert share.join({"service.name": "s"}, CONFIG, 1.0, 0.1) is None
+            assert share.join({"service.name": "s"}, 1.0, 0.1) is None
             assert share.exchange(clock.monotonic(), 7, 1.0) == 7
     assert [r.getMessage() for r in caplog.records if "cannot share" in r.getMessage()] != []
     assert len([r for r in caplog.records if "cannot share" in r.getMessage()]) == 1
 
 
-def test_per_process_limits_are_named_once(caplog: pytest.LogCaptureFixture) -> None:
-    """share: host with a traces_per_second rule: a WARNING names the limits it does not
-    share; the adaptive section is in the configuration and the budget is shared."""
-    with caplog.at_level(logging.INFO, logger="dsampler"):
-        sampler = DSampler(
-            adaptive={"target_traces_per_second": 20, "share": "host"},
-            rules=[{"match": {"span_name": "x"}, "action": {"rate_limit": 3}}],
-            resource={"service.name": f"test-limits-{os.getpid()}"},
-            clock=ManualClock(),
+def rule_and_cap(s: DSampler) -> tuple[float, float, float]:
+    """The rates of the rule's bucket, the global cap and the adaptive hard cap."""
+    snap, controller = s.snapshot, s.controller
+    assert snap.cap is not None
+    assert controller is not None
+    assert controller.tap.backstop is not None
+    rule = snap.rules.rules[0][1].bucket  # type: ignore[attr-defined]
+    return rule.credits_per_second, snap.cap.credits_per_second, controller.tap.backstop.credits_per_second
+
+
+def test_every_limit_is_shared_by_the_load_and_whole_again_off_the_host(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Two processes' samplers (here, in one process) with share: host, a rate_limit
+    rule of 10/s and a global cap of 40/s: one offering 3 times the other's load holds
+    3/4 of each limit, the other 1/4, without a WARNING. Back to share: process, or
+    closed, a sampler's limits are whole again."""
+    service = f"test-limits-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    clock = ManualClock()
+    with caplog.at_level(logging.WARNING, logger="dsampler"):
+        a, b = (
+            DSampler(
+                adaptive={"target_traces_per_second": 20, "share": "host"},
+                rules=[{"match": {"span_name": "limited"}, "action": {"rate_limit": 10}}],
+                traces_per_second=40,
+                resource={"service.name": service},
+                clock=clock,
+            )
+            for _ in range(2)
         )
     try:
-        warned = [r for r in caplog.records if "stay per process" in r.getMessage()]
-        assert len(warned) <= 1  # once per process: a test before may have told it
-        assert sampler.controller is not None
-        assert sampler.controller.stats()["host_processes"] == 1
+        assert a.controller is not None
+        assert b.controller is not None
+        for _ in range(20):
+            clock.advance(0.1)
+            for sampler, offered in ((a, 30), (b, 10)):
+                for i in range(offered):
+                    sampler.should_sample(None, i + 1, "GET /")
+                sampler.controller.tick()  # type: ignore[union-attr]
+        assert a.controller.stats()["host_processes"] == 2
+        assert rule_and_cap(a) == pytest.approx((7.5, 30.0, 30.0), rel=0.05)
+        assert rule_and_cap(b) == pytest.approx((2.5, 10.0, 10.0), rel=0.05)
+        assert [r.getMessage() for r in caplog.records] == []
+        b.update(adaptive={"target_traces_per_second": 20, "share": "process"})
+        assert rule_and_cap(b) == (10.0, 40.0, 40.0)
+        a.close()
+        assert rule_and_cap(a) == (10.0, 40.0, 40.0)
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_child_forked_without_the_fork_hooks_holds_its_limits_whole() -> None:
+    """A server's own fork (C's fork(), no Python fork hooks): at its first tick the
+    child's controller finds itself in a new process, holds no slot, and its engine's
+    limits go back whole; the parent keeps its share."""
+    clock = ManualClock()
+    sampler = DSampler(
+        adaptive={"target_traces_per_second": 20, "share": "host"},
+        rules=[{"match": {"span_name": "limited"}, "action": {"rate_limit": 10}}],
+        traces_per_second=40,
+        resource={"service.name": f"test-hookless-{os.getpid()}-{uuid.uuid4().hex[:8]}"},
+        clock=clock,
+    )
+    controller = sampler.controller
+    assert controller is not None
+    sampler.share_limits(0.25)  # a worker's quarter
+    read, write = os.pipe()
+    pid = ctypes.PyDLL(None).fork()  # PyDLL: the GIL stays held across the call
+    if pid == 0:
+        try:
+            clock.advance(0.1)
+            controller.tick()
+            os.write(write, repr(rule_and_cap(sampler)[:2]).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    answer = os.read(read, 100).decode()
+    os.close(read)
+    os.waitpid(pid, 0)
+    try:
+        assert answer == repr((10.0, 40.0))
+        assert rule_and_cap(sampler)[:2] == (2.5, 10.0)
     finally:
         sampler.close()
