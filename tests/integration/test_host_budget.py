@@ -39,7 +39,7 @@ SCALES = [
     pytest.param(SHORT, id="short", marks=pytest.mark.slow),
     pytest.param(LONG, id="60s", marks=pytest.mark.long),
 ]
-SERVERS = ["gunicorn-sync", "gunicorn-gthread", "uwsgi"]
+SERVERS = ["gunicorn-sync", "gunicorn-zero-code", "gunicorn-gthread", "uwsgi"]
 
 
 def held(rates: list[float], scale: Scale) -> tuple[float, list[float]]:

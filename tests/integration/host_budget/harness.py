@@ -32,11 +32,15 @@ def _free_port() -> int:
 
 
 def command(server: str, port: int, extra: Sequence[str] = ()) -> list[str]:
-    """``gunicorn-sync`` (4 workers, the app built in the master), ``gunicorn-gthread``
-    (2 workers of 4 threads) or ``uwsgi`` (4 processes, the app built in each)."""
+    """``gunicorn-sync`` (4 workers, the app built in the master), ``gunicorn-zero-code``
+    (the same under ``opentelemetry-instrument``, the sampler built by the SDK's
+    configurator in the master), ``gunicorn-gthread`` (2 workers of 4 threads) or
+    ``uwsgi`` (4 processes, the app built in each)."""
     bind = f"127.0.0.1:{port}"
     if server == "gunicorn-sync":
         return [str(BIN / "gunicorn"), "-b", bind, "-w", "4", "--preload", *extra, "wsgi:app"]
+    if server == "gunicorn-zero-code":
+        return [str(BIN / "opentelemetry-instrument"), *command("gunicorn-sync", port, extra)]
     if server == "gunicorn-gthread":
         threads = ["--worker-class", "gthread", "--threads", "4"]
         return [str(BIN / "gunicorn"), "-b", bind, "-w", "2", *threads, *extra, "wsgi:app"]
@@ -49,9 +53,6 @@ class Served:
     folder: Path
     port: int
     proc: subprocess.Popen[bytes]
-
-    def log(self) -> str:
-        return (self.folder / "server.log").read_text(errors="replace")
 
 
 @contextlib.contextmanager
@@ -73,11 +74,15 @@ def served(
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "DSAMPLER_"))}
     env.update(
         HOME=str(folder),  # gunicorn's control socket goes under $HOME
-        DSAMPLER_CONFIG=str(path),
         BUDGET_OUT=str(out),
         BUDGET_HEAVY=str(heavy),
         OTEL_SERVICE_NAME=f"budget-{uuid.uuid4().hex[:8]}",  # no other run's file
     )
+    if server == "gunicorn-zero-code":  # OTEL_TRACES_SAMPLER_ARG=config=PATH, nothing exported
+        env.update({f"OTEL_{kind}_EXPORTER": "none" for kind in ("TRACES", "METRICS", "LOGS")})
+        env.update(OTEL_TRACES_SAMPLER="dsampler", OTEL_TRACES_SAMPLER_ARG=f"config={path}")
+    else:
+        env.update(DSAMPLER_CONFIG=str(path))
     port = _free_port()
     with (folder / "server.log").open("wb") as log:
         proc = subprocess.Popen(

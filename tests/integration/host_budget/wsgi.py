@@ -13,12 +13,17 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 
 from dsampler import DSampler
 
-sampler = DSampler.from_file(os.environ["DSAMPLER_CONFIG"], watch=False)
-tracer = TracerProvider(sampler=sampler).get_tracer("budget")
+if "DSAMPLER_CONFIG" in os.environ:
+    tracer = TracerProvider(
+        sampler=DSampler.from_file(os.environ["DSAMPLER_CONFIG"], watch=False)
+    ).get_tracer("budget")
+else:  # zero-code: opentelemetry-instrument's provider, its sampler from OTEL_TRACES_SAMPLER
+    tracer = trace.get_tracer("budget")
 OUT = os.environ["BUDGET_OUT"]
 HEAVY = int(os.environ.get("BUDGET_HEAVY", "1"))
 _spans: list[int] = []  # root spans per request in this worker, set at its first
