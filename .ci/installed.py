@@ -166,20 +166,22 @@ def run_one_python(
     version: str, python: str, root: Path, dist: tuple[Path, Path, Path], runs: list[Run]
 ) -> None:
     """A fresh virtualenv: the wheel and the test requirements without numba, the tests
-    (if this Python has a run without numba); the jit extra added, the tests again (if it
-    has a run with it)."""
+    (if this Python has a run without numba); the jit extra added (or installed with the
+    rest, where there is no run without numba), the tests again (if it has a run with it)."""
     wheel, source, tests = dist
     venv, constraints = root / f"py{version}", ["-c", str(source / "constraints.txt")]
     inside = str(venv / "bin" / "python")
-    started = time.monotonic()
-    subprocess.run([python, "-m", "venv", "--upgrade-deps", str(venv)], check=True)
-    subprocess.run([inside, *PIP, *constraints, f"{wheel}[dev]"], check=True)
-    print(
-        f"Python {version}: {wheel.name}[dev] installed in {minutes(time.monotonic() - started)}", flush=True
-    )
-    env = environment(venv, source)
     mine = [r for r in runs if r.python == version]
     bare, jit = (next((r for r in mine if r.jit == j), None) for j in (False, True))
+    extras = "dev" if bare is not None else "dev,jit"
+    started = time.monotonic()
+    subprocess.run([python, "-m", "venv", "--upgrade-deps", str(venv)], check=True)
+    subprocess.run([inside, *PIP, *constraints, f"{wheel}[{extras}]"], check=True)
+    print(
+        f"Python {version}: {wheel.name}[{extras}] installed in {minutes(time.monotonic() - started)}",
+        flush=True,
+    )
+    env = environment(venv, source)
     heavy = importable(inside, "numba", "llvmlite")
     if bare is not None and heavy:
         bare.result = f"{' and '.join(heavy)} installed by the wheel or the dev extra: no run without numba"
@@ -187,9 +189,10 @@ def run_one_python(
         run_tests(bare, inside, tests, env)
     if jit is None:
         return
-    started = time.monotonic()
-    subprocess.run([inside, *PIP, *constraints, f"{wheel}[dev,jit]"], check=True)
-    print(f"Python {version}: the jit extra added in {minutes(time.monotonic() - started)}", flush=True)
+    if bare is not None:
+        started = time.monotonic()
+        subprocess.run([inside, *PIP, *constraints, f"{wheel}[dev,jit]"], check=True)
+        print(f"Python {version}: the jit extra added in {minutes(time.monotonic() - started)}", flush=True)
     if importable(inside, "numba"):
         run_tests(jit, inside, tests, env)
     else:
