@@ -74,8 +74,8 @@ def test_the_workers_hold_one_budget_and_without_the_setting_each_its_own(
     alone = sum(per_window(found, start + WARM_S, end, 5.0)) / TARGET
     # each holds the target, or samples all it is offered where a loaded machine offers less
     offered = sum(line.offered for line in found if start + WARM_S <= line.at < end) / 5.0 / TARGET
-    expected = min(count, offered)
-    assert alone >= 0.75 * expected, f"{alone:.2f}x the target with {count} workers each holding it"
+    expected = min(count, offered)  # 0.6: a controller started in each worker is still converging
+    assert alone >= 0.6 * expected, f"{alone:.2f}x the target with {count} workers each holding it"
 
 
 LIMIT = 10.0  # a rate_limit rule's traces per second, for every root span
