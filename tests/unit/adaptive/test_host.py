@@ -20,6 +20,7 @@ from dsampler.adaptive._host import HostShare
 from dsampler.adaptive._hostfile import RefusedError, file_name, open_table, start_time, sweep
 from dsampler.adaptive._table import SIZE, SLOTS, STALE_S, SlotTable
 from dsampler.config import SamplingConfig
+from tests.forking import in_child
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the shared table is POSIX-only")
 
@@ -303,19 +304,13 @@ def test_a_child_forked_without_the_fork_hooks_holds_its_limits_whole() -> None:
     controller = sampler.controller
     assert controller is not None
     sampler.share_limits(0.25)  # a worker's quarter
-    read, write = os.pipe()
-    pid = ctypes.PyDLL(None).fork()  # PyDLL: the GIL stays held across the call
-    if pid == 0:
-        try:
-            clock.advance(0.1)
-            controller.tick()
-            os.write(write, repr(rule_and_cap(sampler)[:2]).encode())
-        finally:
-            os._exit(0)
-    os.close(write)
-    answer = os.read(read, 100).decode()
-    os.close(read)
-    os.waitpid(pid, 0)
+
+    def child() -> bytes:
+        clock.advance(0.1)
+        controller.tick()
+        return repr(rule_and_cap(sampler)[:2]).encode()
+
+    answer = in_child(child, fork=ctypes.PyDLL(None).fork).decode()  # PyDLL: the GIL stays held
     try:
         assert answer == repr((10.0, 40.0))
         assert rule_and_cap(sampler)[:2] == (2.5, 10.0)

@@ -12,7 +12,6 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -21,6 +20,7 @@ from hypothesis import strategies as st
 from dsampler import ConfigError, ManualClock
 from dsampler.cli.simulate._simulation import CapModel
 from dsampler.decision._bucket import TokenBucket
+from tests.forking import in_child
 
 
 def admitted(bucket: TokenBucket, tries: int = 1000) -> int:
@@ -270,22 +270,6 @@ def test_threads_are_not_refused_while_the_bucket_has_credit(updating: bool) -> 
     assert updates > 100 or not updating
     # 0.1% of 160,000; 1% on 3.10, which may switch threads at a branch inside a check too
     assert sum(refused) <= (1_600 if sys.version_info < (3, 11) else 160), refused
-
-
-def in_child(body: Callable[[], bytes]) -> bytes:
-    """What ``body()`` returns in a child of a real ``os.fork()`` (up to 100 bytes)."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.write(write, body())
-        finally:
-            os._exit(0)
-    os.close(write)
-    answer = os.read(read, 100)
-    os.close(read)
-    os.waitpid(pid, 0)
-    return answer
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")

@@ -13,6 +13,7 @@ import pytest
 from dsampler import DSampler, ManualClock
 from dsampler.decision import TokenBucket
 from dsampler.errors import ConfigError
+from tests.forking import in_child
 
 TID = 0x4BF92F3577B34DA6A3CE929D0E0E4736
 LIMITED = {"match": {"span_name": "limited"}, "action": {"rate_limit": 8}}
@@ -113,16 +114,6 @@ def test_a_forked_child_holds_its_limits_whole_and_the_parent_its_share() -> Non
     clock = ManualClock()
     s = sampler(clock)
     s.share_limits(0.25)
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.write(write, repr((s.limit_share, rates(s))).encode())
-        finally:
-            os._exit(0)
-    os.close(write)
-    answer = os.read(read, 1000).decode()
-    os.close(read)
-    os.waitpid(pid, 0)
+    answer = in_child(lambda: repr((s.limit_share, rates(s))).encode()).decode()
     assert answer == repr((1.0, WHOLE))
     assert (s.limit_share, rates(s)) == (0.25, QUARTER)
