@@ -4,7 +4,6 @@ configuration (:func:`load_strategies` tells them apart)."""
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
@@ -44,17 +43,13 @@ class Answers:
     """Each service's answer in one encoding, made once per :class:`Strategies` and service
     under a lock; :meth:`cached` never encodes, so an event loop may call it."""
 
-    __slots__ = ("__weakref__", "_encode", "_encoded", "_lock")
+    __slots__ = ("_encode", "_encoded", "_guard")
 
     def __init__(self, encode: Callable[[StrategyResponse], bytes]) -> None:
         self._encode = encode
-        self._lock = threading.Lock()
+        self._guard = _fork.ModuleLock()
         # the strategies encoded, and their answers by service (None: every unlisted one)
         self._encoded: tuple[Strategies | None, dict[str | None, bytes]] = (None, {})
-        _fork.register(self._reset_after_fork)
-
-    def _reset_after_fork(self) -> None:
-        self._lock = threading.Lock()
 
     def cached(self, strategies: Strategies, service: str) -> bytes | None:
         """The answer for ``service`` if it is made already, else None."""
@@ -68,7 +63,7 @@ class Answers:
         found = self.cached(strategies, service)
         if found is not None:
             return found
-        with self._lock:
+        with self._guard.lock:
             found = self.cached(strategies, service)
             if found is None:
                 if self._encoded[0] is not strategies:

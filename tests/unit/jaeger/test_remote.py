@@ -309,7 +309,7 @@ def test_decisions_after_the_first_take_no_lock(sampler: Callable[..., RemoteCon
     ours.is_sampled(IDS[0], "a")
     assert ours.poll_once()
     spy = SpyLock()
-    ours._lock = spy  # type: ignore[assignment]
+    ours._guard.lock = spy  # type: ignore[assignment]
     for tid in IDS[:500]:
         ours.is_sampled(tid, "a")
         ours.is_sampled(tid, "new")
