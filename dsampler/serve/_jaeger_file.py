@@ -50,13 +50,9 @@ def decode_json(data: bytes) -> object:
         raise ConfigError("strategies", f"not usable JSON: {exc}") from None
 
 
-def read_jaeger(doc: object, probability: float, inherit_rate_limited: bool) -> JaegerFile:
-    """A decoded Jaeger strategies file, derived; ``probability`` is the default probability."""
-    return _Reader(probability, inherit_rate_limited).document(doc)
-
-
-class _Reader:
-    """Go ``encoding/json`` into Jaeger's structs, then ``parseStrategies``."""
+class JaegerReader:
+    """Go ``encoding/json`` into Jaeger's structs, then ``parseStrategies``: :meth:`document`
+    derives a decoded file; ``probability`` is the default probability."""
 
     def __init__(self, probability: float, inherit_rate_limited: bool) -> None:
         self.p = check_rate(probability, "default_sampling_probability")

@@ -20,7 +20,7 @@ from dsampler.protocol import (
     RateLimitingStrategy,
     StrategyResponse,
 )
-from dsampler.serve._jaeger_file import JAEGER_KEY_TEXT, decode_json, looks_like_jaeger, read_jaeger
+from dsampler.serve._jaeger_file import JAEGER_KEY_TEXT, JaegerReader, decode_json, looks_like_jaeger
 
 DEFAULT_SAMPLING_PROBABILITY: Final = 0.001  # Jaeger's --sampling.default-sampling-probability
 FileFormat: TypeAlias = Literal["auto", "jaeger", "dsampler"]
@@ -92,7 +92,7 @@ def jaeger_strategies(
     Raises:
         ConfigError: a member of the wrong type or out of range; the field is named.
     """
-    return Strategies(*read_jaeger(doc, default_probability, inherit_rate_limited))
+    return Strategies(*JaegerReader(default_probability, inherit_rate_limited).document(doc))
 
 
 def config_strategies(config: SamplingConfig) -> Strategies:
