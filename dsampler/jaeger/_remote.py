@@ -230,12 +230,12 @@ class RemoteControlledSampler(Sampler):
     @property
     def polls(self) -> int:
         """Polls so far, failed ones included."""
-        return self._follower.poller.polls
+        return self._follower.polls
 
     @property
     def failures(self) -> int:
         """Polls that kept the strategy in force: fetch, parse or apply failed."""
-        return self._follower.poller.failures
+        return self._follower.failures
 
     def close(self) -> None:
         """Stop polling, aborting a request in flight (idempotent; returns within the

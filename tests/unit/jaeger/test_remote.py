@@ -330,7 +330,7 @@ def test_a_sampler_nobody_keeps_is_freed_without_the_garbage_collector() -> None
         )
         ours.is_sampled(IDS[0], "op")
         assert ours.poll_once()
-        thread = ours._follower.poller._thread._thread
+        thread = ours._follower._thread._thread
         assert thread is not None
         assert thread.is_alive()
         ref = weakref.ref(ours)
