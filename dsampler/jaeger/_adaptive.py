@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import random
-import threading
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
@@ -67,8 +66,7 @@ class AdaptiveSampler(Sampler):
             DEFAULT_MAX_OPERATIONS if max_operations is None else check_max_operations(max_operations)
         )
         self._hash, self._clock, self._rng = hash, clock, rng
-        self._lock = threading.Lock()
-        _fork.register(self._reset_after_fork)
+        self._guard = _fork.ModuleLock()
         self._named: dict[str, _Operation] = {}  # the strategy's operations
         self._tracked: Tracked[_Operation] = Tracked()  # those first seen since
         self.default_sampling_probability = -1.0
@@ -99,9 +97,6 @@ class AdaptiveSampler(Sampler):
             pass
         return self.default_sampler.is_sampled(trace_id, operation)
 
-    def _reset_after_fork(self) -> None:
-        self._lock = threading.Lock()
-
     def update(self, strategies: Mapping[str, Any] | PerOperationStrategy) -> None:
         """Apply a new per-operation strategy: limiters keep their balances, absent operations are
         dropped, operations tracked since stay at the new defaults.
@@ -111,7 +106,7 @@ class AdaptiveSampler(Sampler):
         """
         plan = per_operation_of(strategies)
         lower, rate = plan.default_lower_bound_per_second, plan.default_rate
-        with self._lock:
+        with self._guard.lock:
             named = {}
             for op in plan.operations:
                 sampler = self._named.get(op.operation) or self._new(lower, op.rate)(op.operation)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import random
-import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -129,8 +128,7 @@ class RemoteControlledSampler(Sampler):
         return engine
 
     def _decide_with_init(self) -> None:
-        self._lock = threading.Lock()
-        _fork.register(self._reset_after_fork)
+        self._guard = _fork.ModuleLock()
         self._view: tuple[Strategy, Sampler] | None = None
         self._follow = following(self.engine)
         self._current: Decision = guarded(self._init)
@@ -169,14 +167,14 @@ class RemoteControlledSampler(Sampler):
         return self._current(trace_id, operation)
 
     def _start(self) -> None:
-        with self._lock:
+        with self._guard.lock:
             if not self._started and not self._closed:
                 self._started = True
                 self._follower.start()
             self.is_sampled = self._current  # type: ignore[method-assign]
 
     def _applied(self, strategy: Strategy, changed: bool) -> bool:
-        with self._lock:
+        with self._guard.lock:
             first = self._current is not self._follow
             self._current = self._follow
             if self._started or self._closed:
@@ -232,23 +230,20 @@ class RemoteControlledSampler(Sampler):
     @property
     def polls(self) -> int:
         """Polls so far, failed ones included."""
-        return self._follower.poller.polls
+        return self._follower.polls
 
     @property
     def failures(self) -> int:
         """Polls that kept the strategy in force: fetch, parse or apply failed."""
-        return self._follower.poller.failures
+        return self._follower.failures
 
     def close(self) -> None:
         """Stop polling, aborting a request in flight (idempotent; returns within the
         request timeout). Decisions go on with the strategy in force."""
-        with self._lock:
+        with self._guard.lock:
             self._closed = True
             self.is_sampled = self._current  # type: ignore[method-assign]
         self._follower.close()
-
-    def _reset_after_fork(self) -> None:
-        self._lock = threading.Lock()
 
     def _key(self) -> tuple[Any, ...]:
         return (self.service_name, self.sampler)

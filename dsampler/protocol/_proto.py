@@ -63,13 +63,9 @@ def decode_params(data: bytes) -> str:
     return last(bytes(data), "request", 1, read_text, "serviceName", "")
 
 
-def _probabilistic(rate: float) -> bytes:
-    return double_field(1, rate)
-
-
 def _per_operation(ops: PerOperationStrategy) -> bytes:
     entries = b"".join(
-        message_field(3, string_field(1, op.operation) + message_field(2, _probabilistic(op.rate)))
+        message_field(3, string_field(1, op.operation) + message_field(2, double_field(1, op.rate)))
         for op in ops.operations
     )
     # defaultUpperBoundTracesPerSecond = 4 is 0 (left out), as the file provider sends it
@@ -81,7 +77,7 @@ def encode_response(response: StrategyResponse) -> bytes:
     prob, limit, ops = response.probabilistic, response.rate_limiting, response.per_operation
     out = varint_field(1, 1 if response.strategy_type == RATE_LIMITING else 0)
     if prob is not None:
-        out += message_field(2, _probabilistic(prob.rate))
+        out += message_field(2, double_field(1, prob.rate))
     if limit is not None:
         # at most MAX_PER_SECOND (1e9), so it fits an int32
         out += message_field(3, varint_field(1, math.trunc(limit.traces_per_second)))

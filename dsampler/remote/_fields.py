@@ -16,20 +16,17 @@ from dsampler.protocol import (
 
 def strategy_fields(strategy: Strategy) -> dict[str, Any]:
     """The four fields ``strategy`` sets, as the model's values."""
+    rate, lower, cap, ops = 1.0, 0.0, None, {}
     match strategy:
-        case ProbabilisticStrategy(rate=rate):
-            return _fields(rate, None, 0.0, {})
-        case RateLimitingStrategy(traces_per_second=per_second):
-            return _fields(1.0, per_second, 0.0, {})
+        case ProbabilisticStrategy():
+            rate = strategy.rate
+        case RateLimitingStrategy():
+            cap = strategy.traces_per_second
         case PerOperationStrategy():
+            rate, lower = strategy.default_rate, strategy.default_lower_bound_per_second
             ops = {op.operation: OperationStrategy(op.rate) for op in strategy.operations}
-            return _fields(strategy.default_rate, None, strategy.default_lower_bound_per_second, ops)
-    raise TypeError(f"not a Strategy: {strategy!r}")  # pragma: no cover - the union is closed
-
-
-def _fields(
-    rate: float, cap: float | None, lower: float, ops: dict[str, OperationStrategy]
-) -> dict[str, Any]:
+        case _:  # pragma: no cover - the union is closed
+            raise TypeError(f"not a Strategy: {strategy!r}")
     return {
         "rate": rate,
         "traces_per_second": cap,

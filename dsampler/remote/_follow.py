@@ -54,11 +54,6 @@ class RemoteFollower(StrategyPoller):
         self._on_applied = None if on_applied is None else weakly(on_applied, lambda *_: False)
         super().__init__(fetcher, service, weakly(self._follow, lambda _: False), **polling)
 
-    @property
-    def poller(self) -> StrategyPoller:
-        """Itself (where polls, failures and outcomes were read before it was one)."""
-        return self
-
     def _follow(self, strategy: Strategy) -> bool:
         if self._check is not None:
             strategy = self._check(strategy)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import enum
 import logging
 import random
-import threading
 import weakref
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
@@ -116,7 +115,7 @@ class StrategyPoller:
         self._report = report
         self._log = logger
         self._rng = rng or random.Random()
-        self._lock = threading.Lock()
+        self._guard = _fork.ModuleLock()  # a poll in flight at a fork would hold it forever
         self.strategy: Strategy | None = None  # the last strategy applied
         self._last: tuple[bytes, StrategyResponse | ConfigError] | None = None  # body hash, its parse
         self.polls = self.failures = self.consecutive_failures = 0
@@ -124,7 +123,6 @@ class StrategyPoller:
         self.last_error: str | None = None
         self._closed = False
         self._thread = Poller(self, self.interval_s, name=name, first_delay_s=first)
-        _fork.register(self._reset_after_fork)
         from dsampler.telemetry import register_poller
 
         register_poller(self)
@@ -136,7 +134,7 @@ class StrategyPoller:
         return outcome
 
     def _poll(self) -> PollOutcome:
-        with self._lock:
+        with self._guard.lock:
             self.polls += 1
             self._told.flush()
             try:
@@ -193,7 +191,7 @@ class StrategyPoller:
         Raises:
             ConfigError: ``apply`` refused it; the strategy in force stays.
         """
-        with self._lock:
+        with self._guard.lock:
             return self._take(strategy)
 
     def _take(self, strategy: Strategy) -> bool:
@@ -245,6 +243,3 @@ class StrategyPoller:
             closer()
         wait = timeout_s if timeout_s is not None else getattr(self.fetcher, "timeout_s", 10.0)
         self._thread.stop(timeout_s=wait)
-
-    def _reset_after_fork(self) -> None:
-        self._lock = threading.Lock()  # a poll in flight at the fork would hold it forever

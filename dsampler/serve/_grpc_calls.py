@@ -33,11 +33,6 @@ def import_grpc() -> ModuleType:
     return module
 
 
-def _health_service(data: bytes) -> str:
-    """The ``service`` of a ``HealthCheckRequest`` (field 1, a string)."""
-    return last(bytes(data), "HealthCheckRequest", 1, read_text, "HealthCheckRequest.service", "")
-
-
 def taken(host: str, port: int, address: str) -> OSError | None:
     """Why ``address`` cannot be bound, or None: asked around grpcio's bind, which says only
     that it failed (and on stderr)."""
@@ -118,7 +113,7 @@ class SamplingCalls:
     async def _check(self, requests: Any, context: Any) -> bytes:
         request = await self._request(requests, context)
         try:
-            service = _health_service(request)
+            service = last(request, "HealthCheckRequest", 1, read_text, "HealthCheckRequest.service", "")
         except ConfigError as exc:
             await context.abort(self._grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         if service not in _HEALTHY:

@@ -11,7 +11,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, TypeAlias
 
 from dsampler._validate import check_per_second, check_rate, check_text, read_int, show, typed
 from dsampler.errors import ConfigError
@@ -28,12 +28,8 @@ JAEGER_KEYS: Final = ("default_strategy", "service_strategies")
 JAEGER_KEY_TEXT: Final = re.compile(rb"(?i)[\"']?(?:default_strategy|service_strategies)[\"']?\s*:")
 
 
-class JaegerFile(NamedTuple):
-    """What a Jaeger strategies file derives to."""
-
-    default: StrategyResponse
-    services: dict[str, StrategyResponse]
-    warnings: tuple[str, ...]
+#: What a Jaeger strategies file derives to: the default, each service's, the warnings.
+JaegerFile: TypeAlias = tuple[StrategyResponse, dict[str, StrategyResponse], tuple[str, ...]]
 
 
 def _reject_constant(name: str) -> float:
@@ -54,13 +50,9 @@ def decode_json(data: bytes) -> object:
         raise ConfigError("strategies", f"not usable JSON: {exc}") from None
 
 
-def read_jaeger(doc: object, probability: float, inherit_rate_limited: bool) -> JaegerFile:
-    """A decoded Jaeger strategies file, derived; ``probability`` is the default probability."""
-    return _Reader(probability, inherit_rate_limited).document(doc)
-
-
-class _Reader:
-    """Go ``encoding/json`` into Jaeger's structs, then ``parseStrategies``."""
+class JaegerReader:
+    """Go ``encoding/json`` into Jaeger's structs, then ``parseStrategies``: :meth:`document`
+    derives a decoded file; ``probability`` is the default probability."""
 
     def __init__(self, probability: float, inherit_rate_limited: bool) -> None:
         self.p = check_rate(probability, "default_sampling_probability")
@@ -131,7 +123,7 @@ class _Reader:
     def document(self, doc: object) -> JaegerFile:
         if doc is None:  # a file of `null`: no strategies, as Jaeger reads it
             self.warnings.append(f"no strategies in the file; every service gets probabilistic {self.p:g}")
-            return JaegerFile(StrategyResponse.of(ProbabilisticStrategy(self.p)), {}, tuple(self.warnings))
+            return StrategyResponse.of(ProbabilisticStrategy(self.p)), {}, tuple(self.warnings)
         data = self.fields(doc, "strategies", JAEGER_KEYS)
         default = (
             self.service(data["default_strategy"], "default_strategy")[1]
@@ -150,7 +142,7 @@ class _Reader:
                     f"service_strategies[{i}]: service {show(name)} listed again; this entry wins"
                 )
             services[name] = self.inherit(response, default)
-        return JaegerFile(default, services, tuple(self.warnings))
+        return default, services, tuple(self.warnings)
 
     def inherit(self, response: StrategyResponse, default: StrategyResponse) -> StrategyResponse:
         defaults = default.per_operation

@@ -4,7 +4,6 @@ configuration (:func:`load_strategies` tells them apart)."""
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
@@ -21,7 +20,7 @@ from dsampler.protocol import (
     RateLimitingStrategy,
     StrategyResponse,
 )
-from dsampler.serve._jaeger_file import JAEGER_KEY_TEXT, decode_json, looks_like_jaeger, read_jaeger
+from dsampler.serve._jaeger_file import JAEGER_KEY_TEXT, JaegerReader, decode_json, looks_like_jaeger
 
 DEFAULT_SAMPLING_PROBABILITY: Final = 0.001  # Jaeger's --sampling.default-sampling-probability
 FileFormat: TypeAlias = Literal["auto", "jaeger", "dsampler"]
@@ -44,17 +43,13 @@ class Answers:
     """Each service's answer in one encoding, made once per :class:`Strategies` and service
     under a lock; :meth:`cached` never encodes, so an event loop may call it."""
 
-    __slots__ = ("__weakref__", "_encode", "_encoded", "_lock")
+    __slots__ = ("_encode", "_encoded", "_guard")
 
     def __init__(self, encode: Callable[[StrategyResponse], bytes]) -> None:
         self._encode = encode
-        self._lock = threading.Lock()
+        self._guard = _fork.ModuleLock()
         # the strategies encoded, and their answers by service (None: every unlisted one)
         self._encoded: tuple[Strategies | None, dict[str | None, bytes]] = (None, {})
-        _fork.register(self._reset_after_fork)
-
-    def _reset_after_fork(self) -> None:
-        self._lock = threading.Lock()
 
     def cached(self, strategies: Strategies, service: str) -> bytes | None:
         """The answer for ``service`` if it is made already, else None."""
@@ -68,7 +63,7 @@ class Answers:
         found = self.cached(strategies, service)
         if found is not None:
             return found
-        with self._lock:
+        with self._guard.lock:
             found = self.cached(strategies, service)
             if found is None:
                 if self._encoded[0] is not strategies:
@@ -97,7 +92,7 @@ def jaeger_strategies(
     Raises:
         ConfigError: a member of the wrong type or out of range; the field is named.
     """
-    return Strategies(*read_jaeger(doc, default_probability, inherit_rate_limited))
+    return Strategies(*JaegerReader(default_probability, inherit_rate_limited).document(doc))
 
 
 def config_strategies(config: SamplingConfig) -> Strategies:

@@ -103,7 +103,7 @@ def test_a_fork_between_a_new_remote_section_and_its_follower_replaces_the_follo
         s = DSampler(remote=remote("a"), resource={})
         old = s.follower
         Engine.publish(s, {"remote": remote("b")})   # the publish, and not yet its owners
-        old.poller._thread._stop._cond.acquire()    # as if its thread were inside wait()
+        old._thread._stop._cond.acquire()    # as if its thread were inside wait()
         """
     child = """
         new = s.follower

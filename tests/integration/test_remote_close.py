@@ -58,7 +58,7 @@ def remote_section(url: str) -> Made:
     settings = {"endpoint": url, "polling_interval": "1h", "request_timeout": "5s", "service_name": "svc"}
     sampler = DSampler(remote=settings, resource={})
     assert sampler.follower is not None
-    return Made(sampler, sampler.follower.poller)
+    return Made(sampler, sampler.follower)
 
 
 def remote_controlled(url: str) -> Made:
@@ -74,7 +74,7 @@ def remote_controlled(url: str) -> Made:
         metrics_factory=recorder,
     )
     sampler.is_sampled(1)  # its poller starts at the first decision
-    return Made(sampler, sampler._follower.poller, recorder.reported)
+    return Made(sampler, sampler._follower, recorder.reported)
 
 
 MAKERS = {

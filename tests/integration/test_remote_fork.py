@@ -39,7 +39,7 @@ def until(check, seconds=20):
 
 assert until(lambda: sampler.config.rate == 0.1)
 parent_thread = sampler.poller._thread._thread
-sampler.poller._lock.acquire()          # as if the parent's poll were in flight at the fork
+sampler.poller._guard.lock.acquire()          # as if the parent's poll were in flight at the fork
 read, write_end = os.pipe()
 polls = sampler.poller.polls            # what the child inherits
 pid = os.fork()
@@ -55,7 +55,7 @@ if pid == 0:
     os.write(write_end, json.dumps(report).encode())
     os._exit(0)
 os.close(write_end)
-sampler.poller._lock.release()
+sampler.poller._guard.lock.release()
 write(0.7)
 source.poll_once()                       # seen once: it may still be being written
 source.poll_once()                       # held still: the parent's server now serves 0.7

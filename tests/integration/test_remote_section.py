@@ -40,7 +40,7 @@ def remote(server: RawServer) -> dict[str, Any]:
 def poll(sampler: DSampler) -> Any:
     follower = sampler.follower
     assert follower is not None
-    return follower.poller.poll_once()
+    return follower.poll_once()
 
 
 def write(path: Path, text: str) -> None:
@@ -198,12 +198,12 @@ def test_close_stops_the_poller_thread() -> None:
         poll(sampler)
         follower = sampler.follower
         assert follower is not None
-        assert follower.poller.running
+        assert follower.running
         # by name: a resolver or JIT-loader thread may come and go meanwhile
         pollers = [t for t in threading.enumerate() if t not in before and t.name == "dsampler-remote-poll"]
         assert len(pollers) == 1
         sampler.close()
         sampler.close()
-        assert not follower.poller.running
+        assert not follower.running
         assert not pollers[0].is_alive()
         assert sampler.config.rate == 0.5

@@ -113,7 +113,7 @@ def test_decisions_take_no_lock() -> None:
     """Tracking a new operation, and deciding one past max_operations, touch no lock."""
     sampler = always_for_tracked(max_operations=3)
     spy = SpyLock()
-    sampler._lock = spy  # type: ignore[assignment]
+    sampler._guard.lock = spy  # type: ignore[assignment]
     assert sampler.is_sampled(1, "new") == (True, TRACKED_TAGS)
     assert sampler.is_sampled(1, "third") == (True, TRACKED_TAGS)
     for i in range(100):
@@ -127,14 +127,14 @@ def test_a_decision_does_not_wait_for_a_writer_holding_the_lock() -> None:
     from another thread all the same."""
     sampler = always_for_tracked()
     got: list[tuple[bool, dict[str, Any]]] = []
-    sampler._lock.acquire()
+    sampler._guard.lock.acquire()
     try:
         worker = threading.Thread(target=lambda: got.append(sampler.is_sampled(1, "busy")))
         worker.start()
         worker.join(timeout=10)
         assert not worker.is_alive(), "is_sampled waited for the writer lock"
     finally:
-        sampler._lock.release()
+        sampler._guard.lock.release()
     assert got == [(True, TRACKED_TAGS)]
     assert "busy" in sampler.samplers
 

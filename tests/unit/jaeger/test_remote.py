@@ -309,7 +309,7 @@ def test_decisions_after_the_first_take_no_lock(sampler: Callable[..., RemoteCon
     ours.is_sampled(IDS[0], "a")
     assert ours.poll_once()
     spy = SpyLock()
-    ours._lock = spy  # type: ignore[assignment]
+    ours._guard.lock = spy  # type: ignore[assignment]
     for tid in IDS[:500]:
         ours.is_sampled(tid, "a")
         ours.is_sampled(tid, "new")
@@ -330,7 +330,7 @@ def test_a_sampler_nobody_keeps_is_freed_without_the_garbage_collector() -> None
         )
         ours.is_sampled(IDS[0], "op")
         assert ours.poll_once()
-        thread = ours._follower.poller._thread._thread
+        thread = ours._follower._thread._thread
         assert thread is not None
         assert thread.is_alive()
         ref = weakref.ref(ours)
