@@ -1,14 +1,8 @@
-"""dsampler's samplers in OpenTelemetry's declarative configuration file (``OTEL_CONFIG_FILE``),
-registered in the entry-point group ``opentelemetry_sampler``: ``dsampler`` (a
-:class:`DSampler`), ``dsampler_consistent`` (consistent probability sampling) and
-``jaeger_remote`` (a :class:`JaegerRemoteSampler` deciding every span).
-
-opentelemetry-configuration 0.66 calls these factories with no argument, dropping the
-properties written under the name, so a factory called with nothing reads them from the
-file again; where none are written, ``DSAMPLER_CONFIG`` and ``DSAMPLER_CONSISTENT_RATIO``
-configure them. The factories never raise (an exception leaves the process with no
-tracer provider at all): an invalid property or variable is logged, naming it, and a
-sampler that cannot be built becomes an engine at the default rate, never 100%.
+"""The ``opentelemetry_sampler`` entry points of OpenTelemetry's declarative configuration
+file (``OTEL_CONFIG_FILE``): ``dsampler``, ``dsampler_consistent`` and ``jaeger_remote``.
+The SDK calls them with no argument, so they read their properties from the file again
+(else ``DSAMPLER_CONFIG`` or ``DSAMPLER_CONSISTENT_RATIO``). They never raise: an
+exception would leave the process with no tracer provider; a problem is logged, naming it.
 """
 
 from __future__ import annotations

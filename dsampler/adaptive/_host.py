@@ -1,22 +1,7 @@
-"""One budget per service per host: ``adaptive: {share: host}``.
-
-Each process's controller holds a slot of its service's table (:mod:`._table`, in a
-file of :mod:`._hostfile`) and, on its tick, writes there the root decisions it has
-counted and reads everyone's: the host's arrivals since its last tick (the sum of each
-slot's new decisions) are what it steps its core with, so every process computes the
-same rate, ``target / host load``, and the host samples about the target together. A
-process that gets 80% of the requests samples 80% of the traces. The hard cap is each
-process's share of ``hard_cap_factor * target``: its share of the last second's
-decisions, never under half an even split (a process just started is not starved); its
-controller holds the same share of every traces-per-second limit of its configuration.
-
-A process whose slot is not written for :data:`~._table.STALE_S` no longer counts (its
-running total simply stops growing: a killed worker's share returns to the others at
-once). A process that joins starts at the rate its peers hold. The group of processes
-is the master that forked them: the process that built the controller, for its forked
-children (a sampler built before the fork), else the parent of the process that built
-it (a sampler built in each worker). The request path is untouched: it reads the rate
-in force as before; the table is read and written by the controller's thread only.
+"""``adaptive: {share: host}``: one budget per service per host. Each controller holds a
+slot of its service's table and steps its core with the host's root decisions, so every
+process computes the same rate; it holds its share of every traces-per-second limit.
+Only the controller's thread reads or writes the table (docs/adaptive.md).
 """
 
 from __future__ import annotations

@@ -1,15 +1,5 @@
-"""A streaming latency sketch with a stated relative error (DDSketch's idea).
-
-Values fall into logarithmic buckets ``(gamma**(i-1), gamma**i]`` with
-``gamma = (1 + a) / (1 - a)``; a bucket answers with ``2 * gamma**i / (gamma + 1)``, which
-is within a relative ``a`` of every value the bucket holds. So every quantile it reports
-is within ``a`` (default 1%) of the exact one (the value of rank ``floor(q * (n - 1))``
-in sorted order), whatever the distribution, in memory that grows with the logarithm of
-the value range, not with the number of values. A sorted list would be exact but cost
-memory and time per window in proportion to the load.
-
-Values at or below ``min_s`` count as ``min_s``; above ``max_s`` as ``max_s`` (outside
-that range the relative error is not guaranteed).
+"""A streaming latency sketch (DDSketch's idea): logarithmic buckets, every quantile within
+a relative ``a`` of the exact one, in memory that grows with the log of the value range.
 """
 
 from __future__ import annotations
