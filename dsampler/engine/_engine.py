@@ -78,11 +78,7 @@ class Engine(RequestPath):
         # no store yet while constructing (getattr, not self.__dict__, which would make
         # every attribute read of the request path a dict lookup)
         store = getattr(self, "_store", None)
-        load = None
-        for overlay in held.values():  # the first owner's tap
-            if overlay.tap is not None:
-                load = overlay.tap
-                break
+        load = next((o.tap for o in held.values() if o.tap is not None), None)  # the first owner's tap
         previous = None if store is None else store.current
         return compile_snapshot(config, previous, self._runtime, load)  # type: ignore[arg-type]  # a tap is an OfferedLoad
 
