@@ -4,6 +4,7 @@ a relative ``a`` of the exact one, in memory that grows with the log of the valu
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterable
 
@@ -93,15 +94,8 @@ class LatencySketch:
         self.count = 0
 
     def copy(self) -> LatencySketch:
-        twin = object.__new__(LatencySketch)
-        twin._gamma, twin._inv_log_gamma = self._gamma, self._inv_log_gamma
-        twin.min_s, twin.max_s, twin._low, twin._max_index = (
-            self.min_s,
-            self.max_s,
-            self._low,
-            self._max_index,
-        )
-        twin._buckets, twin.count = dict(self._buckets), self.count
+        twin = copy.copy(self)
+        twin._buckets = dict(self._buckets)
         return twin
 
     def __len__(self) -> int:
