@@ -1,10 +1,7 @@
-"""Configuration -> :class:`~dsampler.engine._snapshot.Snapshot`, keeping the buckets
-and anchors of unchanged rules and operations from the previous snapshot. A bucket runs
-at its limit times the share of the limits its engine holds (``Runtime.share``).
-
-A build applies its effects (bucket rates, tracked operations) only once everything that
-can fail has run, so a failed build changes no running limit. Parts whose inputs are the
-very same objects as the previous snapshot's are reused whole.
+"""Configuration -> :class:`~dsampler.engine._snapshot.Snapshot`, reusing the previous
+snapshot's buckets, anchors and the parts built from the very same objects. A build
+applies its effects (bucket rates, tracked operations) only once everything that can
+fail has run, so a failed build changes no running limit.
 """
 
 from __future__ import annotations
