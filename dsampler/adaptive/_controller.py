@@ -89,10 +89,6 @@ class AdaptiveController:
 
     # -- where the rate goes -------------------------------------------------------------
 
-    def fields(self) -> dict[str, Any]:
-        """What it owns of a configuration: the rate in force."""
-        return {"rate": self._core.rate}
-
     def bind(self, engine: Engine | None) -> None:
         """Own ``engine``'s default rate from now on: its rate, now and at every change,
         is the engine's ``adaptive`` overlay, which carries :attr:`tap` (the engine
@@ -162,7 +158,7 @@ class AdaptiveController:
     def _publish(self) -> None:
         overlay = self._overlay
         if overlay is not None:
-            overlay.set(self.fields())
+            overlay.set({"rate": self._core.rate})  # what it owns of a configuration
 
     def start(self) -> None:
         """Start the ticker thread, if this controller runs one (idempotent; after
