@@ -126,13 +126,8 @@ def jaeger_remote_plugin(*args: object, **properties: object) -> Sampler:
 def _given(
     name: str, args: tuple[object, ...], keywords: Mapping[str, object], variable: str | None = None
 ) -> dict[str, object]:
-    """The properties of sampler ``name``: those the SDK passed, else those written under
-    ``name`` in the file ``OTEL_CONFIG_FILE`` names (then a value of ``variable`` is named
-    at WARNING).
-
-    Raises:
-        ConfigError: they are invalid, or cannot be read from the file.
-    """
+    """The properties of sampler ``name``: those the SDK passed, else those written in
+    ``OTEL_CONFIG_FILE`` (then a value of ``variable`` is named at WARNING), or ConfigError."""
     if args or keywords:
         return properties_of(args, keywords)
     written = properties_of((_written_properties(name),), {})
@@ -147,14 +142,9 @@ def _what(name: str, args: tuple[object, ...], keywords: Mapping[str, object]) -
 
 
 def _written_properties(name: str) -> object:
-    """What is written under sampler ``name`` in the tracer provider's sampler of the
-    file ``OTEL_CONFIG_FILE`` names, as the SDK read it, wherever ``parent_based:`` puts
-    it: None when nothing is.
-
-    Raises:
-        ConfigError: the file cannot be read again, or ``name`` is written more than once
-            with different properties (the SDK's calls do not say which one is made).
-    """
+    """What is written under sampler ``name`` in the tracer provider's sampler of
+    ``OTEL_CONFIG_FILE``, wherever ``parent_based:`` puts it (None: nothing); ConfigError
+    when the file cannot be read again or ``name`` is written twice with different properties."""
     path = os.environ.get(OTEL_CONFIG_FILE, "").strip()
     if not path:
         return None

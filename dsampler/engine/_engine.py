@@ -196,10 +196,8 @@ class Engine(RequestPath):
 
     def share_limits(self, share: float) -> None:
         """Hold ``share`` of every traces-per-second limit (``traces_per_second``,
-        ``rate_limit`` rules, lower bounds): each bucket runs at its configured rate
-        times ``share``, now and in every configuration published after, its balance
-        pro-rated. 1 (the default) holds them whole. The adaptive controller sets it
-        with ``share: host``; the request path only sees the new rates.
+        ``rate_limit`` rules, lower bounds), now and in every configuration published
+        after, balances pro-rated; 1 (the default) holds them whole (``share: host``).
 
         Raises:
             ConfigError: ``share`` is not a number in [0, 1].
