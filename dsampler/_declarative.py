@@ -1,14 +1,8 @@
-"""dsampler's samplers in OpenTelemetry's declarative configuration file (``OTEL_CONFIG_FILE``),
-registered in the entry-point group ``opentelemetry_sampler``: ``dsampler`` (a
-:class:`DSampler`), ``dsampler_consistent`` (consistent probability sampling) and
-``jaeger_remote`` (a :class:`JaegerRemoteSampler` deciding every span).
-
-opentelemetry-configuration 0.66 calls these factories with no argument, dropping the
-properties written under the name, so a factory called with nothing reads them from the
-file again; where none are written, ``DSAMPLER_CONFIG`` and ``DSAMPLER_CONSISTENT_RATIO``
-configure them. The factories never raise (an exception leaves the process with no
-tracer provider at all): an invalid property or variable is logged, naming it, and a
-sampler that cannot be built becomes an engine at the default rate, never 100%.
+"""The ``opentelemetry_sampler`` entry points of OpenTelemetry's declarative configuration
+file (``OTEL_CONFIG_FILE``): ``dsampler``, ``dsampler_consistent`` and ``jaeger_remote``.
+The SDK calls them with no argument, so they read their properties from the file again
+(else ``DSAMPLER_CONFIG`` or ``DSAMPLER_CONSISTENT_RATIO``). They never raise: an
+exception would leave the process with no tracer provider; a problem is logged, naming it.
 """
 
 from __future__ import annotations
@@ -132,13 +126,8 @@ def jaeger_remote_plugin(*args: object, **properties: object) -> Sampler:
 def _given(
     name: str, args: tuple[object, ...], keywords: Mapping[str, object], variable: str | None = None
 ) -> dict[str, object]:
-    """The properties of sampler ``name``: those the SDK passed, else those written under
-    ``name`` in the file ``OTEL_CONFIG_FILE`` names (then a value of ``variable`` is named
-    at WARNING).
-
-    Raises:
-        ConfigError: they are invalid, or cannot be read from the file.
-    """
+    """The properties of sampler ``name``: those the SDK passed, else those written in
+    ``OTEL_CONFIG_FILE`` (then a value of ``variable`` is named at WARNING), or ConfigError."""
     if args or keywords:
         return properties_of(args, keywords)
     written = properties_of((_written_properties(name),), {})
@@ -153,14 +142,9 @@ def _what(name: str, args: tuple[object, ...], keywords: Mapping[str, object]) -
 
 
 def _written_properties(name: str) -> object:
-    """What is written under sampler ``name`` in the tracer provider's sampler of the
-    file ``OTEL_CONFIG_FILE`` names, as the SDK read it, wherever ``parent_based:`` puts
-    it: None when nothing is.
-
-    Raises:
-        ConfigError: the file cannot be read again, or ``name`` is written more than once
-            with different properties (the SDK's calls do not say which one is made).
-    """
+    """What is written under sampler ``name`` in the tracer provider's sampler of
+    ``OTEL_CONFIG_FILE``, wherever ``parent_based:`` puts it (None: nothing); ConfigError
+    when the file cannot be read again or ``name`` is written twice with different properties."""
     path = os.environ.get(OTEL_CONFIG_FILE, "").strip()
     if not path:
         return None

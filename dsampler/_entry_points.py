@@ -1,12 +1,7 @@
-"""Factories behind ``OTEL_TRACES_SAMPLER=dsampler`` and ``parentbased_dsampler``, called
-by the SDK configurator with the raw ``OTEL_TRACES_SAMPLER_ARG`` (a rate, ``key=value``
-pairs, or ``config=PATH``; see ``docs/user-guide.md``).
-
-They never raise: where a factory raises, the SDK installs ``ParentBased(ALWAYS_ON)``,
-so a typo would become 100% sampling. An invalid argument is logged once and ignored as
-a whole, and the sampler runs at :data:`DEFAULT_RATE`. The same keys, typed, are the
-properties of the ``dsampler`` sampler of a declarative configuration file
-(:func:`parse_sampler_properties`).
+"""Factories behind ``OTEL_TRACES_SAMPLER=dsampler`` and ``parentbased_dsampler`` (a rate,
+``key=value`` pairs, or ``config=PATH``). They never raise, since the SDK would then
+sample 100%: an invalid argument is logged once and the sampler runs at
+:data:`DEFAULT_RATE`.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """The adaptive controller's span processor on the tracer provider the SDK's configurator
-built, under ``opentelemetry-instrument``.
-
-The configurator makes the sampler before the provider, so the entry points remember
-each DSampler they make from a file (:func:`expect`), and dsampler's
-``opentelemetry_pre_instrument`` entry point (:func:`attach_span_processors`) adds the
-processor to the global provider whose sampler (or ``ParentBased`` root) is one of them.
-Where it cannot, a DSampler with an ``adaptive:`` section is named once at WARNING with
-what to do. Cheap to import and never raises: an exception here would stop
-auto-instrumentation in every process with dsampler installed.
+built (``opentelemetry_pre_instrument``): the entry points remember the DSamplers they
+make (:func:`expect`), and :func:`attach_span_processors` adds the processor to the
+provider whose sampler is one. Never raises: it would stop auto-instrumentation.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The ``DSAMPLER_LOG_LEVEL`` switch and the coalesced line of an applied change.
-
-``DSAMPLER_LOG_LEVEL`` sets the level of the ``dsampler`` logger, and only of it; a
-logger without a handler gets one that writes to standard error and steps aside for
-every record a handler above it receives, so nothing is printed twice when the
-application configures logging later.
+"""The ``DSAMPLER_LOG_LEVEL`` switch (the ``dsampler`` logger's level only; the stderr
+handler it adds steps aside for records a handler above receives, so nothing prints
+twice) and the coalesced line of an applied change.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""The one home of value checks (rates, per-second figures, integers, booleans, text),
-so a rate is a rate at every boundary: the same range, the same refusal of ``True`` and
-``"0.1"``, the same message. Each check returns the value to store and raises
-:class:`~dsampler.errors.ConfigError` naming ``field``; :func:`show` and :func:`typed`
-describe a refused value without ever building the whole repr of a hostile one.
+"""The one home of value checks, so a rate is a rate at every boundary: each check returns
+the value to store or raises :class:`~dsampler.errors.ConfigError` naming ``field``;
+:func:`show` and :func:`typed` describe a refused value without building a hostile repr.
 """
 
 from __future__ import annotations

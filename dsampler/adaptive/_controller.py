@@ -1,18 +1,6 @@
-"""AdaptiveController: "keep about 50 traces per second" instead of guessing a rate.
-
-The controller counts the root decisions its sampler makes at the default rate (one
-list append per decision, see :mod:`dsampler.adaptive._tap`), takes root-span
-latencies and errors from :meth:`AdaptiveController.observe` or its span processor,
-and every ``tick_s`` (a background thread on the system clock;
-:meth:`~AdaptiveController.tick` by hand on an injected one) steps its
-:class:`~dsampler.adaptive.ControllerCore`. Bound to a sampler (:meth:`bind`; a
-DSampler binds the controller of its ``adaptive:`` section, see
-:func:`running_controller`), its rate is that sampler's ``adaptive`` overlay, and each
-change a new configuration version, so every decision is made under one whole
-configuration; a token bucket at ``hard_cap_factor * target`` (the hard cap) bounds
-what one tick of a burst can sample before the new rate is in force. The controller
-never calls its sampler to publish a rate: it writes its overlay. The health policy's
-cuts of the rate are told at WARNING (:class:`~dsampler.adaptive._health.Incidents`).
+"""AdaptiveController: the threads, clock and sampler around a
+:class:`~dsampler.adaptive.ControllerCore`. Bound to a sampler, its rate is that
+sampler's ``adaptive`` overlay: it writes the overlay, it never calls the sampler.
 """
 
 from __future__ import annotations
@@ -101,10 +89,6 @@ class AdaptiveController:
 
     # -- where the rate goes -------------------------------------------------------------
 
-    def fields(self) -> dict[str, Any]:
-        """What it owns of a configuration: the rate in force."""
-        return {"rate": self._core.rate}
-
     def bind(self, engine: Engine | None) -> None:
         """Own ``engine``'s default rate from now on: its rate, now and at every change,
         is the engine's ``adaptive`` overlay, which carries :attr:`tap` (the engine
@@ -174,7 +158,7 @@ class AdaptiveController:
     def _publish(self) -> None:
         overlay = self._overlay
         if overlay is not None:
-            overlay.set(self.fields())
+            overlay.set({"rate": self._core.rate})  # what it owns of a configuration
 
     def start(self) -> None:
         """Start the ticker thread, if this controller runs one (idempotent; after

@@ -1,18 +1,7 @@
-"""The controller without threads, clocks or samplers: counts in, a rate out.
-
-:class:`ControllerCore` is stepped with one *tick* at a time (the controller ticks every
-100 ms): the arrivals counted since the last step, the root-span latencies and errors
-observed, and the time. It is the same code whether a thread feeds it from a live
-sampler or a simulation feeds it batches of counts (hours of traffic in seconds).
-
-Per tick the load estimate (:mod:`._load`) and the latency test (:mod:`._tail`) are
-updated; a window closes when its length is up, on a change of load, or when a latency
-episode starts or ends. At a close the window law (:mod:`._window`) sets the next
-length, and the P99 and error ratio of the last windows drive the health policy
-(:mod:`._health`). The rate is ``clamp(target / qps, min_rate, max_rate)`` times the
-health multiplier: it changes (and :meth:`step` returns a :class:`Change` to publish)
-when the load changed, when a young estimate moved by more than 1%
-(:data:`REFINE_TOLERANCE`), or when health changed; never from noise alone.
+"""The controller without threads, clocks or samplers: counts in, a rate out, one tick
+at a time (the same code for a live sampler and a simulation). The rate is
+``clamp(target / qps, min_rate, max_rate)`` times the health multiplier; see
+docs/design.md for the load, window and health laws.
 """
 
 from __future__ import annotations
@@ -30,7 +19,7 @@ from dsampler.adaptive._window import WindowLaw
 from dsampler.config import AdaptiveSettings
 
 REFINE_TOLERANCE: Final = 0.005
-_QUIET: Final = frozenset({"refine", "window"})  # reasons that must move the rate by more than 1%
+_QUIET: Final = frozenset({"refine", "window"})  # must move the rate by more than REFINE_TOLERANCE
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,18 +1,5 @@
-"""Latency and errors over the last windows, and the health policy's multiplier.
-
-A window of 10 s at 50 observations a second holds 500 latencies: a P99 known to about
-+-8%, too noisy for a window law that shortens at ``beta * P99 / target > 1``. The P99
-and the error ratio are therefore read over the newest windows that together hold
-:data:`P99_OBSERVATIONS` (resp. :data:`ERROR_OBSERVATIONS`) observations, at most
-:data:`HORIZON_S` back; with fewer, they are unknown (the exceedance test of
-:mod:`._tail` still watches the tail).
-
-Health policy (D-Sampler's): while the error ratio is above its threshold the rate is
-multiplied by ``error_multiplier``; during a latency episode by ``latency_multiplier``;
-never below ``floor`` (unless the load law alone asks for less). The error state has
-hysteresis: it ends once the ratio is back below 80% of the threshold. It keeps a
-struggling service from spending more on its traces; :class:`Incidents` tells when it
-starts cutting the rate and when it stops, at WARNING.
+"""P99 and error ratio over the newest windows that hold enough observations, and the
+health policy's multiplier (with hysteresis on the error state).
 """
 
 from __future__ import annotations

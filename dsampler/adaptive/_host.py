@@ -1,22 +1,7 @@
-"""One budget per service per host: ``adaptive: {share: host}``.
-
-Each process's controller holds a slot of its service's table (:mod:`._table`, in a
-file of :mod:`._hostfile`) and, on its tick, writes there the root decisions it has
-counted and reads everyone's: the host's arrivals since its last tick (the sum of each
-slot's new decisions) are what it steps its core with, so every process computes the
-same rate, ``target / host load``, and the host samples about the target together. A
-process that gets 80% of the requests samples 80% of the traces. The hard cap is each
-process's share of ``hard_cap_factor * target``: its share of the last second's
-decisions, never under half an even split (a process just started is not starved); its
-controller holds the same share of every traces-per-second limit of its configuration.
-
-A process whose slot is not written for :data:`~._table.STALE_S` no longer counts (its
-running total simply stops growing: a killed worker's share returns to the others at
-once). A process that joins starts at the rate its peers hold. The group of processes
-is the master that forked them: the process that built the controller, for its forked
-children (a sampler built before the fork), else the parent of the process that built
-it (a sampler built in each worker). The request path is untouched: it reads the rate
-in force as before; the table is read and written by the controller's thread only.
+"""``adaptive: {share: host}``: one budget per service per host. Each controller holds a
+slot of its service's table and steps its core with the host's root decisions, so every
+process computes the same rate; it holds its share of every traces-per-second limit.
+Only the controller's thread reads or writes the table (docs/adaptive.md).
 """
 
 from __future__ import annotations
@@ -90,13 +75,9 @@ class HostShare:
         self._seen: dict[int, tuple[int, float, int]] = {}  # index -> pid, claimed, count
         self._recent: deque[tuple[float, int, int]] = deque(maxlen=10)  # dt, own, host
         self._last = 0.0
-        self._applied = 1.0  # the share of the limits in force
+        self.applied = 1.0  # the share of the limits in force (1 without a slot)
         self.path: Path | None = None
         self.live = 1
-
-    @property
-    def joined(self) -> bool:
-        return self._table is not None
 
     def follow(self, settings: AdaptiveSettings, engine: Engine | None, rate: float) -> float | None:
         """Bound to ``engine`` with ``share: host``, hold a slot (see :meth:`join`) and
@@ -104,14 +85,14 @@ class HostShare:
         if engine is not None and settings.share == "host":
             self._engine = weakref.ref(engine)
             peers = self.join(engine.resource, rate, settings.tick_s)
-            self._hold(self._applied)
+            self._hold(self.applied)
             return peers
         self.leave()
         return None
 
     def stats(self) -> dict[str, Any]:
         """Processes sharing the budget (None: not shared) and this one's share."""
-        return {"host_processes": self.live if self.joined else None, "host_share": self.share()}
+        return {"host_processes": self.live if self._table is not None else None, "host_share": self.share()}
 
     def join(self, resource: Mapping[str, Any], rate: float, tick_s: float) -> float | None:
         """Claim a slot (idempotent). Returns the mean rate its live peers hold, None
@@ -201,15 +182,10 @@ class HostShare:
         even = 1.0 / self.live
         return max(own / host if host else even, 0.5 * even)
 
-    @property
-    def applied(self) -> float:
-        """The share of the limits in force (1 without a slot)."""
-        return self._applied
-
     def resized(self) -> float | None:
         """The share the limits should take now, None while the one in force holds."""
         share = self.share()
-        if abs(share - self._applied) <= _RESIZE * self._applied:
+        if abs(share - self.applied) <= _RESIZE * self.applied:
             return None
         self._hold(share)
         return share
@@ -217,7 +193,7 @@ class HostShare:
     def _hold(self, share: float) -> None:
         """``share`` in force: the hard cap's (its controller sets that) and every limit's
         of the engine it follows."""
-        self._applied = share
+        self.applied = share
         engine = None if self._engine is None else self._engine()
         if engine is not None and engine.limit_share != share:
             engine.share_limits(share)

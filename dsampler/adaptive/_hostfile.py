@@ -1,11 +1,6 @@
-"""Where a service's shared slots live, and opening them safely.
-
-One file per user, service and group of processes: ``dsampler-UID-SERVICE-HASH-PID-START.budget``
-in ``/dev/shm`` (else ``$XDG_RUNTIME_DIR``), where PID is the group's master and START
-its start time (``/proc/PID/stat``), so a restarted master whose pid was reused starts
-from a new file. The file is opened without following links and used only if it is a
-regular file of this user, of the right size and header; a new one is filled under
-``flock``. Files whose master is gone are removed by the next process that opens one.
+"""Where a service's shared slots live (``dsampler-UID-SERVICE-HASH-PID-START.budget`` in
+``/dev/shm``, else ``$XDG_RUNTIME_DIR``), and opening them safely: no links followed, only
+this user's regular file of the right size and header; files whose master is gone are swept.
 """
 
 from __future__ import annotations

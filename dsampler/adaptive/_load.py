@@ -1,22 +1,6 @@
-"""Offered load as counted: the estimate the feed-forward rate law divides by.
-
-dsampler sees every root decision, so it does not infer load from what was sampled (the
-delayed, noisy signal that makes Jaeger's collector-side loop oscillate); it counts
-arrivals and sets ``rate = target / qps`` directly. The rate then does not depend on
-the rate it replaced, so no loop delay can make it oscillate.
-
-The estimate is the mean over a *regime*, the stretch since the load last changed, so it
-only gets better while the load holds (no rate churn from window-to-window noise). A
-regime ends when the counts disagree with it beyond doubt:
-
-- per tick, the last 1, 2, 5, 10 and 20 ticks are each compared with the estimate by a
-  Poisson likelihood-ratio test; a change beyond ``|z| > 6`` and 10% starts a new regime
-  from the latest half of the horizon that saw it (a 10x step is seen on its first tick);
-- at a window close, the window is compared with the rest of the regime (``|z| > 4``
-  and 2%): slower drifts, such as ramps, start a new regime from the window.
-
-A young regime's estimate is re-read each time its evidence doubles (``refine``) until
-it rests on :data:`SETTLED` arrivals (1/sqrt(50,000) = 0.45% standard error).
+"""Offered load as counted: the mean over a *regime* (the stretch since the load last
+changed), ended by a Poisson likelihood-ratio test per tick and at window closes; see
+docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""A SpanProcessor that feeds the controller root-span latency and errors.
-
-It observes every *local root* span the SDK records: a span without a parent, or whose
-parent is remote (the entry span of this service in a distributed trace). The SDK only
-calls processors for recorded spans, so it sees the sampled ones: an unbiased sample of
-latencies when the default rate decided them (the trace-ID hash does not care how long
-a request takes). Rules that keep every error or every slow request bias it; feed
-``controller.observe(duration_s, error)`` from a middleware instead when they exist.
+"""A SpanProcessor that feeds the controller the latency and error of every *local root*
+span the SDK records (no parent, or a remote one). Rules that keep errors or slow
+requests bias it: feed ``controller.observe`` from a middleware then.
 """
 
 from __future__ import annotations

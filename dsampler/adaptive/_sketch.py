@@ -1,19 +1,10 @@
-"""A streaming latency sketch with a stated relative error (DDSketch's idea).
-
-Values fall into logarithmic buckets ``(gamma**(i-1), gamma**i]`` with
-``gamma = (1 + a) / (1 - a)``; a bucket answers with ``2 * gamma**i / (gamma + 1)``, which
-is within a relative ``a`` of every value the bucket holds. So every quantile it reports
-is within ``a`` (default 1%) of the exact one (the value of rank ``floor(q * (n - 1))``
-in sorted order), whatever the distribution, in memory that grows with the logarithm of
-the value range, not with the number of values. A sorted list would be exact but cost
-memory and time per window in proportion to the load.
-
-Values at or below ``min_s`` count as ``min_s``; above ``max_s`` as ``max_s`` (outside
-that range the relative error is not guaranteed).
+"""A streaming latency sketch (DDSketch's idea): logarithmic buckets, every quantile within
+a relative ``a`` of the exact one, in memory that grows with the log of the value range.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterable
 
@@ -103,15 +94,8 @@ class LatencySketch:
         self.count = 0
 
     def copy(self) -> LatencySketch:
-        twin = object.__new__(LatencySketch)
-        twin._gamma, twin._inv_log_gamma = self._gamma, self._inv_log_gamma
-        twin.min_s, twin.max_s, twin._low, twin._max_index = (
-            self.min_s,
-            self.max_s,
-            self._low,
-            self._max_index,
-        )
-        twin._buckets, twin.count = dict(self._buckets), self.count
+        twin = copy.copy(self)
+        twin._buckets = dict(self._buckets)
         return twin
 
     def __len__(self) -> int:

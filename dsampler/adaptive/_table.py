@@ -1,16 +1,6 @@
-"""The slots a service's processes share on one host: a small file mapped by each.
-
-The file is a header and :data:`SLOTS` slots of 64 bytes. A process claims one slot
-(under ``flock`` on the file, at setup, never on the request path) and from then on
-writes only that slot, on its controller's tick: its pid, when it claimed the slot and
-when it last wrote it (``CLOCK_MONOTONIC``, the same on the whole host), the root
-decisions it has counted at the default rate since the claim (a running total), its
-offered load per second and the rate in force. Readers take no lock: each slot has a
-sequence number the writer makes odd while it writes (a seqlock); a reader that sees
-it odd, or changed across its read, reads again a few times and otherwise skips the
-slot for that tick (a running total loses nothing by being read a tick late). Values
-that cannot be a process's (a pid out of range, a time or rate that is not finite) are
-skipped too, so garbage written by anyone cannot make a reader fail.
+"""The slots a service's processes share on one host: a header and :data:`SLOTS` slots of
+64 bytes in a mapped file. Each process writes only its slot, under a seqlock; readers
+take no lock, retry a torn read a few times, and skip values no process could write.
 """
 
 from __future__ import annotations

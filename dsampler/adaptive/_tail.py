@@ -1,17 +1,5 @@
-"""Is root-span P99 above its target? An exceedance test that works at low QPS.
-
-A P99 needs about 2,000 observations to be known to +-4% (lognormal, sigma 0.5); at 50
-observations a second that is 40 s of traffic, far too slow to react. But "P99 above the
-target" means "more than 1% of requests slower than the target", and counting those is
-cheap and sharp: after a 3x latency shift about 15% of requests exceed a target the
-baseline P99 sat well under, against a fraction of a percent before.
-
-Two Bernoulli CUSUMs over the per-tick counts test 1% against 5% exceedances, one for
-each direction: the episode starts when the upward sum passes :data:`THRESHOLD`
-(about 5 exceedances more than 1% would give, within a short stretch: under a second
-at 50 observations a second after a 3x shift) and ends when the downward sum does, but
-not before ``cooldown_s``. Each sum is capped at twice the threshold so that a long
-episode ends within seconds of recovering.
+"""Is root-span P99 above its target? Two Bernoulli CUSUMs over the per-tick counts of
+roots slower than the target (1% against 5%), fast at low QPS where a P99 is not.
 """
 
 from __future__ import annotations

@@ -1,22 +1,7 @@
-"""What the controller reads at each tick: its tap on the request path (a counter of
-offered load, and the hard cap) and the latencies observed.
-
-While the controller holds its overlay, every snapshot its engine publishes holds the
-controller's :class:`Tap` (the engine's :class:`~dsampler.engine.OfferedLoad`). Each
-root decision made by the default rate appends ``None`` to ``tap.offered``: a
-``list.append`` in C, atomic on every CPython build (free-threaded too), so concurrent
-threads lose no count and take no lock. It is the cheapest count Python has (about
-190 instructions; ``next()`` on an ``itertools.count`` costs about 440, most of it the
-int it creates and throws away).
-Each sampled one also spends a credit of ``tap.backstop`` (the hard cap), if any.
-
-The controller counts the list and deletes that many items from its front, under its
-own lock: appends made in between land at the end and are kept for the next count, so
-the count is exact. The list holds one tick of decisions (8 bytes each, ``None`` is
-shared). Should nothing count it for a long while (a controller ticked by hand, not
-ticked), the request path folds it into an integer once it passes ``FOLD_AT`` items, on
-the next sampled decision and under a lock it only tries: the list stays under about
-``FOLD_AT + 1/rate`` items and no decision waits.
+"""What the controller reads at each tick: its tap on the request path (offered load and
+the hard cap) and the latencies observed. The request path counts by ``list.append``
+(atomic, no lock); the controller counts and deletes from the front, so the count is
+exact (docs/design.md).
 """
 
 from __future__ import annotations

@@ -1,17 +1,6 @@
-"""The dual-factor window law of D-Sampler, the Go sampler dsampler ports.
-
-``f = max(alpha * QPS / QPS_baseline, beta * P99 / P99_target)``; when ``f`` rises above
-1 the window shortens to ``clamp(W0 / f, W_min, W_max)`` so the controller re-evaluates
-load and health more often, and once ``f < 1 - hysteresis`` it relaxes back to ``W0``.
-(D-Sampler's white paper writes the formula as a product with ``f`` while its text and
-table shorten the window on a spike; shortening is the intent.) With the defaults,
-steady load gives ``f = 0.8`` and a 10 s window; QPS +180% gives ``f = 2.24`` and 4.5 s;
-a latency episode (P99 above its target, see :mod:`._tail`) holds the window at its
-minimum.
-
-``QPS_baseline`` is an exponential average of the windows' QPS with a time constant of
-:data:`BASELINE_WINDOWS` base windows (60 s by default; the plain mean of all windows
-until then): a lasting change of load becomes the new normal within minutes.
+"""D-Sampler's dual-factor window law: ``f = max(alpha * QPS / QPS_baseline, beta * P99 /
+P99_target)``; above 1 the window shortens to ``clamp(W0 / f, W_min, W_max)``, below
+``1 - hysteresis`` it relaxes back to ``W0`` (shortening is the white paper's intent).
 """
 
 from __future__ import annotations

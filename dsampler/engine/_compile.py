@@ -1,10 +1,7 @@
-"""Configuration -> :class:`~dsampler.engine._snapshot.Snapshot`, keeping the buckets
-and anchors of unchanged rules and operations from the previous snapshot. A bucket runs
-at its limit times the share of the limits its engine holds (``Runtime.share``).
-
-A build applies its effects (bucket rates, tracked operations) only once everything that
-can fail has run, so a failed build changes no running limit. Parts whose inputs are the
-very same objects as the previous snapshot's are reused whole.
+"""Configuration -> :class:`~dsampler.engine._snapshot.Snapshot`, reusing the previous
+snapshot's buckets, anchors and the parts built from the very same objects. A build
+applies its effects (bucket rates, tracked operations) only once everything that can
+fail has run, so a failed build changes no running limit.
 """
 
 from __future__ import annotations
@@ -144,13 +141,23 @@ class _Build:
 
     def snapshot(self) -> Snapshot:
         config, previous = self.config, self.previous
-        same = (
+        kept = None  # the previous snapshot, whose parts of the very same inputs and tags are kept
+        if (
             previous is not None
             and previous.default.scheme is self.scheme
             and previous.tagger.same_as(self.tagger)
-        )
-        rules = self._kept_rules() if same else self._rules()
-        operations = self._kept_operations() if same else self._operations()
+        ):
+            kept = previous
+        if kept is not None and config.rules is kept.config.rules:
+            rules = kept.rules
+            self.rule_buckets, self.anchors = kept.rule_buckets, kept.anchors  # type: ignore[assignment]
+        else:
+            rules = self._rules()
+        lower = config.default_lower_bound_per_second
+        if kept is not None and config.operations is kept.config.operations and lower == kept.lower_bound:
+            operations: Mapping[str, OperationDecider] = kept.operations
+        else:
+            operations = self._operations()
         cap = None
         if config.traces_per_second is not None:
             cap = self._bucket(previous.cap if previous is not None else None, config.traces_per_second)
@@ -168,25 +175,6 @@ class _Build:
             counts_for(config, self.runtime),
             self.runtime.stated_children if config.write_th else self.runtime.children,
         )
-
-    def _kept_rules(self) -> RuleIndex[Decider]:
-        """The previous snapshot's rules if they are the same objects."""
-        previous = self.previous
-        if previous is None or self.config.rules is not previous.config.rules:
-            return self._rules()
-        self.rule_buckets, self.anchors = previous.rule_buckets, previous.anchors  # type: ignore[assignment]
-        return previous.rules
-
-    def _kept_operations(self) -> Mapping[str, OperationDecider]:
-        """The previous snapshot's operations if they and the default lower bound are the same."""
-        previous, config = self.previous, self.config
-        if (
-            previous is None
-            or config.operations is not previous.config.operations
-            or config.default_lower_bound_per_second != previous.lower_bound
-        ):
-            return self._operations()
-        return previous.operations
 
     def _operations(self) -> dict[str, OperationDecider]:
         return {

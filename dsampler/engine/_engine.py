@@ -78,11 +78,7 @@ class Engine(RequestPath):
         # no store yet while constructing (getattr, not self.__dict__, which would make
         # every attribute read of the request path a dict lookup)
         store = getattr(self, "_store", None)
-        load = None
-        for overlay in held.values():  # the first owner's tap
-            if overlay.tap is not None:
-                load = overlay.tap
-                break
+        load = next((o.tap for o in held.values() if o.tap is not None), None)  # the first owner's tap
         previous = None if store is None else store.current
         return compile_snapshot(config, previous, self._runtime, load)  # type: ignore[arg-type]  # a tap is an OfferedLoad
 
@@ -200,10 +196,8 @@ class Engine(RequestPath):
 
     def share_limits(self, share: float) -> None:
         """Hold ``share`` of every traces-per-second limit (``traces_per_second``,
-        ``rate_limit`` rules, lower bounds): each bucket runs at its configured rate
-        times ``share``, now and in every configuration published after, its balance
-        pro-rated. 1 (the default) holds them whole. The adaptive controller sets it
-        with ``share: host``; the request path only sees the new rates.
+        ``rate_limit`` rules, lower bounds), now and in every configuration published
+        after, balances pro-rated; 1 (the default) holds them whole (``share: host``).
 
         Raises:
             ConfigError: ``share`` is not a number in [0, 1].

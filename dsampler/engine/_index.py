@@ -1,9 +1,6 @@
-"""The rules of a snapshot, indexed: a span evaluates only the rules that can match it.
-
-A rule is a bit (bit 0 is the first rule). For a span, the index ORs the rules its name
-can match, ANDs the rules its kind allows and, if a candidate needs attributes, the rules
-its attributes can satisfy (by a rule's first attribute); then it evaluates each
-candidate's predicate, lowest bit first: the first match in rule order.
+"""The rules of a snapshot, indexed with one bit per rule (bit 0 the first): a span
+evaluates only the rules its name, kind and attributes (a rule's first key) can match,
+lowest bit first, so the first match is in rule order.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ class Runtime:
     __slots__ = (
         "children",
         "clock",
-        "new_bucket",
+        "fill",
         "resource",
         "share",
         "stated_children",
@@ -38,7 +38,7 @@ class Runtime:
     ) -> None:
         self.clock = clock
         self.resource = resource
-        self.new_bucket = _bucket_maker(clock, initial_fill)
+        self.fill = initial_fill
         self.tracked: Tracked[TokenBucket] = Tracked()  # lower-bound buckets of operations first seen
         # children following their parent (as the snapshot states thresholds or not)
         self.children = ChildResults()
@@ -50,13 +50,9 @@ class Runtime:
         """A wall-clock instant (a rollout's ``at:``) on the monotonic clock."""
         return self.clock.monotonic() + (wall - self.clock.time())
 
-
-def _bucket_maker(clock: Clock, fill: Callable[[], float] | None) -> Callable[[float], TokenBucket]:
-    def new_bucket(per_second: float) -> TokenBucket:
-        start = None if fill is None else fill() * max(per_second, 1.0)
-        return TokenBucket(per_second, initial_balance=start, clock=clock)
-
-    return new_bucket
+    def new_bucket(self, per_second: float) -> TokenBucket:
+        start = None if self.fill is None else self.fill() * max(per_second, 1.0)
+        return TokenBucket(per_second, initial_balance=start, clock=self.clock)
 
 
 def resource_attributes(resource: Resource | Mapping[str, Any] | None) -> Mapping[str, Any]:

@@ -80,14 +80,12 @@ class PerOperationSampler(Sampler):
         Raises:
             ConfigError: a change is invalid; nothing changes.
         """
-        changes: dict[str, Any] = {}
-        if operations is not None:
-            changes["operations"] = dict(operations)
-        if default_rate is not None:
-            changes["rate"] = default_rate
-        if default_lower_bound_per_second is not None:
-            changes["default_lower_bound_per_second"] = default_lower_bound_per_second
-        self._sampler.update(**changes)
+        changes: dict[str, Any] = {
+            "operations": None if operations is None else dict(operations),
+            "rate": default_rate,
+            "default_lower_bound_per_second": default_lower_bound_per_second,
+        }
+        self._sampler.update(**{k: v for k, v in changes.items() if v is not None})
 
     @property
     def faults(self) -> int:

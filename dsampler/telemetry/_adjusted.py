@@ -1,11 +1,5 @@
-"""Adjusted counts: how many local root spans the sampled ones stand for, read from
-their ``th``.
-
-A root sampled with probability ``p`` stands for ``1/p`` roots offered, so the sum of
-``1/p`` over the sampled roots that carry a ``th`` estimates the roots their strategies
-were offered without bias (Horvitz-Thompson), with variance ``sum (1 - p) / p**2``.
-Roots sampled without a ``th`` (a rate limit, a lower bound, a parent's flag) are
-counted apart, once each.
+"""Adjusted counts: the sum of ``1/p`` over sampled local roots carrying a ``th``
+(Horvitz-Thompson), its variance ``sum (1 - p) / p**2``, and roots sampled without one.
 """
 
 from __future__ import annotations

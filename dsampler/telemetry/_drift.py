@@ -1,11 +1,7 @@
-"""The drift audit: per configuration version, the rate the default rate actually kept
-against the rate configured, with a binomial bound.
-
-Raw FNV-1a, and the schemes that read the trace ID's bits unhashed, can keep all or none
-of non-random IDs. For each recent version with enough decisions, ``z = (kept - n r) /
-sqrt(n r (1 - r))``, ``r`` the probability the spans' ``th`` states; beyond ``sigmas`` it
-is a drift, warned about once per version and at most once a minute per sampler. It runs
-off the request path: at metric collections, every ``audit_interval_s``, or when called.
+"""The drift audit: per configuration version, the rate the default rate kept against the
+rate its spans' ``th`` states, ``z = (kept - n r) / sqrt(n r (1 - r))``; beyond
+``sigmas``, warned once per version and at most once a minute per sampler, off the
+request path.
 """
 
 from __future__ import annotations
@@ -82,7 +78,7 @@ def audit(sampler: Observed, *, sigmas: float = SIGMAS, min_decisions: int = MIN
     stats = sampler.decision_counts
     if stats is None:
         return []
-    found = [d for c in stats.recent if (d := _drift(c.version, c.scheme, c.rate, c, sigmas, min_decisions))]
+    found = [d for c in stats.recent if (d := _drift(c, sigmas, min_decisions))]
     with _guard.lock:
         memory = _memory.setdefault(sampler, _Memory())
         new = [d for d in found if d.version not in memory.alerted]
@@ -107,10 +103,8 @@ def stated_probability(scheme: str, rate: float) -> float:
     return rate if stated.how == NOTHING else threshold_to_probability(stated.threshold)
 
 
-def _drift(
-    version: int, scheme: str, rate: float, counts: DecisionCounts, sigmas: float, least: int
-) -> Drift | None:
-    rate = stated_probability(scheme, rate)
+def _drift(counts: DecisionCounts, sigmas: float, least: int) -> Drift | None:
+    rate = stated_probability(counts.scheme, counts.rate)
     kept = counts.of(DEFAULT, KEPT)
     n = counts.default_decided
     spread = n * rate * (1.0 - rate)
@@ -119,4 +113,4 @@ def _drift(
     z = (kept - n * rate) / math.sqrt(spread)
     if abs(z) <= sigmas:
         return None
-    return Drift(version, scheme, rate, kept / n, n, z)
+    return Drift(counts.version, counts.scheme, rate, kept / n, n, z)

@@ -27,22 +27,25 @@ def instrument(meter_provider: MeterProvider | None, *, automatic: bool = False)
     from opentelemetry import metrics
 
     meter = (meter_provider or metrics.get_meter_provider()).get_meter("dsampler")
-    decisions = _decisions_first(automatic)
-    meter.create_observable_counter("dsampler.decisions", [decisions], "{span}", "Sampling decisions made")
-    configured = _each(lambda s: s.config.rate)
-    meter.create_observable_gauge("dsampler.rate.configured", [configured], "1", "Default rate in force")
-    meter.create_observable_gauge(
-        "dsampler.rate.effective", [_effective], "1", "Fraction the default rate kept in this version"
-    )
-    version = _each(lambda s: s.config.version)
-    meter.create_observable_gauge("dsampler.config.version", [version], "1", "Configuration version")
-    meter.create_observable_counter("dsampler.drift.alerts", [_drifts], "{alert}", "Versions that drifted")
-    faults = _each(lambda s: s.faults)
-    meter.create_observable_counter("dsampler.faults", [faults], "{fault}", "Decisions after a fault")
-    meter.create_observable_counter("dsampler.remote.fetches", [_fetches], "{fetch}", "Strategy fetches")
-    window, rate = _of_controller("window_s"), _of_controller("rate")
-    meter.create_observable_gauge("dsampler.controller.window", [window], "s", "Adaptive window length")
-    meter.create_observable_gauge("dsampler.controller.rate", [rate], "1", "Adaptive rate")
+    counter, gauge = meter.create_observable_counter, meter.create_observable_gauge
+    for create, name, callback, unit, description in (
+        (counter, "dsampler.decisions", _decisions_first(automatic), "{span}", "Sampling decisions made"),
+        (gauge, "dsampler.rate.configured", _each(lambda s: s.config.rate), "1", "Default rate in force"),
+        (
+            gauge,
+            "dsampler.rate.effective",
+            _each(_effective),
+            "1",
+            "Fraction the default rate kept in this version",
+        ),
+        (gauge, "dsampler.config.version", _each(lambda s: s.config.version), "1", "Configuration version"),
+        (counter, "dsampler.drift.alerts", _each(_alerts), "{alert}", "Versions that drifted"),
+        (counter, "dsampler.faults", _each(lambda s: s.faults), "{fault}", "Decisions after a fault"),
+        (counter, "dsampler.remote.fetches", _fetches, "{fetch}", "Strategy fetches"),
+        (gauge, "dsampler.controller.window", _of_controller("window_s"), "s", "Adaptive window length"),
+        (gauge, "dsampler.controller.rate", _of_controller("rate"), "1", "Adaptive rate"),
+    ):
+        create(name, [callback], unit, description)
 
 
 def _observation(value: float, **attributes: Any) -> Observation:
@@ -76,30 +79,26 @@ def _id(who: str) -> dict[str, str]:
     return {"dsampler.sampler": who}
 
 
-def _each(value: Callable[[Observed], float]) -> Any:
-    """A callback observing ``value`` of each sampler."""
+def _each(value: Callable[[Observed], float | None]) -> Any:
+    """A callback observing ``value`` of each sampler (None: not observed)."""
 
     def observe(options: CallbackOptions) -> Iterable[Observation]:
-        return [_observation(value(s), **_id(n)) for n, s in _registry.numbered()]
+        found = [(n, value(s)) for n, s in _registry.numbered()]
+        return [_observation(v, **_id(n)) for n, v in found if v is not None]
 
     return observe
 
 
-def _effective(options: CallbackOptions) -> Iterable[Observation]:
-    out = []
-    for number, sampler in _registry.numbered():
-        counts = sampler.snapshot.counts
-        if counts is not None and counts.default_decided:
-            out.append(_observation(counts.of(DEFAULT, KEPT) / counts.default_decided, **_id(number)))
-    return out
+def _effective(sampler: Observed) -> float | None:
+    counts = sampler.snapshot.counts
+    if counts is None or not counts.default_decided:
+        return None
+    return counts.of(DEFAULT, KEPT) / counts.default_decided
 
 
-def _drifts(options: CallbackOptions) -> Iterable[Observation]:
-    out = []
-    for number, sampler in _registry.numbered():
-        _drift.audit(sampler)  # off the request path, at every collection
-        out.append(_observation(_drift.alerts(sampler), **_id(number)))
-    return out
+def _alerts(sampler: Observed) -> int:
+    _drift.audit(sampler)  # off the request path, at every collection
+    return _drift.alerts(sampler)
 
 
 def _fetches(options: CallbackOptions) -> Iterable[Observation]:
@@ -114,12 +113,8 @@ def _fetches(options: CallbackOptions) -> Iterable[Observation]:
 def _of_controller(attribute: str) -> Any:
     """A callback observing one attribute of each adaptive controller."""
 
-    def observe(options: CallbackOptions) -> Iterable[Observation]:
-        out = []
-        for number, sampler in _registry.numbered():
-            controller = getattr(sampler, "controller", None)  # a DSampler's, with an adaptive: section
-            if controller is not None:
-                out.append(_observation(getattr(controller, attribute), **_id(number)))
-        return out
+    def value(sampler: Observed) -> float | None:
+        controller = getattr(sampler, "controller", None)  # a DSampler's, with an adaptive: section
+        return None if controller is None else getattr(controller, attribute)
 
-    return observe
+    return _each(value)
