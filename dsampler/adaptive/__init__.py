@@ -10,7 +10,6 @@ the configuration file) gives a DSampler whose default rate this controller owns
 from dsampler.adaptive._controller import ADAPTIVE, AdaptiveController, running_controller
 from dsampler.adaptive._core import Change, ControllerCore
 from dsampler.adaptive._processor import AdaptiveSpanProcessor
-from dsampler.adaptive._sketch import LatencySketch
 
 __all__ = [
     "ADAPTIVE",
@@ -18,6 +17,5 @@ __all__ = [
     "AdaptiveSpanProcessor",
     "Change",
     "ControllerCore",
-    "LatencySketch",
     "running_controller",
 ]

@@ -10,87 +10,60 @@ from dsampler.consistent._composables import (
     composable_parent_threshold,
     composable_traceid_ratio_based,
 )
-from dsampler.consistent._composite import CompositeSampler, composite_sampler
+from dsampler.consistent._composite import composite_sampler
 from dsampler.consistent._follow import ThresholdChildren
-from dsampler.consistent._intent import ComposableSampler, SamplingIntent
-from dsampler.consistent._ot import MAX_OT_LENGTH, ot_with_threshold, ot_without_threshold, parse_ot
+from dsampler.consistent._intent import SamplingIntent
+from dsampler.consistent._ot import ot_with_threshold, ot_without_threshold, parse_ot
 from dsampler.consistent._predicates import (
     AllPredicate,
     AlwaysMatchPredicate,
     AttributePatternsPredicate,
     AttributeValuesPredicate,
     ParentPredicate,
-    Predicate,
     SpanKindPredicate,
 )
-from dsampler.consistent._randomness import (
-    RANDOMNESS_MASK,
-    bound_of_threshold,
-    consistent_sampled,
-    key_of_randomness,
-    parent_threshold,
-    randomness,
-    threshold_of_bound,
-)
+from dsampler.consistent._randomness import randomness
 from dsampler.consistent._rules import composable_rule_based
 from dsampler.consistent._stated import NOTHING, NOTHING_STATED, Statement, statement
 from dsampler.consistent._stated_results import StatedResults
 from dsampler.consistent._threshold import (
-    HALF_UP,
-    INVALID_THRESHOLD,
     MAX_THRESHOLD,
     adjusted_count,
-    decode_th,
     encode_th,
     ratio_to_threshold,
     threshold_to_probability,
 )
-from dsampler.consistent._tracestate import explicit_randomness, ot_of, threshold_of, with_ot
+from dsampler.consistent._tracestate import explicit_randomness, threshold_of
 
 __all__ = [
-    "HALF_UP",
-    "INVALID_THRESHOLD",
-    "MAX_OT_LENGTH",
     "MAX_THRESHOLD",
     "NOTHING",
     "NOTHING_STATED",
-    "RANDOMNESS_MASK",
     "AllPredicate",
     "AlwaysMatchPredicate",
     "AttributePatternsPredicate",
     "AttributeValuesPredicate",
-    "ComposableSampler",
-    "CompositeSampler",
     "ParentPredicate",
-    "Predicate",
     "SamplingIntent",
     "SpanKindPredicate",
     "StatedResults",
     "Statement",
     "ThresholdChildren",
     "adjusted_count",
-    "bound_of_threshold",
     "composable_always_off",
     "composable_always_on",
     "composable_parent_threshold",
     "composable_rule_based",
     "composable_traceid_ratio_based",
     "composite_sampler",
-    "consistent_sampled",
-    "decode_th",
     "encode_th",
     "explicit_randomness",
-    "key_of_randomness",
-    "ot_of",
     "ot_with_threshold",
     "ot_without_threshold",
-    "parent_threshold",
     "parse_ot",
     "randomness",
     "ratio_to_threshold",
     "statement",
     "threshold_of",
-    "threshold_of_bound",
     "threshold_to_probability",
-    "with_ot",
 ]

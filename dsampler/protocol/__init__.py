@@ -8,13 +8,11 @@ from dsampler.protocol._parse import (
     parse_mapping,
     parse_operation_sampling,
     parse_response,
-    parse_strategy,
 )
 from dsampler.protocol._proto import MAX_REQUEST_BYTES, decode_params, encode_response
 from dsampler.protocol._render import Dialect, render
 from dsampler.protocol._strategy import (
     PROBABILISTIC,
-    RATE_LIMITING,
     OperationRate,
     PerOperationStrategy,
     ProbabilisticStrategy,
@@ -28,7 +26,6 @@ __all__ = [
     "MAX_REQUEST_BYTES",
     "MAX_RESPONSE_BYTES",
     "PROBABILISTIC",
-    "RATE_LIMITING",
     "Dialect",
     "OperationRate",
     "PerOperationStrategy",
@@ -43,7 +40,6 @@ __all__ = [
     "parse_mapping",
     "parse_operation_sampling",
     "parse_response",
-    "parse_strategy",
     "read_text",
     "render",
 ]

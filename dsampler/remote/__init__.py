@@ -5,9 +5,8 @@ the server, :mod:`dsampler.serve`'s. See ``docs/remote-sampling.md``."""
 
 from dsampler.remote._entry import parse_remote_properties, remote_sampler, warn_ignored
 from dsampler.remote._fetch import Fetcher, HttpFetcher
-from dsampler.remote._fields import strategy_fields
 from dsampler.remote._follow import REMOTE, RemoteFollower, running_follower
-from dsampler.remote._poll import PollOutcome, StrategyPoller
+from dsampler.remote._poll import PollOutcome
 from dsampler.remote._sampler import JaegerRemoteSampler
 
 __all__ = [
@@ -17,10 +16,8 @@ __all__ = [
     "JaegerRemoteSampler",
     "PollOutcome",
     "RemoteFollower",
-    "StrategyPoller",
     "parse_remote_properties",
     "remote_sampler",
     "running_follower",
-    "strategy_fields",
     "warn_ignored",
 ]

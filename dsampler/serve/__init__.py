@@ -6,7 +6,6 @@ from dsampler.serve._grpc_calls import MISSING_GRPC
 from dsampler.serve._server import MAX_CONNECTIONS, StrategiesServer
 from dsampler.serve._strategies import (
     Strategies,
-    config_strategies,
     jaeger_document,
     jaeger_strategies,
     load_strategies,
@@ -20,7 +19,6 @@ __all__ = [
     "Strategies",
     "StrategiesFile",
     "StrategiesServer",
-    "config_strategies",
     "count_services",
     "jaeger_document",
     "jaeger_strategies",
