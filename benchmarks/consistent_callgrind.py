@@ -38,7 +38,8 @@ from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
 from opentelemetry.trace.span import TraceState
 import dsampler
-from dsampler.consistent import composable_traceid_ratio_based, composite_sampler, ot_of, ratio_to_threshold
+from dsampler.consistent import composable_traceid_ratio_based, composite_sampler, ratio_to_threshold
+from dsampler.consistent._tracestate import ot_of
 case, which, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 T = ratio_to_threshold(0.1)
 rng = random.Random(7)

@@ -24,7 +24,8 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_s
 from opentelemetry.trace.span import TraceState
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from dsampler.consistent import composable_traceid_ratio_based, composite_sampler, ot_of, ratio_to_threshold
+from dsampler.consistent import composable_traceid_ratio_based, composite_sampler, ratio_to_threshold
+from dsampler.consistent._tracestate import ot_of
 
 NAME = "GET /x"
 RATE = 0.1

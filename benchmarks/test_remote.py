@@ -28,7 +28,8 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from server_load import run_load, serve
 
 import dsampler
-from dsampler.protocol import StrategyResponse, parse_strategy
+from dsampler.protocol import StrategyResponse
+from dsampler.protocol._parse import parse_strategy
 from dsampler.remote import JaegerRemoteSampler
 from dsampler.serve import Strategies, StrategiesServer
 

@@ -37,7 +37,8 @@ from typing import Any, Final
 
 import pytest
 
-from dsampler.protocol import PerOperationStrategy, parse_strategy
+from dsampler.protocol import PerOperationStrategy
+from dsampler.protocol._parse import parse_strategy
 from interop import engines, fleet
 from interop.cassandra import Cassandra
 from interop.engines import Engine, get

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import pytest
 
-from dsampler.protocol import parse_strategy
+from dsampler.protocol._parse import parse_strategy
 from interop import clients, engines
 from interop.clients import OPS, RATES, STRATEGIES, Client
 from interop.engines import Engine, get

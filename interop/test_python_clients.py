@@ -23,7 +23,8 @@ from jaeger_client import Config
 from jaeger_client import sampler as jc
 
 from dsampler.jaeger import RemoteControlledSampler
-from dsampler.protocol import ProbabilisticStrategy, Strategy, parse_strategy
+from dsampler.protocol import ProbabilisticStrategy, Strategy
+from dsampler.protocol._parse import parse_strategy
 from dsampler.remote import JaegerRemoteSampler, PollOutcome
 from interop import clients, engines
 from interop.clients import OPS, RATES, STRATEGIES

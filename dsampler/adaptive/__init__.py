@@ -7,9 +7,9 @@ the configuration file) gives a DSampler whose default rate this controller owns
 :mod:`dsampler.cli.simulate` runs hours of synthetic traffic in seconds. See docs/adaptive.md.
 """
 
-import typing
-
-from dsampler._lazy import attach as _attach
+from dsampler.adaptive._controller import ADAPTIVE, AdaptiveController, running_controller
+from dsampler.adaptive._core import Change, ControllerCore
+from dsampler.adaptive._processor import AdaptiveSpanProcessor
 
 __all__ = [
     "ADAPTIVE",
@@ -17,24 +17,5 @@ __all__ = [
     "AdaptiveSpanProcessor",
     "Change",
     "ControllerCore",
-    "LatencySketch",
     "running_controller",
 ]
-
-if typing.TYPE_CHECKING:
-    from dsampler.adaptive._controller import ADAPTIVE, AdaptiveController, running_controller
-    from dsampler.adaptive._core import Change, ControllerCore
-    from dsampler.adaptive._processor import AdaptiveSpanProcessor
-    from dsampler.adaptive._sketch import LatencySketch
-
-__getattr__, __dir__ = _attach(
-    __name__,
-    {
-        **dict.fromkeys(
-            ("ADAPTIVE", "AdaptiveController", "running_controller"), "dsampler.adaptive._controller"
-        ),
-        **dict.fromkeys(("Change", "ControllerCore"), "dsampler.adaptive._core"),
-        "AdaptiveSpanProcessor": "dsampler.adaptive._processor",
-        "LatencySketch": "dsampler.adaptive._sketch",
-    },
-)

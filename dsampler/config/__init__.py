@@ -1,9 +1,47 @@
 """Configuration: the frozen model, its parser and files, the versioned store with its
 owners' overlays, reloads."""
 
-import typing
-
-from dsampler._lazy import attach as _attach
+from dsampler.config._adaptive import AdaptiveSettings, HealthPolicy, parse_adaptive, settings_with
+from dsampler.config._files import (
+    MAX_FILE_BYTES,
+    describe,
+    load_config,
+    load_document,
+    locate,
+    parse_config_bytes,
+    read_bytes,
+)
+from dsampler.config._keywords import AdaptiveChanges, AdaptiveKeywords, SettingsKeywords
+from dsampler.config._lines import with_lines
+from dsampler.config._model import DEFAULT_RATE, FIELD_CHECKS, OperationStrategy, SamplingConfig
+from dsampler.config._overlay import Overlay, differences
+from dsampler.config._parse import as_config, parse_config, parse_fields
+from dsampler.config._remote import RemoteSettings, service_name
+from dsampler.config._rule import (
+    ANY_TEXT,
+    KINDS,
+    Action,
+    AttributeMatch,
+    Drop,
+    Match,
+    Pattern,
+    RateLimit,
+    Rollout,
+    Rule,
+    Sample,
+)
+from dsampler.config._shape import (
+    MAX_ARG_CHARS,
+    build,
+    key_values,
+    mapping,
+    no_unknown_keys,
+    parse_duration,
+    parse_rate,
+)
+from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
+from dsampler.config._watch import Changes, FileWatcher, Watched, read_at_start
+from dsampler.config._yaml import compose_yaml
 
 __all__ = [
     "ANY_TEXT",
@@ -54,116 +92,7 @@ __all__ = [
     "parse_rate",
     "read_at_start",
     "read_bytes",
-    "serialize",
     "service_name",
     "settings_with",
     "with_lines",
 ]
-
-if typing.TYPE_CHECKING:
-    from dsampler.config._adaptive import AdaptiveSettings, HealthPolicy, parse_adaptive, settings_with
-    from dsampler.config._files import (
-        MAX_FILE_BYTES,
-        describe,
-        load_config,
-        load_document,
-        locate,
-        parse_config_bytes,
-        read_bytes,
-    )
-    from dsampler.config._keywords import AdaptiveChanges, AdaptiveKeywords, SettingsKeywords
-    from dsampler.config._lines import with_lines
-    from dsampler.config._model import DEFAULT_RATE, FIELD_CHECKS, OperationStrategy, SamplingConfig
-    from dsampler.config._overlay import Overlay, differences
-    from dsampler.config._parse import as_config, parse_config, parse_fields
-    from dsampler.config._remote import RemoteSettings, service_name
-    from dsampler.config._rule import (
-        ANY_TEXT,
-        KINDS,
-        Action,
-        AttributeMatch,
-        Drop,
-        Match,
-        Pattern,
-        RateLimit,
-        Rollout,
-        Rule,
-        Sample,
-    )
-    from dsampler.config._serialize import serialize
-    from dsampler.config._shape import (
-        MAX_ARG_CHARS,
-        build,
-        key_values,
-        mapping,
-        no_unknown_keys,
-        parse_duration,
-        parse_rate,
-    )
-    from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
-    from dsampler.config._watch import Changes, FileWatcher, Watched, read_at_start
-    from dsampler.config._yaml import compose_yaml
-
-__getattr__, __dir__ = _attach(
-    __name__,
-    {
-        **dict.fromkeys(
-            ("AdaptiveSettings", "HealthPolicy", "parse_adaptive", "settings_with"),
-            "dsampler.config._adaptive",
-        ),
-        **dict.fromkeys(
-            (
-                "MAX_FILE_BYTES",
-                "describe",
-                "load_config",
-                "load_document",
-                "locate",
-                "parse_config_bytes",
-                "read_bytes",
-            ),
-            "dsampler.config._files",
-        ),
-        **dict.fromkeys(
-            ("AdaptiveChanges", "AdaptiveKeywords", "SettingsKeywords"), "dsampler.config._keywords"
-        ),
-        "with_lines": "dsampler.config._lines",
-        **dict.fromkeys(
-            ("DEFAULT_RATE", "FIELD_CHECKS", "OperationStrategy", "SamplingConfig"), "dsampler.config._model"
-        ),
-        **dict.fromkeys(("Overlay", "differences"), "dsampler.config._overlay"),
-        **dict.fromkeys(("as_config", "parse_config", "parse_fields"), "dsampler.config._parse"),
-        **dict.fromkeys(("RemoteSettings", "service_name"), "dsampler.config._remote"),
-        **dict.fromkeys(
-            (
-                "ANY_TEXT",
-                "Action",
-                "AttributeMatch",
-                "Drop",
-                "KINDS",
-                "Match",
-                "Pattern",
-                "RateLimit",
-                "Rollout",
-                "Rule",
-                "Sample",
-            ),
-            "dsampler.config._rule",
-        ),
-        "serialize": "dsampler.config._serialize",
-        **dict.fromkeys(
-            (
-                "MAX_ARG_CHARS",
-                "build",
-                "key_values",
-                "mapping",
-                "no_unknown_keys",
-                "parse_duration",
-                "parse_rate",
-            ),
-            "dsampler.config._shape",
-        ),
-        **dict.fromkeys(("ConfigStore", "DEFAULT_HISTORY"), "dsampler.config._store"),
-        **dict.fromkeys(("Changes", "FileWatcher", "Watched", "read_at_start"), "dsampler.config._watch"),
-        "compose_yaml": "dsampler.config._yaml",
-    },
-)

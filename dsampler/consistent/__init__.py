@@ -4,165 +4,66 @@ tracestate entry, thresholds and adjusted counts, and composable samplers
 ``Sampler``). See docs/consistent-sampling.md.
 """
 
-import typing
-
-from dsampler._lazy import attach as _attach
+from dsampler.consistent._composables import (
+    composable_always_off,
+    composable_always_on,
+    composable_parent_threshold,
+    composable_traceid_ratio_based,
+)
+from dsampler.consistent._composite import composite_sampler
+from dsampler.consistent._follow import ThresholdChildren
+from dsampler.consistent._intent import SamplingIntent
+from dsampler.consistent._ot import ot_with_threshold, ot_without_threshold, parse_ot
+from dsampler.consistent._predicates import (
+    AllPredicate,
+    AlwaysMatchPredicate,
+    AttributePatternsPredicate,
+    AttributeValuesPredicate,
+    ParentPredicate,
+    SpanKindPredicate,
+)
+from dsampler.consistent._randomness import randomness
+from dsampler.consistent._rules import composable_rule_based
+from dsampler.consistent._stated import NOTHING, NOTHING_STATED, Statement, statement
+from dsampler.consistent._stated_results import StatedResults
+from dsampler.consistent._threshold import (
+    MAX_THRESHOLD,
+    adjusted_count,
+    encode_th,
+    ratio_to_threshold,
+    threshold_to_probability,
+)
+from dsampler.consistent._tracestate import explicit_randomness, threshold_of
 
 __all__ = [
-    "HALF_UP",
-    "INVALID_THRESHOLD",
-    "MAX_OT_LENGTH",
     "MAX_THRESHOLD",
     "NOTHING",
     "NOTHING_STATED",
-    "RANDOMNESS_MASK",
     "AllPredicate",
     "AlwaysMatchPredicate",
     "AttributePatternsPredicate",
     "AttributeValuesPredicate",
-    "ComposableSampler",
-    "CompositeSampler",
     "ParentPredicate",
-    "Predicate",
     "SamplingIntent",
     "SpanKindPredicate",
     "StatedResults",
     "Statement",
     "ThresholdChildren",
     "adjusted_count",
-    "bound_of_threshold",
     "composable_always_off",
     "composable_always_on",
     "composable_parent_threshold",
     "composable_rule_based",
     "composable_traceid_ratio_based",
     "composite_sampler",
-    "consistent_sampled",
-    "decode_th",
     "encode_th",
     "explicit_randomness",
-    "key_of_randomness",
-    "ot_of",
     "ot_with_threshold",
     "ot_without_threshold",
-    "parent_threshold",
     "parse_ot",
     "randomness",
     "ratio_to_threshold",
     "statement",
     "threshold_of",
-    "threshold_of_bound",
     "threshold_to_probability",
-    "with_ot",
 ]
-
-if typing.TYPE_CHECKING:
-    from dsampler.consistent._composables import (
-        composable_always_off,
-        composable_always_on,
-        composable_parent_threshold,
-        composable_traceid_ratio_based,
-    )
-    from dsampler.consistent._composite import CompositeSampler, composite_sampler
-    from dsampler.consistent._follow import ThresholdChildren
-    from dsampler.consistent._intent import ComposableSampler, SamplingIntent
-    from dsampler.consistent._ot import MAX_OT_LENGTH, ot_with_threshold, ot_without_threshold, parse_ot
-    from dsampler.consistent._predicates import (
-        AllPredicate,
-        AlwaysMatchPredicate,
-        AttributePatternsPredicate,
-        AttributeValuesPredicate,
-        ParentPredicate,
-        Predicate,
-        SpanKindPredicate,
-    )
-    from dsampler.consistent._randomness import (
-        RANDOMNESS_MASK,
-        bound_of_threshold,
-        consistent_sampled,
-        key_of_randomness,
-        parent_threshold,
-        randomness,
-        threshold_of_bound,
-    )
-    from dsampler.consistent._rules import composable_rule_based
-    from dsampler.consistent._stated import NOTHING, NOTHING_STATED, Statement, statement
-    from dsampler.consistent._stated_results import StatedResults
-    from dsampler.consistent._threshold import (
-        HALF_UP,
-        INVALID_THRESHOLD,
-        MAX_THRESHOLD,
-        adjusted_count,
-        decode_th,
-        encode_th,
-        ratio_to_threshold,
-        threshold_to_probability,
-    )
-    from dsampler.consistent._tracestate import explicit_randomness, ot_of, threshold_of, with_ot
-
-__getattr__, __dir__ = _attach(
-    __name__,
-    {
-        **dict.fromkeys(
-            (
-                "composable_always_off",
-                "composable_always_on",
-                "composable_parent_threshold",
-                "composable_traceid_ratio_based",
-            ),
-            "dsampler.consistent._composables",
-        ),
-        **dict.fromkeys(("CompositeSampler", "composite_sampler"), "dsampler.consistent._composite"),
-        "ThresholdChildren": "dsampler.consistent._follow",
-        **dict.fromkeys(("ComposableSampler", "SamplingIntent"), "dsampler.consistent._intent"),
-        **dict.fromkeys(
-            ("MAX_OT_LENGTH", "ot_with_threshold", "ot_without_threshold", "parse_ot"),
-            "dsampler.consistent._ot",
-        ),
-        **dict.fromkeys(
-            (
-                "AllPredicate",
-                "AlwaysMatchPredicate",
-                "AttributePatternsPredicate",
-                "AttributeValuesPredicate",
-                "ParentPredicate",
-                "Predicate",
-                "SpanKindPredicate",
-            ),
-            "dsampler.consistent._predicates",
-        ),
-        **dict.fromkeys(
-            (
-                "RANDOMNESS_MASK",
-                "bound_of_threshold",
-                "consistent_sampled",
-                "key_of_randomness",
-                "parent_threshold",
-                "randomness",
-                "threshold_of_bound",
-            ),
-            "dsampler.consistent._randomness",
-        ),
-        "composable_rule_based": "dsampler.consistent._rules",
-        **dict.fromkeys(
-            ("NOTHING", "NOTHING_STATED", "Statement", "statement"), "dsampler.consistent._stated"
-        ),
-        "StatedResults": "dsampler.consistent._stated_results",
-        **dict.fromkeys(
-            (
-                "HALF_UP",
-                "INVALID_THRESHOLD",
-                "MAX_THRESHOLD",
-                "adjusted_count",
-                "decode_th",
-                "encode_th",
-                "ratio_to_threshold",
-                "threshold_to_probability",
-            ),
-            "dsampler.consistent._threshold",
-        ),
-        **dict.fromkeys(
-            ("explicit_randomness", "ot_of", "threshold_of", "with_ot"), "dsampler.consistent._tracestate"
-        ),
-    },
-)

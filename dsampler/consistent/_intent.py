@@ -28,7 +28,7 @@ class SamplingIntent:
 
     Attributes:
         threshold: the rejection threshold ``T`` in [0, 2**56] (sample iff ``R >= T``),
-            or -1 (:data:`~dsampler.consistent.INVALID_THRESHOLD`): do not sample.
+            or -1 (:data:`~dsampler.consistent._threshold.INVALID_THRESHOLD`): do not sample.
         threshold_reliable: ``T`` is the probability the span is sampled with, so a
             sampled span carries ``th`` and a backend may count it ``1/p`` times.
             When false the span carries no ``th``, and a threshold other than 0 is

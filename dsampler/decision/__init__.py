@@ -2,9 +2,28 @@
 following the parent, the fault fallback, the token bucket, the rule language compiled
 into predicates, and the tracker of operations first seen."""
 
-import typing
-
-from dsampler._lazy import attach as _attach
+from dsampler.decision._bucket import TokenBucket
+from dsampler.decision._children import CHILD_DECISIONS, CHILD_RESULTS, ChildResults
+from dsampler.decision._context import (
+    SPAN_KEY,
+    current_context,
+    parent_span_context,
+    parent_trace_state,
+    span_context_of,
+    trace_state_of,
+)
+from dsampler.decision._faults import FaultCountingSampler, FaultLog, Guarded, integer_value
+from dsampler.decision._match import Predicate, compile_match, compile_span
+from dsampler.decision._results import (
+    DROP,
+    DROPPED,
+    EMPTY,
+    RECORD_AND_SAMPLE,
+    FrozenResult,
+    Results,
+    make_result,
+)
+from dsampler.decision._tracked import Tracked
 
 __all__ = [
     "CHILD_DECISIONS",
@@ -33,55 +52,3 @@ __all__ = [
     "span_context_of",
     "trace_state_of",
 ]
-
-if typing.TYPE_CHECKING:
-    from dsampler.decision._bucket import TokenBucket
-    from dsampler.decision._children import CHILD_DECISIONS, CHILD_RESULTS, ChildResults
-    from dsampler.decision._context import (
-        SPAN_KEY,
-        current_context,
-        parent_span_context,
-        parent_trace_state,
-        span_context_of,
-        trace_state_of,
-    )
-    from dsampler.decision._faults import FaultCountingSampler, FaultLog, Guarded, integer_value
-    from dsampler.decision._match import Predicate, compile_match, compile_span
-    from dsampler.decision._results import (
-        DROP,
-        DROPPED,
-        EMPTY,
-        RECORD_AND_SAMPLE,
-        FrozenResult,
-        Results,
-        make_result,
-    )
-    from dsampler.decision._tracked import Tracked
-
-__getattr__, __dir__ = _attach(
-    __name__,
-    {
-        "TokenBucket": "dsampler.decision._bucket",
-        **dict.fromkeys(("CHILD_DECISIONS", "CHILD_RESULTS", "ChildResults"), "dsampler.decision._children"),
-        **dict.fromkeys(
-            (
-                "SPAN_KEY",
-                "current_context",
-                "parent_span_context",
-                "parent_trace_state",
-                "span_context_of",
-                "trace_state_of",
-            ),
-            "dsampler.decision._context",
-        ),
-        **dict.fromkeys(
-            ("FaultCountingSampler", "FaultLog", "Guarded", "integer_value"), "dsampler.decision._faults"
-        ),
-        **dict.fromkeys(("Predicate", "compile_match", "compile_span"), "dsampler.decision._match"),
-        **dict.fromkeys(
-            ("DROP", "DROPPED", "EMPTY", "FrozenResult", "RECORD_AND_SAMPLE", "Results", "make_result"),
-            "dsampler.decision._results",
-        ),
-        "Tracked": "dsampler.decision._tracked",
-    },
-)

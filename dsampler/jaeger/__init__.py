@@ -10,6 +10,32 @@ deliberate differences are listed in docs/jaeger-migration.md.
 import typing
 
 from dsampler._lazy import attach as _attach
+from dsampler.jaeger._constants import (
+    DEFAULT_LOWER_BOUND,
+    DEFAULT_LOWER_BOUND_STR,
+    DEFAULT_MAX_OPERATIONS,
+    DEFAULT_SAMPLING_INTERVAL,
+    DEFAULT_SAMPLING_PROBABILITY,
+    DEFAULT_SAMPLING_PROBABILITY_STR,
+    MAX_TRACES_PER_SECOND_STR,
+    OPERATION_SAMPLING_STR,
+    OPERATION_STR,
+    PROBABILISTIC_SAMPLING_STR,
+    PROBABILISTIC_SAMPLING_STRATEGY,
+    RATE_LIMITING_SAMPLING_STR,
+    RATE_LIMITING_SAMPLING_STRATEGY,
+    SAMPLER_PARAM_TAG_KEY,
+    SAMPLER_TYPE_CONST,
+    SAMPLER_TYPE_LOWER_BOUND,
+    SAMPLER_TYPE_PROBABILISTIC,
+    SAMPLER_TYPE_RATE_LIMITING,
+    SAMPLER_TYPE_TAG_KEY,
+    SAMPLING_RATE_STR,
+    STRATEGIES_STR,
+    STRATEGY_TYPE_STR,
+    default_logger,
+)
+from dsampler.jaeger._strategies import get_rate_limit, get_sampling_probability
 
 __all__ = [
     "DEFAULT_LOWER_BOUND",
@@ -48,7 +74,7 @@ __all__ = [
     "sampler_from_config",
 ]
 
-if typing.TYPE_CHECKING:  # the constants type-check as Any through __getattr__
+if typing.TYPE_CHECKING:
     from dsampler.jaeger._adaptive import AdaptiveSampler
     from dsampler.jaeger._config import sampler_from_config
     from dsampler.jaeger._polling import SamplerMetrics
@@ -60,23 +86,24 @@ if typing.TYPE_CHECKING:  # the constants type-check as Any through __getattr__
         RateLimitingSampler,
         Sampler,
     )
-    from dsampler.jaeger._strategies import get_rate_limit, get_sampling_probability
 
-# Where each name lives; the rest of __all__ is jaeger-client's vocabulary, in _constants.
-_HOMES = {
-    "AdaptiveSampler": "dsampler.jaeger._adaptive",
-    "ConstSampler": "dsampler.jaeger._samplers",
-    "GuaranteedThroughputProbabilisticSampler": "dsampler.jaeger._samplers",
-    "ProbabilisticSampler": "dsampler.jaeger._samplers",
-    "RateLimitingSampler": "dsampler.jaeger._samplers",
-    "RemoteControlledSampler": "dsampler.jaeger._remote",
-    "Sampler": "dsampler.jaeger._samplers",
-    "SamplerMetrics": "dsampler.jaeger._polling",
-    "get_rate_limit": "dsampler.jaeger._strategies",
-    "get_sampling_probability": "dsampler.jaeger._strategies",
-    "sampler_from_config": "dsampler.jaeger._config",
-}
-
+# The samplers subclass jaeger-client's Sampler when it is installed: they load on first use.
 __getattr__, __dir__ = _attach(
-    __name__, {name: _HOMES.get(name, "dsampler.jaeger._constants") for name in __all__}
+    __name__,
+    {
+        "AdaptiveSampler": "dsampler.jaeger._adaptive",
+        "sampler_from_config": "dsampler.jaeger._config",
+        "SamplerMetrics": "dsampler.jaeger._polling",
+        "RemoteControlledSampler": "dsampler.jaeger._remote",
+        **dict.fromkeys(
+            (
+                "ConstSampler",
+                "GuaranteedThroughputProbabilisticSampler",
+                "ProbabilisticSampler",
+                "RateLimitingSampler",
+                "Sampler",
+            ),
+            "dsampler.jaeger._samplers",
+        ),
+    },
 )

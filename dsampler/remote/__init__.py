@@ -3,9 +3,11 @@ points, and the follower they share with a DSampler's ``remote:`` section (fetch
 parse -> apply, in one background thread). The strategy model is :mod:`dsampler.protocol`'s;
 the server, :mod:`dsampler.serve`'s. See ``docs/remote-sampling.md``."""
 
-import typing
-
-from dsampler._lazy import attach as _attach
+from dsampler.remote._entry import parse_remote_properties, remote_sampler, warn_ignored
+from dsampler.remote._fetch import Fetcher, HttpFetcher
+from dsampler.remote._follow import REMOTE, RemoteFollower, running_follower
+from dsampler.remote._poll import PollOutcome
+from dsampler.remote._sampler import JaegerRemoteSampler
 
 __all__ = [
     "REMOTE",
@@ -14,32 +16,8 @@ __all__ = [
     "JaegerRemoteSampler",
     "PollOutcome",
     "RemoteFollower",
-    "StrategyPoller",
     "parse_remote_properties",
     "remote_sampler",
     "running_follower",
-    "strategy_fields",
     "warn_ignored",
 ]
-
-if typing.TYPE_CHECKING:
-    from dsampler.remote._entry import parse_remote_properties, remote_sampler, warn_ignored
-    from dsampler.remote._fetch import Fetcher, HttpFetcher
-    from dsampler.remote._fields import strategy_fields
-    from dsampler.remote._follow import REMOTE, RemoteFollower, running_follower
-    from dsampler.remote._poll import PollOutcome, StrategyPoller
-    from dsampler.remote._sampler import JaegerRemoteSampler
-
-__getattr__, __dir__ = _attach(
-    __name__,
-    {
-        **dict.fromkeys(
-            ("parse_remote_properties", "remote_sampler", "warn_ignored"), "dsampler.remote._entry"
-        ),
-        **dict.fromkeys(("Fetcher", "HttpFetcher"), "dsampler.remote._fetch"),
-        "strategy_fields": "dsampler.remote._fields",
-        **dict.fromkeys(("REMOTE", "RemoteFollower", "running_follower"), "dsampler.remote._follow"),
-        **dict.fromkeys(("PollOutcome", "StrategyPoller"), "dsampler.remote._poll"),
-        "JaegerRemoteSampler": "dsampler.remote._sampler",
-    },
-)

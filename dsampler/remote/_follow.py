@@ -23,7 +23,7 @@ REMOTE: Final = "remote"
 
 
 class RemoteFollower(StrategyPoller):
-    """A :class:`~dsampler.remote.StrategyPoller` that keeps ``overlay`` set to the fields of
+    """A :class:`~dsampler.remote._poll.StrategyPoller` that keeps ``overlay`` set to the fields of
     the strategy polled for ``service``.
 
     Args:
@@ -34,7 +34,7 @@ class RemoteFollower(StrategyPoller):
         on_applied: called with each applied strategy and whether it changed the
             configuration; returns what the poll reports as changed.
         settings: the ``remote:`` section it follows, if any (a DSampler's).
-        **polling: the :class:`~dsampler.remote.StrategyPoller`'s timing and logging.
+        **polling: the :class:`~dsampler.remote._poll.StrategyPoller`'s timing and logging.
     """
 
     def __init__(

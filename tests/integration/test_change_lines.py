@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from dsampler import ManualClock
-from dsampler.remote import HttpFetcher, PollOutcome, StrategyPoller
+from dsampler.remote import HttpFetcher, PollOutcome
+from dsampler.remote._poll import StrategyPoller
 from tests.remote_servers import Answer, body, serving
 
 pytestmark = pytest.mark.slow

@@ -22,11 +22,11 @@ from dsampler.consistent import (
     composable_parent_threshold,
     composable_traceid_ratio_based,
     composite_sampler,
-    ot_of,
     randomness,
     ratio_to_threshold,
     threshold_of,
 )
+from dsampler.consistent._tracestate import ot_of
 
 PROPAGATOR = TraceContextTextMapPropagator()
 RATIO = 0.25

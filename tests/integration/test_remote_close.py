@@ -14,7 +14,8 @@ import pytest
 
 from dsampler import DSampler, JaegerRemoteSampler
 from dsampler.jaeger import RemoteControlledSampler
-from dsampler.remote import PollOutcome, StrategyPoller
+from dsampler.remote import PollOutcome
+from dsampler.remote._poll import StrategyPoller
 from tests.fakes import Fixed
 from tests.remote_servers import Answer, RawServer, body, response, serving
 

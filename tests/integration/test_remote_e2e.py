@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
 
-from dsampler.protocol import parse_strategy
+from dsampler.protocol._parse import parse_strategy
 from dsampler.remote import HttpFetcher, JaegerRemoteSampler
 from tests.remote_servers import start_serve
 

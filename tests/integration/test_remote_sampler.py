@@ -15,7 +15,8 @@ from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, TraceIdRatioBased
 from dsampler import ManualClock
 from dsampler.config import SamplingConfig
 from dsampler.protocol import PerOperationStrategy, ProbabilisticStrategy, RateLimitingStrategy
-from dsampler.remote import JaegerRemoteSampler, PollOutcome, StrategyPoller
+from dsampler.remote import JaegerRemoteSampler, PollOutcome
+from dsampler.remote._poll import StrategyPoller
 from tests.remote_servers import Answer, RawServer, body, free_port, serving
 
 pytestmark = pytest.mark.slow

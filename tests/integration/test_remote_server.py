@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from dsampler.errors import ConfigError
-from dsampler.protocol import OperationRate, PerOperationStrategy, ProbabilisticStrategy, parse_strategy
+from dsampler.protocol import OperationRate, PerOperationStrategy, ProbabilisticStrategy
+from dsampler.protocol._parse import parse_strategy
 from dsampler.serve import Strategies, StrategiesFile, StrategiesServer
 from dsampler.serve._strategies import jaeger_strategies
 from tests.remote_servers import DATA

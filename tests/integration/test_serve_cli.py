@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from dsampler.cli._serve import missing_grpc_message
-from dsampler.protocol import parse_response, parse_strategy
+from dsampler.protocol import parse_response
+from dsampler.protocol._parse import parse_strategy
 from dsampler.remote import HttpFetcher
 from tests.remote_servers import DATA, grpc_call, start_serve, start_serve_urls
 

@@ -15,7 +15,8 @@ import pytest
 
 import dsampler.serve._grpc as grpc_module
 import dsampler.serve._server as server_module
-from dsampler.protocol import StrategyResponse, parse_strategy
+from dsampler.protocol import StrategyResponse
+from dsampler.protocol._parse import parse_strategy
 from dsampler.protocol._proto import decode_response, encode_params
 from dsampler.serve import StrategiesFile, StrategiesServer
 from tests.remote_servers import grpc_call

@@ -27,11 +27,11 @@ from dsampler.consistent import (
     MAX_THRESHOLD,
     composable_traceid_ratio_based,
     composite_sampler,
-    ot_of,
     ot_with_threshold,
     parse_ot,
     ratio_to_threshold,
 )
+from dsampler.consistent._tracestate import ot_of
 from tests.conftest import data_json
 
 pytestmark = pytest.mark.slow

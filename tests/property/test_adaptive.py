@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from dsampler import ConfigError
-from dsampler.adaptive import ControllerCore, LatencySketch
+from dsampler.adaptive import ControllerCore
+from dsampler.adaptive._sketch import LatencySketch
 from dsampler.adaptive._tap import Tap
 from dsampler.cli.simulate._scenario import parse_scenario
 from dsampler.config._adaptive import AdaptiveSettings, dump_adaptive, parse_adaptive

@@ -14,19 +14,19 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_s
 from opentelemetry.trace.span import TraceState
 
 from dsampler.consistent import (
-    MAX_OT_LENGTH,
     MAX_THRESHOLD,
     SamplingIntent,
     composable_parent_threshold,
     composable_traceid_ratio_based,
     composite_sampler,
-    decode_th,
     encode_th,
     ot_with_threshold,
     ot_without_threshold,
     parse_ot,
     ratio_to_threshold,
 )
+from dsampler.consistent._ot import MAX_OT_LENGTH
+from dsampler.consistent._threshold import decode_th
 from dsampler.hashing._reference import MASK64
 from dsampler.hashing._schemes import get_scheme
 from tests.property.strategies import rates, trace_ids

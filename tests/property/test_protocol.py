@@ -16,9 +16,9 @@ from dsampler.protocol import (
     RateLimitingStrategy,
     StrategyResponse,
     parse_response,
-    parse_strategy,
     render,
 )
+from dsampler.protocol._parse import parse_strategy
 from dsampler.protocol._render import DIALECTS
 from tests.property.strategies import rates
 

@@ -28,7 +28,8 @@ from dsampler._declarative import (
     properties_of,
 )
 from dsampler._entry_points import DEFAULT_RATE, parse_sampler_properties
-from dsampler.consistent import CompositeSampler, threshold_of
+from dsampler.consistent import threshold_of
+from dsampler.consistent._composite import CompositeSampler
 from dsampler.engine import Engine
 from dsampler.remote import JaegerRemoteSampler
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from importlib.metadata import entry_points
 from inspect import ismodule
+
+import pytest
 
 import dsampler
 from dsampler._entry_points import dsampler_sampler, parentbased_dsampler_sampler
 from dsampler.remote._entry import jaeger_remote_sampler, parentbased_jaeger_remote_sampler
+from tests.conftest import PACKAGE
 
 PROMISED = {
     "AdaptiveController",
@@ -97,3 +102,17 @@ def test_jaeger_module_exports_jaeger_clients_names() -> None:
     assert names <= set(dj.__all__)
     assert all(hasattr(jc, name) for name in names)
     assert "sampler_from_config" in dj.__all__
+
+
+OPTIONAL = ("numba", "numpy", "llvmlite", "grpc", "yaml", "jaeger_client", "matplotlib")
+
+
+@pytest.mark.parametrize(
+    "package", ["dsampler", *sorted(f"dsampler.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py"))]
+)
+def test_importing_a_package_imports_no_optional_dependency(package: str) -> None:
+    """Each package's face, imported alone in a fresh interpreter, leaves the extras'
+    modules unimported: they load where a feature needs them."""
+    code = f"import sys, {package}; print(sorted(m for m in {OPTIONAL!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", package

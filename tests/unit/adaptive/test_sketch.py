@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from dsampler.adaptive import LatencySketch
+from dsampler.adaptive._sketch import LatencySketch
 
 
 def exact(values: list[float], q: float) -> float:

@@ -22,18 +22,18 @@ from opentelemetry.trace import (
 from opentelemetry.trace.span import TraceState
 
 from dsampler.consistent import (
-    INVALID_THRESHOLD,
     MAX_THRESHOLD,
-    ComposableSampler,
     composable_always_off,
     composable_always_on,
     composable_parent_threshold,
     composable_traceid_ratio_based,
     composite_sampler,
     explicit_randomness,
-    ot_of,
     threshold_of,
 )
+from dsampler.consistent._intent import ComposableSampler
+from dsampler.consistent._threshold import INVALID_THRESHOLD
+from dsampler.consistent._tracestate import ot_of
 from dsampler.errors import ConfigError
 
 TRACE_ID = 0x00112233445566778800000000000000  # its low 56 bits are 0

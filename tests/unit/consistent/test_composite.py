@@ -30,16 +30,16 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.consistent import (
     AttributeValuesPredicate,
-    CompositeSampler,
     SamplingIntent,
     composable_always_on,
     composable_parent_threshold,
     composable_rule_based,
     composable_traceid_ratio_based,
     composite_sampler,
-    ot_of,
     threshold_of,
 )
+from dsampler.consistent._composite import CompositeSampler
+from dsampler.consistent._tracestate import ot_of
 from dsampler.errors import ConfigError
 from tests.conftest import Traced
 

@@ -10,17 +10,16 @@ import pytest
 from opentelemetry.trace.span import TraceState
 
 from dsampler.consistent import (
-    MAX_OT_LENGTH,
     encode_th,
     explicit_randomness,
-    ot_of,
     ot_with_threshold,
     ot_without_threshold,
     parse_ot,
     threshold_of,
     threshold_to_probability,
-    with_ot,
 )
+from dsampler.consistent._ot import MAX_OT_LENGTH
+from dsampler.consistent._tracestate import ot_of, with_ot
 from tests.conftest import data_json
 
 VECTORS: list[dict[str, Any]] = data_json("vectors/otel_tracestate.json")

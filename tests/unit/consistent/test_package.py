@@ -1,4 +1,4 @@
-"""The dsampler.consistent package: lazy public names, imports that point down only, and
+"""The dsampler.consistent package: its public names, imports that point down only, and
 decisions that leave no allocation behind."""
 
 from __future__ import annotations

@@ -9,15 +9,13 @@ from opentelemetry.trace import SpanContext, TraceFlags
 from opentelemetry.trace.span import TraceState
 
 from dsampler import RatioSampler, decide_batch
-from dsampler.consistent import (
-    MAX_THRESHOLD,
+from dsampler.consistent import MAX_THRESHOLD, randomness, ratio_to_threshold
+from dsampler.consistent._randomness import (
     RANDOMNESS_MASK,
     bound_of_threshold,
     consistent_sampled,
     key_of_randomness,
     parent_threshold,
-    randomness,
-    ratio_to_threshold,
     threshold_of_bound,
 )
 from dsampler.hashing import _numpy_twin

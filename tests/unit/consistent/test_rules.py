@@ -21,14 +21,14 @@ from dsampler.consistent import (
     AttributePatternsPredicate,
     AttributeValuesPredicate,
     ParentPredicate,
-    Predicate,
     SpanKindPredicate,
     composable_always_off,
     composable_always_on,
     composable_rule_based,
     composite_sampler,
-    ot_of,
 )
+from dsampler.consistent._predicates import Predicate
+from dsampler.consistent._tracestate import ot_of
 from dsampler.errors import ConfigError
 
 TRACE_ID = 0x00112233445566778800000000000000

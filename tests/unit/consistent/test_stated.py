@@ -12,13 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsampler import DSampler
-from dsampler.consistent import (
-    MAX_THRESHOLD,
-    consistent_sampled,
-    explicit_randomness,
-    ratio_to_threshold,
-    threshold_of,
-)
+from dsampler.consistent import MAX_THRESHOLD, explicit_randomness, ratio_to_threshold, threshold_of
+from dsampler.consistent._randomness import consistent_sampled
 from dsampler.consistent._stated import ALWAYS, BY_KEY, BY_TRACE, NOTHING, statement
 from dsampler.hashing._ratio import Ratio
 from dsampler.hashing._schemes import SCHEMES, get_scheme

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
 
-from dsampler.consistent import MAX_OT_LENGTH
+from dsampler.consistent._ot import MAX_OT_LENGTH
 from dsampler.consistent._stated import NOTHING_STATED, statement
 from dsampler.consistent._stated_results import StatedResults, erase_th
 from dsampler.decision._results import DROPPED

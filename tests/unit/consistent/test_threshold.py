@@ -11,14 +11,13 @@ from opentelemetry.sdk.trace._sampling_experimental import _trace_state as otel_
 from opentelemetry.sdk.trace._sampling_experimental import _util as otel_util
 
 from dsampler.consistent import (
-    HALF_UP,
     MAX_THRESHOLD,
     adjusted_count,
-    decode_th,
     encode_th,
     ratio_to_threshold,
     threshold_to_probability,
 )
+from dsampler.consistent._threshold import HALF_UP, decode_th
 from dsampler.errors import ConfigError
 from tests.conftest import data_json
 

@@ -14,9 +14,8 @@ from dsampler.protocol import (
     RateLimitingStrategy,
     StrategyResponse,
     parse_response,
-    parse_strategy,
 )
-from dsampler.protocol._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES
+from dsampler.protocol._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES, parse_strategy
 from tests.remote_servers import fixture_bytes
 
 P = ProbabilisticStrategy

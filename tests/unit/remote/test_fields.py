@@ -16,7 +16,7 @@ from dsampler.protocol import (
     ProbabilisticStrategy,
     RateLimitingStrategy,
 )
-from dsampler.remote import strategy_fields
+from dsampler.remote._fields import strategy_fields
 
 OPS = (OperationRate("a", 0.5), OperationRate("b", 0.25))
 

@@ -18,7 +18,8 @@ from dsampler.protocol import (
     RateLimitingStrategy,
     StrategyResponse,
 )
-from dsampler.serve import StrategiesFile, config_strategies, jaeger_strategies, load_strategies
+from dsampler.serve import StrategiesFile, jaeger_strategies, load_strategies
+from dsampler.serve._strategies import config_strategies
 from tests.remote_servers import fixture_bytes
 
 P, R = ProbabilisticStrategy, RateLimitingStrategy
