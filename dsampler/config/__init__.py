@@ -30,6 +30,7 @@ from dsampler.config._rule import (
     Rule,
     Sample,
 )
+from dsampler.config._serialize import serialize
 from dsampler.config._shape import (
     MAX_ARG_CHARS,
     build,
@@ -92,6 +93,7 @@ __all__ = [
     "parse_rate",
     "read_at_start",
     "read_bytes",
+    "serialize",
     "service_name",
     "settings_with",
     "with_lines",
