@@ -7,13 +7,12 @@ limit every client would refuse refuses the file.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import re
 from collections.abc import Mapping
 from typing import Any, Final, TypeAlias
 
-from dsampler._validate import check_per_second, check_rate, check_text, read_int, show, typed
+from dsampler._validate import check_per_second, check_rate, check_text, show, typed
 from dsampler.errors import ConfigError
 from dsampler.protocol import (
     OperationRate,
@@ -30,24 +29,6 @@ JAEGER_KEY_TEXT: Final = re.compile(rb"(?i)[\"']?(?:default_strategy|service_str
 
 #: What a Jaeger strategies file derives to: the default, each service's, the warnings.
 JaegerFile: TypeAlias = tuple[StrategyResponse, dict[str, StrategyResponse], tuple[str, ...]]
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
-
-
-def decode_json(data: bytes) -> object:
-    """The file's JSON, strictly (no NaN or Infinity: Go refuses them)."""
-    try:
-        return json.loads(data.decode("utf-8"), parse_constant=_reject_constant, parse_int=read_int)
-    except UnicodeDecodeError as exc:
-        raise ConfigError("strategies", f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            "strategies", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise ConfigError("strategies", f"not usable JSON: {exc}") from None
 
 
 class JaegerReader:
