@@ -10,7 +10,7 @@ import dataclasses
 import math
 import re
 from collections.abc import Mapping
-from typing import Any, Final, TypeAlias
+from typing import Any, Final
 
 from dsampler._validate import check_per_second, check_rate, check_text, show, typed
 from dsampler.errors import ConfigError
@@ -27,13 +27,10 @@ JAEGER_KEYS: Final = ("default_strategy", "service_strategies")
 JAEGER_KEY_TEXT: Final = re.compile(rb"(?i)[\"']?(?:default_strategy|service_strategies)[\"']?\s*:")
 
 
-#: What a Jaeger strategies file derives to: the default, each service's, the warnings.
-JaegerFile: TypeAlias = tuple[StrategyResponse, dict[str, StrategyResponse], tuple[str, ...]]
-
-
 class JaegerReader:
     """Go ``encoding/json`` into Jaeger's structs, then ``parseStrategies``: :meth:`document`
-    derives a decoded file; ``probability`` is the default probability."""
+    derives a decoded file into (the default, each service's, the warnings); ``probability``
+    is the default probability."""
 
     def __init__(self, probability: float, inherit_rate_limited: bool) -> None:
         self.p = check_rate(probability, "default_sampling_probability")
@@ -101,7 +98,7 @@ class JaegerReader:
         own = response.probabilistic.rate if response.probabilistic is not None else self.p
         return name, dataclasses.replace(response, per_operation=PerOperationStrategy(own, 0.0, tuple(ops)))
 
-    def document(self, doc: object) -> JaegerFile:
+    def document(self, doc: object) -> tuple[StrategyResponse, dict[str, StrategyResponse], tuple[str, ...]]:
         if doc is None:  # a file of `null`: no strategies, as Jaeger reads it
             self.warnings.append(f"no strategies in the file; every service gets probabilistic {self.p:g}")
             return StrategyResponse.of(ProbabilisticStrategy(self.p)), {}, tuple(self.warnings)
