@@ -63,9 +63,6 @@ class Sampler(_Base):  # type: ignore[misc]
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sampler) and type(other) is type(self) and self._key() == other._key()
 
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
     __hash__ = None  # type: ignore[assignment]
 
     def _key(self) -> tuple[Any, ...]:

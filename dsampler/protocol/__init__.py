@@ -5,6 +5,7 @@ protobuf messages for gRPC."""
 from dsampler.protocol._parse import (
     MAX_RESPONSE_BYTES,
     Reading,
+    decode_json,
     parse_mapping,
     parse_operation_sampling,
     parse_response,
@@ -34,6 +35,7 @@ __all__ = [
     "Reading",
     "Strategy",
     "StrategyResponse",
+    "decode_json",
     "decode_params",
     "encode_response",
     "last",

@@ -68,7 +68,14 @@ def parse_response(body: bytes | str, reading: Reading = PROTO3) -> StrategyResp
     Raises:
         ConfigError: oversized, not JSON, not an object, or a member is invalid.
     """
-    return parse_mapping(_json_object(body), reading)
+    if not isinstance(body, (bytes, bytearray, str)):
+        raise ConfigError("response", f"expected bytes, got {typed(body)}")
+    if len(body) > MAX_RESPONSE_BYTES:
+        raise ConfigError("response", f"expected at most {MAX_RESPONSE_BYTES} bytes, got {len(body)}")
+    data = decode_json(body)
+    if not isinstance(data, dict):
+        raise ConfigError("response", f"expected a JSON object, got {typed(data)}")
+    return parse_mapping(data, reading)
 
 
 def parse_mapping(data: object, reading: Reading = PROTO3) -> StrategyResponse:
@@ -91,25 +98,22 @@ def parse_mapping(data: object, reading: Reading = PROTO3) -> StrategyResponse:
     )
 
 
-def _json_object(body: bytes | str) -> Mapping[str, Any]:
-    if not isinstance(body, (bytes, bytearray, str)):
-        raise ConfigError("response", f"expected bytes, got {typed(body)}")
-    if len(body) > MAX_RESPONSE_BYTES:
-        raise ConfigError("response", f"expected at most {MAX_RESPONSE_BYTES} bytes, got {len(body)}")
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode_json(body: bytes | str, path: str = "response", *, constants: bool = True) -> object:
+    """``body``'s JSON (integers by :func:`read_int`), every problem a ConfigError for
+    ``path``; ``constants=False`` refuses NaN and Infinity, as Go does."""
     try:
         text = body.decode("utf-8") if isinstance(body, (bytes, bytearray)) else body
-        data = json.loads(text, parse_int=read_int)
+        return json.loads(text, parse_int=read_int, parse_constant=None if constants else _reject_constant)
     except UnicodeDecodeError as exc:
-        raise ConfigError("response", f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+        raise ConfigError(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
     except json.JSONDecodeError as exc:
-        raise ConfigError(
-            "response", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
+        raise ConfigError(path, f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except (ValueError, RecursionError) as exc:  # [[[[... nested too deeply
-        raise ConfigError("response", f"not usable JSON: {type(exc).__name__}") from None
-    if not isinstance(data, dict):
-        raise ConfigError("response", f"expected a JSON object, got {typed(data)}")
-    return data
+        raise ConfigError(path, f"not usable JSON: {exc}") from None
 
 
 def _strategy_type(value: object) -> StrategyType | None:

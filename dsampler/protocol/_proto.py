@@ -86,16 +86,8 @@ def encode_response(response: StrategyResponse) -> bytes:
     return out
 
 
-def _sub(found: Field, path: str) -> bytes:
-    value = expect(found, LEN, path)
-    assert isinstance(value, bytes)
-    return value
-
-
 def _int32(found: Field, path: str) -> int:
-    value = expect(found, VARINT, path)
-    assert isinstance(value, int)
-    value &= 0xFFFFFFFF  # int32 keeps the low 32 bits of the varint, as protobuf does
+    value = expect(found, VARINT, path, int) & 0xFFFFFFFF  # int32: the varint's low 32 bits, as protobuf
     return value - (1 << 32) if value > _INT32_MAX else value
 
 
@@ -111,7 +103,7 @@ def _operation(data: bytes, path: str) -> dict[str, object]:
         if found[0] == 1:
             name = read_text(found, f"{path}.operation")
         elif found[0] == 2:
-            prob.append(_sub(found, f"{path}.probabilisticSampling"))
+            prob.append(expect(found, LEN, f"{path}.probabilisticSampling", bytes))
     return {
         "operation": name,
         "probabilisticSampling": _rate(b"".join(prob), f"{path}.probabilisticSampling"),
@@ -131,7 +123,7 @@ def _per_operation_object(data: bytes) -> dict[str, object]:
             if len(entries) == MAX_OPERATIONS:
                 raise ConfigError(list_path, f"expected at most {MAX_OPERATIONS} operations")
             entry_path = f"{list_path}[{len(entries)}]"
-            entries.append(_operation(_sub(found, entry_path), entry_path))
+            entries.append(_operation(expect(found, LEN, entry_path, bytes), entry_path))
         elif number == 4:
             read_double(found, f"{path}.defaultUpperBoundTracesPerSecond")  # checked, not modelled
     return {**members, "perOperationStrategies": entries}
@@ -155,7 +147,7 @@ def decode_response(data: bytes) -> StrategyResponse:
         if number == 1:
             kind = _int32(found, "strategyType")
         elif number in names:
-            subs.setdefault(number, []).append(_sub(found, names[number]))
+            subs.setdefault(number, []).append(expect(found, LEN, names[number], bytes))
     if kind not in (0, 1):
         raise ConfigError("strategyType", f"expected 0 (PROBABILISTIC) or 1 (RATE_LIMITING), got {kind}")
     # a singular sub-message sent twice is merged, as parsing the concatenation merges it

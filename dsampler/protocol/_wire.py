@@ -28,6 +28,7 @@ _WIRE_NAMES: Final = {
 }
 _DOUBLE: Final = struct.Struct("<d")
 T = TypeVar("T")
+P = TypeVar("P", int, bytes)
 
 #: A field's payload: an int for a varint, the raw bytes for the fixed and
 #: length-delimited types, None for a skipped group.
@@ -154,10 +155,11 @@ def last(
     return value
 
 
-def expect(found: Field, wire: int, path: str) -> int | bytes:
-    """The payload of a known field, refused when its wire type is not ``wire``."""
+def expect(found: Field, wire: int, path: str, kind: type[P]) -> P:
+    """The payload of a known field (``kind``: int for a varint, else bytes), refused when
+    its wire type is not ``wire``."""
     number, got, value = found
-    if got != wire or value is None:
+    if got != wire or not isinstance(value, kind):
         raise ConfigError(
             path,
             f"expected wire type {wire} ({_WIRE_NAMES[wire]}), "
@@ -167,15 +169,12 @@ def expect(found: Field, wire: int, path: str) -> int | bytes:
 
 
 def read_double(found: Field, path: str) -> float:
-    value = expect(found, I64, path)
-    assert isinstance(value, bytes)
-    return float(_DOUBLE.unpack(value)[0])
+    return float(_DOUBLE.unpack(expect(found, I64, path, bytes))[0])
 
 
 def read_text(found: Field, path: str) -> str:
     """A string field: proto3 requires UTF-8, and so do we."""
-    value = expect(found, LEN, path)
-    assert isinstance(value, bytes)
+    value = expect(found, LEN, path, bytes)
     try:
         return value.decode("utf-8")
     except UnicodeDecodeError as exc:

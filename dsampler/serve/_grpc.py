@@ -16,11 +16,7 @@ from typing import Any, Final
 from dsampler import _fork
 from dsampler._validate import check_int, check_seconds
 from dsampler.protocol import MAX_REQUEST_BYTES, encode_response
-from dsampler.serve._grpc_calls import (
-    SamplingCalls,
-    import_grpc,
-)
-from dsampler.serve._grpc_calls import taken as bind_problem
+from dsampler.serve._grpc_calls import SamplingCalls, bind_problem, import_grpc
 from dsampler.serve._strategies import Answers, Strategies
 from dsampler.serve._strategies_file import StrategiesFile
 

@@ -33,7 +33,7 @@ def import_grpc() -> ModuleType:
     return module
 
 
-def taken(host: str, port: int, address: str) -> OSError | None:
+def bind_problem(host: str, port: int, address: str) -> OSError | None:
     """Why ``address`` cannot be bound, or None: asked around grpcio's bind, which says only
     that it failed (and on stderr)."""
     try:

@@ -7,13 +7,12 @@ limit every client would refuse refuses the file.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import re
 from collections.abc import Mapping
-from typing import Any, Final, TypeAlias
+from typing import Any, Final
 
-from dsampler._validate import check_per_second, check_rate, check_text, read_int, show, typed
+from dsampler._validate import check_per_second, check_rate, check_text, show, typed
 from dsampler.errors import ConfigError
 from dsampler.protocol import (
     OperationRate,
@@ -28,31 +27,10 @@ JAEGER_KEYS: Final = ("default_strategy", "service_strategies")
 JAEGER_KEY_TEXT: Final = re.compile(rb"(?i)[\"']?(?:default_strategy|service_strategies)[\"']?\s*:")
 
 
-#: What a Jaeger strategies file derives to: the default, each service's, the warnings.
-JaegerFile: TypeAlias = tuple[StrategyResponse, dict[str, StrategyResponse], tuple[str, ...]]
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
-
-
-def decode_json(data: bytes) -> object:
-    """The file's JSON, strictly (no NaN or Infinity: Go refuses them)."""
-    try:
-        return json.loads(data.decode("utf-8"), parse_constant=_reject_constant, parse_int=read_int)
-    except UnicodeDecodeError as exc:
-        raise ConfigError("strategies", f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            "strategies", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise ConfigError("strategies", f"not usable JSON: {exc}") from None
-
-
 class JaegerReader:
     """Go ``encoding/json`` into Jaeger's structs, then ``parseStrategies``: :meth:`document`
-    derives a decoded file; ``probability`` is the default probability."""
+    derives a decoded file into (the default, each service's, the warnings); ``probability``
+    is the default probability."""
 
     def __init__(self, probability: float, inherit_rate_limited: bool) -> None:
         self.p = check_rate(probability, "default_sampling_probability")
@@ -120,7 +98,7 @@ class JaegerReader:
         own = response.probabilistic.rate if response.probabilistic is not None else self.p
         return name, dataclasses.replace(response, per_operation=PerOperationStrategy(own, 0.0, tuple(ops)))
 
-    def document(self, doc: object) -> JaegerFile:
+    def document(self, doc: object) -> tuple[StrategyResponse, dict[str, StrategyResponse], tuple[str, ...]]:
         if doc is None:  # a file of `null`: no strategies, as Jaeger reads it
             self.warnings.append(f"no strategies in the file; every service gets probabilistic {self.p:g}")
             return StrategyResponse.of(ProbabilisticStrategy(self.p)), {}, tuple(self.warnings)

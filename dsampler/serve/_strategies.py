@@ -19,8 +19,9 @@ from dsampler.protocol import (
     ProbabilisticStrategy,
     RateLimitingStrategy,
     StrategyResponse,
+    decode_json,
 )
-from dsampler.serve._jaeger_file import JAEGER_KEY_TEXT, JaegerReader, decode_json, looks_like_jaeger
+from dsampler.serve._jaeger_file import JAEGER_KEY_TEXT, JaegerReader, looks_like_jaeger
 
 DEFAULT_SAMPLING_PROBABILITY: Final = 0.001  # Jaeger's --sampling.default-sampling-probability
 FileFormat: TypeAlias = Literal["auto", "jaeger", "dsampler"]
@@ -146,7 +147,7 @@ def jaeger_document(data: bytes, format: FileFormat = "auto") -> tuple[object] |
     if format == "dsampler":
         return None
     try:
-        doc = decode_json(data)
+        doc = decode_json(data, "strategies", constants=False)
     except ConfigError:
         if format == "jaeger" or JAEGER_KEY_TEXT.search(data):  # not "unknown key" as dsampler's
             raise
