@@ -17,12 +17,12 @@ rules and per-operation strategies still decide the spans they match.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from dsampler._validate import MAX_PER_SECOND, check_number, check_rate, check_seconds, plain, show
 from dsampler.config._adaptive_values import PROCESS, cap_factor, multiplier, positive_per_second, share
-from dsampler.config._shape import Problems, join, mapping, no_unknown_keys, parse_duration
+from dsampler.config._shape import dump_section, mapping, no_unknown_keys, parse_duration, parse_section
 from dsampler.errors import ConfigError
 
 
@@ -189,7 +189,7 @@ def settings_with(base: float | AdaptiveSettings, changes: Mapping[str, Any]) ->
     """``base`` (a target or whole settings) with ``changes``. A misspelt setting is a
     ConfigError naming it, with a suggestion, as a file's unknown key is: not the
     TypeError of a dataclass constructor, which callers that catch ConfigError miss."""
-    no_unknown_keys(changes, _FILE_KEYS, "")
+    no_unknown_keys(changes, _CHECKS, "")
     if isinstance(base, AdaptiveSettings):
         return replace(base, **changes)
     return AdaptiveSettings(base, **changes)
@@ -204,36 +204,16 @@ def check_adaptive(value: object) -> AdaptiveSettings | None:
 
 # -- file form -------------------------------------------------------------------------
 
-#: Model field -> its key in the file (durations lose their ``_s``).
-_FILE_KEYS: Final = {f.name: f.name.removesuffix("_s") for f in fields(AdaptiveSettings)}
-_HEALTH_FILE_KEYS: Final = {f.name: f.name.removesuffix("_s") for f in fields(HealthPolicy)}
-_DURATIONS: Final = frozenset(n for n in (*_FILE_KEYS, *_HEALTH_FILE_KEYS) if n.endswith("_s"))
+_FIELD_CHECKS: Final = {**_CHECKS, **_HEALTH_CHECKS}
 
 
-def _parse_fields(
-    data: Mapping[str, Any], keys: Mapping[str, str], path: str, nested: Callable[[str, Any, str], Any]
-) -> dict[str, Any]:
-    """File keys -> model field values; durations parsed, the rest checked by the model."""
-    no_unknown_keys(data, keys.values(), path)
-    by_key = {key: name for name, key in keys.items()}
-    problems = Problems()
-    values: dict[str, Any] = {}
-    for key, raw in data.items():
-        name, where = by_key[key], join(path, key)
-        if name in _DURATIONS:
-            values[name] = problems.run(parse_duration, raw, where, _SECONDS[name])
-        else:
-            values[name] = problems.run(nested, name, raw, where)
-    problems.raise_if_any()
-    return values
-
-
-def _build(cls: Callable[..., Any], values: dict[str, Any], keys: Mapping[str, str], path: str) -> Any:
-    try:
-        return cls(**values)
-    except ConfigError as exc:  # the model names its fields; the file names its keys
-        renamed = [ConfigError(f"{path}.{keys.get(e.field, e.field)}", e.problem) for e in exc.errors]
-        raise ConfigError.of(renamed) from None
+def _field(name: str, value: object, path: str) -> Any:
+    """A field of either section from its file form (durations written ``10s``)."""
+    if name in _SECONDS:
+        return parse_duration(value, path, _SECONDS[name])
+    if name == "health":
+        return _parse_health(value, path)
+    return _FIELD_CHECKS[name](value, path)
 
 
 def _parse_health(value: object, path: str) -> HealthPolicy | None:
@@ -241,16 +221,7 @@ def _parse_health(value: object, path: str) -> HealthPolicy | None:
         return None
     if value is True:
         return HealthPolicy()
-    data = mapping(value, path)
-    values = _parse_fields(data, _HEALTH_FILE_KEYS, path, lambda n, v, w: _HEALTH_CHECKS[n](v, w))
-    result: HealthPolicy = _build(HealthPolicy, values, _HEALTH_FILE_KEYS, path)
-    return result
-
-
-def _nested(name: str, value: object, where: str) -> Any:
-    if name == "health":
-        return _parse_health(value, where)
-    return _CHECKS[name](value, where)
+    return parse_section(HealthPolicy, mapping(value, path), path, _field)
 
 
 def parse_adaptive(value: object, path: str = "adaptive") -> AdaptiveSettings | None:
@@ -265,26 +236,13 @@ def parse_adaptive(value: object, path: str = "adaptive") -> AdaptiveSettings | 
     data = mapping(value, path)
     if "target_traces_per_second" not in data:
         raise ConfigError(f"{path}.target_traces_per_second", "missing; expected traces per second above 0")
-    values = _parse_fields(data, _FILE_KEYS, path, _nested)
-    settings: AdaptiveSettings = _build(AdaptiveSettings, values, _FILE_KEYS, path)
-    return settings
-
-
-def _dump(name: str, value: object) -> object:
-    return f"{value!r}s" if name.endswith("_s") else value
+    return parse_section(AdaptiveSettings, data, path, _field)
 
 
 def dump_adaptive(settings: AdaptiveSettings | None) -> dict[str, Any] | None:
     """The canonical file form (``parse_adaptive(dump_adaptive(s)) == s``)."""
     if settings is None:
         return None
-    out: dict[str, Any] = {}
-    for name, key in _FILE_KEYS.items():
-        value = getattr(settings, name)
-        if name != "health":
-            out[key] = _dump(name, value)
-        elif value is None:
-            out[key] = False
-        else:
-            out[key] = {k: _dump(n, getattr(value, n)) for n, k in _HEALTH_FILE_KEYS.items()}
+    out, health = dump_section(settings), settings.health
+    out["health"] = False if health is None else dump_section(health)
     return out
