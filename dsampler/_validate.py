@@ -9,10 +9,12 @@ import math
 import numbers
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 from urllib.parse import SplitResult, parse_qs, urlsplit
 
 from dsampler.errors import ConfigError
+
+T = TypeVar("T")
 
 MAX_TEXT: Final = 1024  # span names, attribute keys, patterns, operation names
 MAX_PER_SECOND: Final = 1e9
@@ -184,6 +186,13 @@ def check_bool(value: object, field: str) -> bool:
     """A real boolean: ``1`` or ``"yes"`` is a bug upstream, not a value to coerce."""
     if not isinstance(value, bool):
         raise ConfigError(field, f"expected true or false, got {typed(value)}")
+    return value
+
+
+def check_optional(value: object, field: str, cls: type[T]) -> T | None:
+    """A ``cls`` (a settings object built already) or None."""
+    if value is not None and not isinstance(value, cls):
+        raise ConfigError(field, f"expected a {cls.__name__} or None, got {show(value)}")
     return value
 
 

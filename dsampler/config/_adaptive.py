@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from dsampler._validate import MAX_PER_SECOND, check_number, check_rate, check_seconds, plain, show
+from dsampler._validate import MAX_PER_SECOND, check_number, check_optional, check_rate, check_seconds, plain
 from dsampler.config._adaptive_values import PROCESS, cap_factor, multiplier, positive_per_second, share
 from dsampler.config._shape import dump_section, mapping, no_unknown_keys, parse_duration, parse_section
 from dsampler.errors import ConfigError
@@ -138,12 +138,6 @@ class AdaptiveSettings:
         return None if factor is None else factor * self.target_traces_per_second
 
 
-def _health(value: object, name: str) -> HealthPolicy | None:
-    if value is not None and not isinstance(value, HealthPolicy):
-        raise ConfigError(name, f"expected a HealthPolicy or None, got {show(value)}")
-    return value
-
-
 _CHECKS: Final[dict[str, Callable[[Any, str], Any]]] = {
     "target_traces_per_second": positive_per_second,
     "min_rate": check_rate,
@@ -155,7 +149,7 @@ _CHECKS: Final[dict[str, Callable[[Any, str], Any]]] = {
     "max_window_s": _seconds("max_window_s"),
     "hysteresis": lambda v, n: check_number(v, n, 0.0, 0.9),
     "p99_target_s": _seconds("p99_target_s"),
-    "health": _health,
+    "health": lambda v, n: check_optional(v, n, HealthPolicy),
     "hard_cap_factor": cap_factor,
     "hard_cap_burst_s": _seconds("hard_cap_burst_s"),
     "tick_s": _seconds("tick_s"),
@@ -193,13 +187,6 @@ def settings_with(base: float | AdaptiveSettings, changes: Mapping[str, Any]) ->
     if isinstance(base, AdaptiveSettings):
         return replace(base, **changes)
     return AdaptiveSettings(base, **changes)
-
-
-def check_adaptive(value: object) -> AdaptiveSettings | None:
-    """The model's check of ``SamplingConfig.adaptive``."""
-    if value is not None and not isinstance(value, AdaptiveSettings):
-        raise ConfigError("adaptive", f"expected AdaptiveSettings or None, got {show(value)}")
-    return value
 
 
 # -- file form -------------------------------------------------------------------------

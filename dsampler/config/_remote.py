@@ -9,9 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from dsampler._validate import check_endpoint, check_seconds, check_url_text, redact_url, show
+from dsampler._validate import check_endpoint, check_seconds, check_url_text, redact_url
 from dsampler.config._shape import dump_section, mapping, parse_duration, parse_section
-from dsampler.errors import ConfigError
 
 DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
 #: The range of each duration, in seconds (the file form checks it as written: ``'2d'``).
@@ -61,13 +60,6 @@ def service_name(explicit: object, resource: Mapping[str, Any], field: str = "se
         found = resource.get("service.name")
         explicit = found if isinstance(found, str) and found else "unknown_service"
     return check_url_text(explicit, field)
-
-
-def check_remote(value: object) -> RemoteSettings | None:
-    """The model's check of ``SamplingConfig.remote``."""
-    if value is not None and not isinstance(value, RemoteSettings):
-        raise ConfigError("remote", f"expected RemoteSettings or None, got {show(value)}")
-    return value
 
 
 def _field(name: str, value: object, path: str) -> object:
