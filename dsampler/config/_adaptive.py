@@ -20,8 +20,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from dsampler._validate import MAX_PER_SECOND, check_number, check_optional, check_rate, check_seconds, plain
-from dsampler.config._adaptive_values import PROCESS, cap_factor, multiplier, positive_per_second, share
+from dsampler._validate import (
+    MAX_PER_SECOND,
+    check_number,
+    check_optional,
+    check_per_second,
+    check_rate,
+    check_seconds,
+    plain,
+    show,
+)
 from dsampler.config._shape import dump_section, mapping, no_unknown_keys, parse_duration, parse_section
 from dsampler.errors import ConfigError
 
@@ -55,6 +63,9 @@ class HealthPolicy:
             object.__setattr__(self, name, check(getattr(self, name), name))
 
 
+#: Whose budget the target is: each ``process``'s, or that of every process on this
+#: ``host`` that descends from one master (docs/adaptive.md, "One budget per host").
+SHARES: Final = ("process", "host")
 #: The range of each duration, in seconds (the file form checks it as written).
 _SECONDS: Final[dict[str, tuple[float, float]]] = {
     "cooldown_s": (0.0, 3600.0),
@@ -74,8 +85,8 @@ def _seconds(name: str) -> Callable[[Any, str], float]:
 
 _HEALTH_CHECKS: Final[dict[str, Callable[[Any, str], float]]] = {
     "error_ratio": check_rate,
-    "error_multiplier": multiplier,
-    "latency_multiplier": multiplier,
+    "error_multiplier": lambda v, n: check_number(v, n, 0.0, 1.0),
+    "latency_multiplier": lambda v, n: check_number(v, n, 0.0, 1.0),
     "floor": check_rate,
     "cooldown_s": _seconds("cooldown_s"),
 }
@@ -124,7 +135,7 @@ class AdaptiveSettings:
     hard_cap_factor: float | None = 2.0
     hard_cap_burst_s: float = 0.1
     tick_s: float = 0.1
-    share: str = PROCESS
+    share: str = "process"
 
     def __post_init__(self) -> None:
         for name, check in _CHECKS.items():
@@ -138,8 +149,21 @@ class AdaptiveSettings:
         return None if factor is None else factor * self.target_traces_per_second
 
 
+def _positive_per_second(value: object, name: str) -> float:
+    number = check_per_second(value, name)
+    if number <= 0.0:
+        raise ConfigError(name, f"expected a number of traces per second above 0, got {show(value)}")
+    return number
+
+
+def _share(value: object, name: str) -> str:
+    if value not in SHARES or not isinstance(value, str):
+        raise ConfigError(name, f"expected one of {', '.join(SHARES)}, got {show(value)}")
+    return value
+
+
 _CHECKS: Final[dict[str, Callable[[Any, str], Any]]] = {
-    "target_traces_per_second": positive_per_second,
+    "target_traces_per_second": _positive_per_second,
     "min_rate": check_rate,
     "max_rate": check_rate,
     "alpha": lambda v, n: check_number(v, n, 0.0, 100.0),
@@ -150,10 +174,10 @@ _CHECKS: Final[dict[str, Callable[[Any, str], Any]]] = {
     "hysteresis": lambda v, n: check_number(v, n, 0.0, 0.9),
     "p99_target_s": _seconds("p99_target_s"),
     "health": lambda v, n: check_optional(v, n, HealthPolicy),
-    "hard_cap_factor": cap_factor,
+    "hard_cap_factor": lambda v, n: None if v is None else check_number(v, n, 1.0, 1000.0),
     "hard_cap_burst_s": _seconds("hard_cap_burst_s"),
     "tick_s": _seconds("tick_s"),
-    "share": share,
+    "share": _share,
 }
 
 
