@@ -1,17 +1,8 @@
-"""The ``adaptive:`` section: settings of the traces-per-second controller.
-
-Frozen, validated values like the rest of the model (a configuration built in code is
-as safe as one read from a file). In the file, durations are written ``10s`` or
-``250ms`` and their keys drop the ``_s`` of the model's field names::
-
-    adaptive:
-      target_traces_per_second: 50
-      window: 10s                 # W0; min_window 3s, max_window 30s
-      p99_target: 200ms
-      health: {error_ratio: 0.05, error_multiplier: 0.5, latency_multiplier: 0.7}
-
-The controller owns the default ``rate`` of a configuration that has this section;
-rules and per-operation strategies still decide the spans they match.
+"""The ``adaptive:`` section: settings of the traces-per-second controller, frozen and
+validated like the rest of the model. In the file, durations are written ``10s`` under
+their field's name without its ``_s`` (docs/configuration.md). The controller owns the
+default ``rate`` of a configuration with this section; rules and operations still
+decide the spans they match.
 """
 
 from __future__ import annotations
