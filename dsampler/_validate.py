@@ -114,10 +114,7 @@ def check_rate(value: object, field: str = "rate", *, written: str | None = None
     value was read from, shown when it is refused."""
     if type(value) is float and 0.0 <= value <= 1.0:  # the frequent case (NaN fails both)
         return value + 0.0  # + 0.0 turns -0.0 into 0.0
-    rate = _real(value, field, "a number in [0, 1]")
-    if not 0.0 <= rate <= 1.0:
-        raise ConfigError(field, f"expected a number in [0, 1], got {_given(value, written)}")
-    return rate
+    return check_number(value, field, 0.0, 1.0, written=written)
 
 
 def check_per_second(value: object, field: str, *, written: str | None = None) -> float:
@@ -130,20 +127,20 @@ def check_per_second(value: object, field: str, *, written: str | None = None) -
     return number
 
 
-def check_number(value: object, field: str, low: float, high: float, *, written: str | None = None) -> float:
-    """A plain number (a factor, a multiplier) within [low, high]."""
-    number = _real(value, field, f"a number in [{low:g}, {high:g}]")
+def check_number(
+    value: object, field: str, low: float, high: float, *, written: str | None = None, unit: str = "a number"
+) -> float:
+    """A number (a factor, a multiplier; else what ``unit`` says) within [low, high]."""
+    expected = f"{unit} in [{low:g}, {high:g}]"
+    number = _real(value, field, expected)
     if not low <= number <= high:
-        raise ConfigError(field, f"expected a number in [{low:g}, {high:g}], got {_given(value, written)}")
+        raise ConfigError(field, f"expected {expected}, got {_given(value, written)}")
     return number
 
 
 def check_seconds(value: object, field: str, low: float, high: float, *, written: str | None = None) -> float:
     """A duration in seconds within [low, high] (a poll interval, a timeout)."""
-    number = _real(value, field, f"seconds in [{low:g}, {high:g}]")
-    if not low <= number <= high:
-        raise ConfigError(field, f"expected seconds in [{low:g}, {high:g}], got {_given(value, written)}")
-    return number
+    return check_number(value, field, low, high, written=written, unit="seconds")
 
 
 def check_int(value: object, field: str, low: int, high: int) -> int:
