@@ -17,7 +17,7 @@ from opentelemetry.sdk.trace.sampling import Sampler
 
 from dsampler._entry_points import SamplerArg, parse_sampler_properties, sampler_from_settings
 from dsampler._validate import check_int, check_rate, check_text, parse_float, typed
-from dsampler.config import DEFAULT_RATE
+from dsampler.config import DEFAULT_RATE, MAX_ARG_CHARS
 from dsampler.errors import ConfigError
 from dsampler.hashing import DEFAULT_SCHEME
 
@@ -32,7 +32,6 @@ _DELEGATES: Final = (
 )
 RATIO_VARIABLE: Final = "DSAMPLER_CONSISTENT_RATIO"
 _MAX_PROPERTIES: Final = 64
-_MAX_TEXT: Final = 4096
 _SOURCE: Final = "OTEL_CONFIG_FILE's {} sampler"
 _BY_HAND: Final = (
     "provider.add_span_processor(sampler.controller.span_processor()), sampler being the "
@@ -179,14 +178,14 @@ def _at(node: object, key: str) -> object:
 
 def _config_from_environment() -> SamplerArg:
     path = os.environ.get(CONFIG_VARIABLE, "").strip()
-    return SamplerArg(config=check_text(path, CONFIG_VARIABLE, _MAX_TEXT)) if path else SamplerArg()
+    return SamplerArg(config=check_text(path, CONFIG_VARIABLE, MAX_ARG_CHARS)) if path else SamplerArg()
 
 
 def _ratio_from_environment() -> float:
     text = os.environ.get(RATIO_VARIABLE, "").strip()
     if not text:
         return DEFAULT_RATE
-    text = check_text(text, RATIO_VARIABLE, _MAX_TEXT)
+    text = check_text(text, RATIO_VARIABLE, MAX_ARG_CHARS)
     return check_rate(parse_float(text, RATIO_VARIABLE, "a number in [0, 1]"), RATIO_VARIABLE, written=text)
 
 

@@ -9,10 +9,12 @@ import math
 import numbers
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 from urllib.parse import SplitResult, parse_qs, urlsplit
 
 from dsampler.errors import ConfigError
+
+T = TypeVar("T")
 
 MAX_TEXT: Final = 1024  # span names, attribute keys, patterns, operation names
 MAX_PER_SECOND: Final = 1e9
@@ -112,10 +114,7 @@ def check_rate(value: object, field: str = "rate", *, written: str | None = None
     value was read from, shown when it is refused."""
     if type(value) is float and 0.0 <= value <= 1.0:  # the frequent case (NaN fails both)
         return value + 0.0  # + 0.0 turns -0.0 into 0.0
-    rate = _real(value, field, "a number in [0, 1]")
-    if not 0.0 <= rate <= 1.0:
-        raise ConfigError(field, f"expected a number in [0, 1], got {_given(value, written)}")
-    return rate
+    return check_number(value, field, 0.0, 1.0, written=written)
 
 
 def check_per_second(value: object, field: str, *, written: str | None = None) -> float:
@@ -128,20 +127,20 @@ def check_per_second(value: object, field: str, *, written: str | None = None) -
     return number
 
 
-def check_number(value: object, field: str, low: float, high: float, *, written: str | None = None) -> float:
-    """A plain number (a factor, a multiplier) within [low, high]."""
-    number = _real(value, field, f"a number in [{low:g}, {high:g}]")
+def check_number(
+    value: object, field: str, low: float, high: float, *, written: str | None = None, unit: str = "a number"
+) -> float:
+    """A number (a factor, a multiplier; else what ``unit`` says) within [low, high]."""
+    expected = f"{unit} in [{low:g}, {high:g}]"
+    number = _real(value, field, expected)
     if not low <= number <= high:
-        raise ConfigError(field, f"expected a number in [{low:g}, {high:g}], got {_given(value, written)}")
+        raise ConfigError(field, f"expected {expected}, got {_given(value, written)}")
     return number
 
 
 def check_seconds(value: object, field: str, low: float, high: float, *, written: str | None = None) -> float:
     """A duration in seconds within [low, high] (a poll interval, a timeout)."""
-    number = _real(value, field, f"seconds in [{low:g}, {high:g}]")
-    if not low <= number <= high:
-        raise ConfigError(field, f"expected seconds in [{low:g}, {high:g}], got {_given(value, written)}")
-    return number
+    return check_number(value, field, low, high, written=written, unit="seconds")
 
 
 def check_int(value: object, field: str, low: int, high: int) -> int:
@@ -184,6 +183,13 @@ def check_bool(value: object, field: str) -> bool:
     """A real boolean: ``1`` or ``"yes"`` is a bug upstream, not a value to coerce."""
     if not isinstance(value, bool):
         raise ConfigError(field, f"expected true or false, got {typed(value)}")
+    return value
+
+
+def check_optional(value: object, field: str, cls: type[T]) -> T | None:
+    """A ``cls`` (a settings object built already) or None."""
+    if value is not None and not isinstance(value, cls):
+        raise ConfigError(field, f"expected {cls.__name__} or None, got {show(value)}")
     return value
 
 

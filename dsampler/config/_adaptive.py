@@ -1,28 +1,27 @@
-"""The ``adaptive:`` section: settings of the traces-per-second controller.
-
-Frozen, validated values like the rest of the model (a configuration built in code is
-as safe as one read from a file). In the file, durations are written ``10s`` or
-``250ms`` and their keys drop the ``_s`` of the model's field names::
-
-    adaptive:
-      target_traces_per_second: 50
-      window: 10s                 # W0; min_window 3s, max_window 30s
-      p99_target: 200ms
-      health: {error_ratio: 0.05, error_multiplier: 0.5, latency_multiplier: 0.7}
-
-The controller owns the default ``rate`` of a configuration that has this section;
-rules and per-operation strategies still decide the spans they match.
+"""The ``adaptive:`` section: settings of the traces-per-second controller, frozen and
+validated like the rest of the model. In the file, durations are written ``10s`` under
+their field's name without its ``_s`` (docs/configuration.md). The controller owns the
+default ``rate`` of a configuration with this section; rules and operations still
+decide the spans they match.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from dsampler._validate import MAX_PER_SECOND, check_number, check_rate, check_seconds, plain, show
-from dsampler.config._adaptive_values import PROCESS, cap_factor, multiplier, positive_per_second, share
-from dsampler.config._shape import Problems, join, mapping, no_unknown_keys, parse_duration
+from dsampler._validate import (
+    MAX_PER_SECOND,
+    check_number,
+    check_optional,
+    check_per_second,
+    check_rate,
+    check_seconds,
+    plain,
+    show,
+)
+from dsampler.config._shape import dump_section, mapping, no_unknown_keys, parse_duration, parse_section
 from dsampler.errors import ConfigError
 
 
@@ -55,6 +54,9 @@ class HealthPolicy:
             object.__setattr__(self, name, check(getattr(self, name), name))
 
 
+#: Whose budget the target is: each ``process``'s, or that of every process on this
+#: ``host`` that descends from one master (docs/adaptive.md, "One budget per host").
+SHARES: Final = ("process", "host")
 #: The range of each duration, in seconds (the file form checks it as written).
 _SECONDS: Final[dict[str, tuple[float, float]]] = {
     "cooldown_s": (0.0, 3600.0),
@@ -74,8 +76,8 @@ def _seconds(name: str) -> Callable[[Any, str], float]:
 
 _HEALTH_CHECKS: Final[dict[str, Callable[[Any, str], float]]] = {
     "error_ratio": check_rate,
-    "error_multiplier": multiplier,
-    "latency_multiplier": multiplier,
+    "error_multiplier": lambda v, n: check_number(v, n, 0.0, 1.0),
+    "latency_multiplier": lambda v, n: check_number(v, n, 0.0, 1.0),
     "floor": check_rate,
     "cooldown_s": _seconds("cooldown_s"),
 }
@@ -124,7 +126,7 @@ class AdaptiveSettings:
     hard_cap_factor: float | None = 2.0
     hard_cap_burst_s: float = 0.1
     tick_s: float = 0.1
-    share: str = PROCESS
+    share: str = "process"
 
     def __post_init__(self) -> None:
         for name, check in _CHECKS.items():
@@ -138,14 +140,21 @@ class AdaptiveSettings:
         return None if factor is None else factor * self.target_traces_per_second
 
 
-def _health(value: object, name: str) -> HealthPolicy | None:
-    if value is not None and not isinstance(value, HealthPolicy):
-        raise ConfigError(name, f"expected a HealthPolicy or None, got {show(value)}")
+def _positive_per_second(value: object, name: str) -> float:
+    number = check_per_second(value, name)
+    if number <= 0.0:
+        raise ConfigError(name, f"expected a number of traces per second above 0, got {show(value)}")
+    return number
+
+
+def _share(value: object, name: str) -> str:
+    if value not in SHARES or not isinstance(value, str):
+        raise ConfigError(name, f"expected one of {', '.join(SHARES)}, got {show(value)}")
     return value
 
 
 _CHECKS: Final[dict[str, Callable[[Any, str], Any]]] = {
-    "target_traces_per_second": positive_per_second,
+    "target_traces_per_second": _positive_per_second,
     "min_rate": check_rate,
     "max_rate": check_rate,
     "alpha": lambda v, n: check_number(v, n, 0.0, 100.0),
@@ -155,11 +164,11 @@ _CHECKS: Final[dict[str, Callable[[Any, str], Any]]] = {
     "max_window_s": _seconds("max_window_s"),
     "hysteresis": lambda v, n: check_number(v, n, 0.0, 0.9),
     "p99_target_s": _seconds("p99_target_s"),
-    "health": _health,
-    "hard_cap_factor": cap_factor,
+    "health": lambda v, n: check_optional(v, n, HealthPolicy),
+    "hard_cap_factor": lambda v, n: None if v is None else check_number(v, n, 1.0, 1000.0),
     "hard_cap_burst_s": _seconds("hard_cap_burst_s"),
     "tick_s": _seconds("tick_s"),
-    "share": share,
+    "share": _share,
 }
 
 
@@ -189,51 +198,24 @@ def settings_with(base: float | AdaptiveSettings, changes: Mapping[str, Any]) ->
     """``base`` (a target or whole settings) with ``changes``. A misspelt setting is a
     ConfigError naming it, with a suggestion, as a file's unknown key is: not the
     TypeError of a dataclass constructor, which callers that catch ConfigError miss."""
-    no_unknown_keys(changes, _FILE_KEYS, "")
+    no_unknown_keys(changes, _CHECKS, "")
     if isinstance(base, AdaptiveSettings):
         return replace(base, **changes)
     return AdaptiveSettings(base, **changes)
 
 
-def check_adaptive(value: object) -> AdaptiveSettings | None:
-    """The model's check of ``SamplingConfig.adaptive``."""
-    if value is not None and not isinstance(value, AdaptiveSettings):
-        raise ConfigError("adaptive", f"expected AdaptiveSettings or None, got {show(value)}")
-    return value
-
-
 # -- file form -------------------------------------------------------------------------
 
-#: Model field -> its key in the file (durations lose their ``_s``).
-_FILE_KEYS: Final = {f.name: f.name.removesuffix("_s") for f in fields(AdaptiveSettings)}
-_HEALTH_FILE_KEYS: Final = {f.name: f.name.removesuffix("_s") for f in fields(HealthPolicy)}
-_DURATIONS: Final = frozenset(n for n in (*_FILE_KEYS, *_HEALTH_FILE_KEYS) if n.endswith("_s"))
+_FIELD_CHECKS: Final = {**_CHECKS, **_HEALTH_CHECKS}
 
 
-def _parse_fields(
-    data: Mapping[str, Any], keys: Mapping[str, str], path: str, nested: Callable[[str, Any, str], Any]
-) -> dict[str, Any]:
-    """File keys -> model field values; durations parsed, the rest checked by the model."""
-    no_unknown_keys(data, keys.values(), path)
-    by_key = {key: name for name, key in keys.items()}
-    problems = Problems()
-    values: dict[str, Any] = {}
-    for key, raw in data.items():
-        name, where = by_key[key], join(path, key)
-        if name in _DURATIONS:
-            values[name] = problems.run(parse_duration, raw, where, _SECONDS[name])
-        else:
-            values[name] = problems.run(nested, name, raw, where)
-    problems.raise_if_any()
-    return values
-
-
-def _build(cls: Callable[..., Any], values: dict[str, Any], keys: Mapping[str, str], path: str) -> Any:
-    try:
-        return cls(**values)
-    except ConfigError as exc:  # the model names its fields; the file names its keys
-        renamed = [ConfigError(f"{path}.{keys.get(e.field, e.field)}", e.problem) for e in exc.errors]
-        raise ConfigError.of(renamed) from None
+def _field(name: str, value: object, path: str) -> Any:
+    """A field of either section from its file form (durations written ``10s``)."""
+    if name in _SECONDS:
+        return parse_duration(value, path, _SECONDS[name])
+    if name == "health":
+        return _parse_health(value, path)
+    return _FIELD_CHECKS[name](value, path)
 
 
 def _parse_health(value: object, path: str) -> HealthPolicy | None:
@@ -241,16 +223,7 @@ def _parse_health(value: object, path: str) -> HealthPolicy | None:
         return None
     if value is True:
         return HealthPolicy()
-    data = mapping(value, path)
-    values = _parse_fields(data, _HEALTH_FILE_KEYS, path, lambda n, v, w: _HEALTH_CHECKS[n](v, w))
-    result: HealthPolicy = _build(HealthPolicy, values, _HEALTH_FILE_KEYS, path)
-    return result
-
-
-def _nested(name: str, value: object, where: str) -> Any:
-    if name == "health":
-        return _parse_health(value, where)
-    return _CHECKS[name](value, where)
+    return parse_section(HealthPolicy, mapping(value, path), path, _field)
 
 
 def parse_adaptive(value: object, path: str = "adaptive") -> AdaptiveSettings | None:
@@ -265,26 +238,13 @@ def parse_adaptive(value: object, path: str = "adaptive") -> AdaptiveSettings | 
     data = mapping(value, path)
     if "target_traces_per_second" not in data:
         raise ConfigError(f"{path}.target_traces_per_second", "missing; expected traces per second above 0")
-    values = _parse_fields(data, _FILE_KEYS, path, _nested)
-    settings: AdaptiveSettings = _build(AdaptiveSettings, values, _FILE_KEYS, path)
-    return settings
-
-
-def _dump(name: str, value: object) -> object:
-    return f"{value!r}s" if name.endswith("_s") else value
+    return parse_section(AdaptiveSettings, data, path, _field)
 
 
 def dump_adaptive(settings: AdaptiveSettings | None) -> dict[str, Any] | None:
     """The canonical file form (``parse_adaptive(dump_adaptive(s)) == s``)."""
     if settings is None:
         return None
-    out: dict[str, Any] = {}
-    for name, key in _FILE_KEYS.items():
-        value = getattr(settings, name)
-        if name != "health":
-            out[key] = _dump(name, value)
-        elif value is None:
-            out[key] = False
-        else:
-            out[key] = {k: _dump(n, getattr(value, n)) for n, k in _HEALTH_FILE_KEYS.items()}
+    out, health = dump_section(settings), settings.health
+    out["health"] = False if health is None else dump_section(health)
     return out

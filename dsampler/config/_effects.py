@@ -6,14 +6,13 @@ from __future__ import annotations
 import logging
 
 from dsampler.config._model import SamplingConfig
+from dsampler.config._parse import SCALARS
 from dsampler.config._rule import Sample
 from dsampler.config._serialize import serialize
 
 _log = logging.getLogger("dsampler.config")
 #: The files (by absolute path) whose configuration was said to cut traces: once each.
 _CUTS_TOLD: set[str] = set()
-
-_SCALARS = (bool, int, float, str, type(None))
 
 
 def change_text(old: SamplingConfig, new: SamplingConfig) -> str:
@@ -25,7 +24,7 @@ def change_text(old: SamplingConfig, new: SamplingConfig) -> str:
         was = before[key]
         if was == value:
             continue
-        if isinstance(was, _SCALARS) and isinstance(value, _SCALARS):
+        if key in SCALARS:
             changed.append(f"{key} {_shown(was)} -> {_shown(value)}")
         else:
             changed.append(key)

@@ -11,13 +11,14 @@ from dsampler._validate import (
     DEFAULT_MAX_OPERATIONS,
     check_bool,
     check_max_operations,
+    check_optional,
     check_per_second,
     check_rate,
     check_text,
     show,
 )
-from dsampler.config._adaptive import AdaptiveSettings, check_adaptive
-from dsampler.config._remote import RemoteSettings, check_remote
+from dsampler.config._adaptive import AdaptiveSettings
+from dsampler.config._remote import RemoteSettings
 from dsampler.config._rule import Rule, check
 from dsampler.errors import ConfigError
 from dsampler.hashing import DEFAULT_SCHEME, get_scheme
@@ -241,7 +242,7 @@ FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
     "default_lower_bound_per_second": lambda v: check_per_second(v, "default_lower_bound_per_second"),
     "operations": _operations,
     "rules": _rules,
-    "adaptive": check_adaptive,
-    "remote": check_remote,
+    "adaptive": lambda v: check_optional(v, "adaptive", AdaptiveSettings),
+    "remote": lambda v: check_optional(v, "remote", RemoteSettings),
     "version": _version,
 }

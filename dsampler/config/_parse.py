@@ -16,7 +16,7 @@ from dsampler.config._adaptive import parse_adaptive
 from dsampler.config._model import FIELD_CHECKS, OperationStrategy, SamplingConfig, _Operations
 from dsampler.config._parse_rules import parse_rules
 from dsampler.config._remote import parse_remote
-from dsampler.config._shape import MAX_ITEMS, Problems, build, join, mapping, no_unknown_keys
+from dsampler.config._shape import MAX_ITEMS, Problems, build, mapping, no_unknown_keys
 from dsampler.errors import ConfigError
 
 
@@ -71,32 +71,26 @@ _NUMBERS: Final = (float, int)
 _BOUNDS: Final = (float, int, type(None))
 
 
-#: Fields whose file form is the model's value, checked by the model's own check.
-SCALARS: Final = {
-    name: check
-    for name, check in FIELD_CHECKS.items()
-    if name not in ("operations", "rules", "adaptive", "remote", "version")
-}
-
-
-def _model_check(check: Callable[[Any], Any]) -> Callable[[object, str], Any]:
-    """``check`` as a parser (its errors name the field, which is the path at the top level)."""
-    return lambda value, _path: check(value)
-
-
-#: File key -> parser of its value: SamplingConfig's fields in their file form.
-FIELDS: Final[dict[str, Callable[[object, str], Any]]] = {
-    **{name: _model_check(check) for name, check in SCALARS.items()},
+_SECTIONS: Final[dict[str, Callable[[Any, str], Any]]] = {
     "operations": _operations,
     "rules": parse_rules,
     "adaptive": parse_adaptive,
     "remote": parse_remote,
 }
+#: Fields whose file form is the model's value, checked by the model's own check.
+SCALARS: Final = {name: check for name, check in FIELD_CHECKS.items() if name not in (*_SECTIONS, "version")}
+#: The file's top-level keys: SamplingConfig's fields but the version.
+FIELDS: Final = (*SCALARS, *_SECTIONS)
 
 
-def parse_fields(data: Mapping[str, Any], path: str = "") -> dict[str, Any]:
+def _field(key: str, value: object) -> Any:
+    check = SCALARS.get(key)
+    return _SECTIONS[key](value, key) if check is None else check(value)
+
+
+def parse_fields(data: Mapping[str, Any]) -> dict[str, Any]:
     """Validate some top-level fields (all problems at once); unknown keys are errors."""
-    if not path and type(data) is dict and len(data) == 1:  # update(rate=...): the frequent writer
+    if type(data) is dict and len(data) == 1:  # update(rate=...): the frequent writer
         ((key, value),) = data.items()
         check = SCALARS.get(key)
         if check is not None:
@@ -105,8 +99,8 @@ def parse_fields(data: Mapping[str, Any], path: str = "") -> dict[str, Any]:
             except ConfigError:
                 pass  # the whole path below names it, as it names every problem
     p = Problems()
-    p.run(no_unknown_keys, mapping(data, path or "config"), FIELDS, path)
-    values = {key: p.run(FIELDS[key], value, join(path, key)) for key, value in data.items() if key in FIELDS}
+    p.run(no_unknown_keys, mapping(data, "config"), FIELDS, "")
+    values = {key: p.run(_field, key, value) for key, value in data.items() if key in FIELDS}
     p.raise_if_any()
     return values
 

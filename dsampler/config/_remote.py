@@ -9,9 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from dsampler._validate import check_endpoint, check_seconds, check_url_text, redact_url, show
-from dsampler.config._shape import build, mapping, no_unknown_keys, parse_duration
-from dsampler.errors import ConfigError
+from dsampler._validate import check_endpoint, check_seconds, check_url_text, redact_url
+from dsampler.config._shape import dump_section, mapping, parse_duration, parse_section
 
 DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
 #: The range of each duration, in seconds (the file form checks it as written: ``'2d'``).
@@ -63,14 +62,9 @@ def service_name(explicit: object, resource: Mapping[str, Any], field: str = "se
     return check_url_text(explicit, field)
 
 
-def check_remote(value: object) -> RemoteSettings | None:
-    """The model's check of ``SamplingConfig.remote``."""
-    if value is not None and not isinstance(value, RemoteSettings):
-        raise ConfigError("remote", f"expected RemoteSettings or None, got {show(value)}")
-    return value
-
-
-_DURATIONS: Final = {name[:-2]: name for name in _SECONDS}
+def _field(name: str, value: object, path: str) -> object:
+    """A field from its file form: durations written ``60s``, the rest as they are."""
+    return parse_duration(value, path, _SECONDS[name]) if name in _SECONDS else value
 
 
 def parse_remote(value: object, path: str = "remote") -> RemoteSettings | None:
@@ -81,22 +75,9 @@ def parse_remote(value: object, path: str = "remote") -> RemoteSettings | None:
     """
     if value is None or isinstance(value, RemoteSettings):
         return value
-    data = mapping(value, path)
-    no_unknown_keys(data, ("endpoint", "service_name", *_DURATIONS), path)
-    kwargs: dict[str, Any] = {k: data[k] for k in ("endpoint", "service_name") if k in data}
-    for key, field in _DURATIONS.items():
-        if key in data:
-            kwargs[field] = parse_duration(data[key], f"{path}.{key}", _SECONDS[field])
-    settings: RemoteSettings = build(path, RemoteSettings, **kwargs)
-    return settings
+    return parse_section(RemoteSettings, mapping(value, path), path, _field)
 
 
 def dump_remote(settings: RemoteSettings | None) -> dict[str, Any] | None:
     """The canonical file form (``parse_remote(dump_remote(s)) == s``)."""
-    if settings is None:
-        return None
-    out: dict[str, Any] = {"endpoint": settings.endpoint}
-    out.update({key: f"{getattr(settings, name)!r}s" for key, name in _DURATIONS.items()})
-    if settings.service_name is not None:
-        out["service_name"] = settings.service_name
-    return out
+    return None if settings is None else dump_section(settings)

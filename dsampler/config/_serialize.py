@@ -6,6 +6,7 @@ from typing import Any
 
 from dsampler.config._adaptive import dump_adaptive
 from dsampler.config._model import SamplingConfig
+from dsampler.config._parse import SCALARS
 from dsampler.config._remote import dump_remote
 from dsampler.config._rule import (
     Action,
@@ -73,15 +74,7 @@ def serialize(config: SamplingConfig) -> dict[str, Any]:
     """The canonical file form of ``config`` (JSON- and YAML-safe); ``version`` is left
     out because versions belong to the store that publishes a configuration."""
     return {
-        "rate": config.rate,
-        "hash": config.hash,
-        "parent_based": config.parent_based,
-        "record_version": config.record_version,
-        "sampler_tags": config.sampler_tags,
-        "write_th": config.write_th,
-        "max_operations": config.max_operations,
-        "traces_per_second": config.traces_per_second,
-        "default_lower_bound_per_second": config.default_lower_bound_per_second,
+        **{name: getattr(config, name) for name in SCALARS},  # the file writes the model's value
         "operations": {
             name: {"rate": s.rate}
             if s.lower_bound_per_second is None

@@ -6,17 +6,22 @@ times and ``key=value`` arguments.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from dsampler._validate import check_rate, check_seconds, show, typed
 from dsampler.errors import ConfigError
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 T = TypeVar("T")
+D = TypeVar("D", bound="DataclassInstance")
 
 _DURATION: Final = re.compile(r"(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)(ns|us|µs|ms|s|m|h|d)")
 _UNITS: Final = {
@@ -157,11 +162,37 @@ def parse_time(value: object, path: str) -> datetime:
 
 
 def build(path: str, cls: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Construct a model object; its own validation errors get the object's path."""
+    """Construct a model object; its own validation errors get the object's path (and a
+    duration field its key in the file, without the ``_s``)."""
     try:
         return cls(*args, **kwargs)
     except ConfigError as exc:
-        raise ConfigError.of([ConfigError(join(path, e.field), e.problem) for e in exc.errors]) from None
+        problems = [ConfigError(join(path, e.field.removesuffix("_s")), e.problem) for e in exc.errors]
+        raise ConfigError.of(problems) from None
+
+
+def parse_section(
+    cls: type[D], data: Mapping[str, Any], path: str, parse: Callable[[str, Any, str], Any]
+) -> D:
+    """A settings section from its file form, where durations drop their fields' ``_s``:
+    each key's ``parse(field, value, path)`` (every problem at once), then ``cls``."""
+    fields = {f.name.removesuffix("_s"): f.name for f in dataclasses.fields(cls)}
+    no_unknown_keys(data, fields, path)
+    problems = Problems()
+    values = {
+        fields[key]: problems.run(parse, fields[key], raw, join(path, key)) for key, raw in data.items()
+    }
+    problems.raise_if_any()
+    return build(path, cls, **values)
+
+
+def dump_section(settings: DataclassInstance) -> dict[str, Any]:
+    """A settings section's canonical file form: durations written ``10.0s``, keyed without ``_s``."""
+    out = {}
+    for name in (f.name for f in dataclasses.fields(settings)):
+        value = getattr(settings, name)
+        out[name.removesuffix("_s")] = f"{value!r}s" if name.endswith("_s") else value
+    return out
 
 
 def key_values(

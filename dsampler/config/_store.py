@@ -16,11 +16,10 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 
 from dsampler import _fork
 from dsampler.config._model import SamplingConfig
-from dsampler.config._overlay import Overlay, differences, merge
+from dsampler.config._overlay import _NONE, Overlay, differences, merge
 from dsampler.errors import ConfigError
 
 DEFAULT_HISTORY: Final = 16
-_NONE: Final[Mapping[str, Any]] = {}
 
 
 class Compiled(Protocol):

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from dsampler._log import QUIET_POLLS, ChangeReport
 from dsampler._poller import Poller
+from dsampler._validate import check_seconds
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config._effects import change_text, tell_cuts
 from dsampler.config._files import describe, parse_config_bytes, read_bytes
@@ -138,11 +139,9 @@ class FileWatcher(Watched):
         rejected: bytes | None = None,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        if not isinstance(interval_s, (int, float)) or not 0.01 <= interval_s <= 86400:
-            raise ConfigError("poll_interval_s", f"expected seconds in [0.01, 86400], got {interval_s!r}")
+        self._interval = check_seconds(interval_s, "poll_interval_s", 0.01, 86400.0)
         self.path = os.path.abspath(os.fspath(path))
         self._publish = publish
-        self._interval = float(interval_s)
         self._changes = Changes(applied, rejected, reported=_REPORTED_AT_START.pop(self.path, None))
         self._told = ChangeReport(_log, QUIET_POLLS * self._interval, clock)
         self._before: SamplingConfig | bytes | None = applied  # parsed at the first reload
