@@ -5,7 +5,6 @@ sampler's ``adaptive`` overlay: it writes the overlay, it never calls the sample
 
 from __future__ import annotations
 
-import threading
 import weakref
 from typing import TYPE_CHECKING, Any, Final
 
@@ -72,13 +71,12 @@ class AdaptiveController:
         self._core = ControllerCore(self.settings, clock.monotonic())
         self._incidents = Incidents()  # the health policy's cuts, told
         self._observed = Observations()
-        self._lock = threading.Lock()
+        self._guard = _fork.ModuleLock()  # fresh in a forked child
         self._overlay: Overlay | None = None
         self._engine: weakref.ref[Engine] | None = None  # what it is bound to
         self._poller: Poller | None = None
         self._host = HostShare(clock)  # its slot on this host (share: host)
         self.adjusted = AdjustedCounts()  # sampled roots by their th (span_processor)
-        _fork.register(self._reset_after_fork)
         if sampler is not None:
             adopt = getattr(sampler, "adopt_controller", None)
             if not callable(adopt):
@@ -113,7 +111,7 @@ class AdaptiveController:
 
     def _share(self, engine: Engine | None) -> None:
         """With ``share: host``, a slot of the host's table (joining, its peers' rate)."""
-        with self._lock:
+        with self._guard.lock:
             if (rate := self._host.follow(self.settings, engine, self.rate)) is not None:
                 self._core.rate = rate
             self.tap.limit(self.settings, self._clock, self._host.applied)
@@ -141,7 +139,7 @@ class AdaptiveController:
     def tick(self) -> Change | None:
         """Read the counters, step the core and publish a change (the ticker thread
         calls this every ``tick_s``; call it yourself on an injected clock)."""
-        with self._lock:
+        with self._guard.lock:
             latencies, errors = self._observed.drain()
             now, core = self._clock.monotonic(), self._core
             offered = self._host.exchange(now, self.tap.take(), core.rate)  # the host's (share: host)
@@ -178,9 +176,6 @@ class AdaptiveController:
 
     close = stop
 
-    def _reset_after_fork(self) -> None:
-        self._lock = threading.Lock()
-
     # -- settings ------------------------------------------------------------------------
 
     def reconfigure(self, **changes: Unpack[AdaptiveChanges]) -> AdaptiveSettings:
@@ -201,7 +196,7 @@ class AdaptiveController:
     def configure(self, settings: AdaptiveSettings) -> None:
         """Take whole new ``settings`` (the load estimate carries over): what a
         DSampler does when its ``adaptive:`` section changes."""
-        with self._lock:
+        with self._guard.lock:
             old, self.settings = self.settings, settings
             self._core.reconfigure(settings)
             self.tap.limit(settings, self._clock, self._host.applied)
