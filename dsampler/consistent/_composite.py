@@ -18,6 +18,7 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.consistent._intent import ComposableSampler, IntentLike, check_composable, keep_trace_state
 from dsampler.consistent._ot import ot_with_threshold, ot_without_threshold, parse_ot
+from dsampler.consistent._stated_results import erase_th
 from dsampler.consistent._threshold import MAX_THRESHOLD
 from dsampler.consistent._tracestate import ot_entry, with_ot
 from dsampler.decision import (
@@ -236,10 +237,7 @@ class CompositeSampler(Sampler):
         """A drop that still hands the parent's tracestate on, without ``th``."""
         try:
             ts = parent_trace_state(parent_context)
-            if not isinstance(ts, TraceState):
-                return DROPPED
-            carried = with_ot(ts, ot_without_threshold(ot_entry(ts)))
-            return DROPPED if carried is None else make_result(Decision.DROP, EMPTY, carried)
+            return make_result(Decision.DROP, EMPTY, erase_th(ts)) if isinstance(ts, TraceState) else DROPPED
         except Exception:
             return DROPPED
 
