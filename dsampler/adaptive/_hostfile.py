@@ -11,7 +11,7 @@ import mmap
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Final
 
@@ -32,9 +32,8 @@ class RefusedError(Exception):
     """The shared file cannot be used; the message says why."""
 
 
-def directory(environ: dict[str, str] | None = None) -> Path | None:
+def directory(environ: Mapping[str, str] = os.environ) -> Path | None:
     """``/dev/shm``, else ``$XDG_RUNTIME_DIR``, if writable; None otherwise."""
-    environ = dict(os.environ) if environ is None else environ
     for candidate in ("/dev/shm", environ.get("XDG_RUNTIME_DIR", "")):
         if candidate and os.path.isdir(candidate) and os.access(candidate, os.W_OK | os.X_OK):
             return Path(candidate)
@@ -158,17 +157,11 @@ def sweep(folder: Path, uid: int | None = None) -> int:
             group, started = int(parts[1]), int(parts[2])
         except (IndexError, ValueError):
             continue
-        if started and start_time(group) not in (started, 0):
-            removed += _remove_stale(folder / name, uid)
+        if not started or start_time(group) in (started, 0):
+            continue
+        with contextlib.suppress(OSError):
+            info = os.stat(folder / name, follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and info.st_uid == uid:
+                (folder / name).unlink()
+                removed += 1
     return removed
-
-
-def _remove_stale(path: Path, uid: int) -> int:
-    try:
-        info = os.stat(path, follow_symlinks=False)
-        if stat.S_ISREG(info.st_mode) and info.st_uid == uid:
-            path.unlink()
-            return 1
-    except OSError:
-        pass
-    return 0
