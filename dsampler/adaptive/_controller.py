@@ -68,7 +68,7 @@ class AdaptiveController:
         self._ticker = clock is SYSTEM_CLOCK if ticker is None else ticker
         self.tap = Tap(None)
         self.tap.limit(self.settings, clock)
-        self._core = ControllerCore(self.settings, clock.monotonic())
+        self.core = ControllerCore(self.settings, clock.monotonic())  # the state machine it steps
         self._incidents = Incidents()  # the health policy's cuts, told
         self._observed = Observations()
         self._guard = _fork.ModuleLock()  # fresh in a forked child
@@ -113,7 +113,7 @@ class AdaptiveController:
         """With ``share: host``, a slot of the host's table (joining, its peers' rate)."""
         with self._guard.lock:
             if (rate := self._host.follow(self.settings, engine, self.rate)) is not None:
-                self._core.rate = rate
+                self.core.rate = rate
             self.tap.limit(self.settings, self._clock, self._host.applied)
 
     @property
@@ -141,7 +141,7 @@ class AdaptiveController:
         calls this every ``tick_s``; call it yourself on an injected clock)."""
         with self._guard.lock:
             latencies, errors = self._observed.drain()
-            now, core = self._clock.monotonic(), self._core
+            now, core = self._clock.monotonic(), self.core
             offered = self._host.exchange(now, self.tap.take(), core.rate)  # the host's (share: host)
             change = core.step(now, offered, latencies, errors)
             if (share := self._host.resized()) is not None:  # the engine's limits follow
@@ -156,7 +156,7 @@ class AdaptiveController:
     def _publish(self) -> None:
         overlay = self._overlay
         if overlay is not None:
-            overlay.set({"rate": self._core.rate})  # what it owns of a configuration
+            overlay.set({"rate": self.core.rate})  # what it owns of a configuration
 
     def start(self) -> None:
         """Start the ticker thread, if this controller runs one (idempotent; after
@@ -198,7 +198,7 @@ class AdaptiveController:
         DSampler does when its ``adaptive:`` section changes."""
         with self._guard.lock:
             old, self.settings = self.settings, settings
-            self._core.reconfigure(settings)
+            self.core.reconfigure(settings)
             self.tap.limit(settings, self._clock, self._host.applied)
         if settings.tick_s != old.tick_s and self._poller is not None:
             running, poller, self._poller = self._poller.running, self._poller, None
@@ -211,34 +211,30 @@ class AdaptiveController:
     @property
     def rate(self) -> float:
         """The rate in force (what the DSampler's default rate is)."""
-        return self._core.rate
+        return self.core.rate
 
     @property
     def window_s(self) -> float:
-        return self._core.window_s
+        return self.core.window_s
 
     @property
     def qps(self) -> float | None:
         """Offered load: root decisions per second at the default rate, as counted."""
-        return self._core.qps
+        return self.core.qps
 
     @property
     def episode(self) -> bool:
         """Root-span P99 is above its target (a latency episode is on)."""
-        return self._core.episode
+        return self.core.episode
 
     @property
     def rejected(self) -> int:
         """Observations that were not a duration."""
         return self._observed.rejected
 
-    @property
-    def core(self) -> ControllerCore:
-        return self._core
-
     def stats(self) -> dict[str, Any]:
         """The state in one mapping (for metrics, logs and the CLI)."""
-        core = self._core
+        core = self.core
         return {
             "rate": core.rate,
             "qps": core.qps,
