@@ -24,9 +24,10 @@ class Tap:
     Attributes:
         offered: one item per root decision of the default rate not yet counted.
         backstop: the hard cap (None: none).
+        total: decisions counted until the last :meth:`take`.
     """
 
-    __slots__ = ("_folded", "_guard", "_total", "backstop", "offered")
+    __slots__ = ("_folded", "_guard", "backstop", "offered", "total")
 
     fold_at: Final = FOLD_AT
 
@@ -34,7 +35,7 @@ class Tap:
         self.offered: list[None] = []
         self.backstop = backstop
         self._folded = 0  # counted by fold(), not yet taken
-        self._total = 0
+        self.total = 0
         self._guard = _fork.ModuleLock()  # fresh in a forked child: a take() in flight would hold it
 
     def limit(self, settings: AdaptiveSettings, clock: Clock, share: float = 1.0) -> None:
@@ -72,13 +73,8 @@ class Tap:
         with self._guard.lock:
             delta = self._count() + self._folded
             self._folded = 0
-            self._total += delta
+            self.total += delta
         return delta
-
-    @property
-    def total(self) -> int:
-        """Decisions counted until the last :meth:`take`."""
-        return self._total
 
 
 class Observations:
