@@ -110,9 +110,6 @@ class _ParentThreshold(Described):
         threshold = parent_threshold(parent)
         if threshold is None:  # none, or an inconsistent one (R < T): erased, not propagated
             return _FOLLOW_SAMPLED
-        return self._intent_of(threshold)
-
-    def _intent_of(self, threshold: int) -> SamplingIntent:
         intent = self._by_threshold.get(threshold)
         if intent is None:
             if len(self._by_threshold) >= _MEMO_SIZE:
