@@ -11,7 +11,7 @@ import mmap
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -32,9 +32,9 @@ class RefusedError(Exception):
     """The shared file cannot be used; the message says why."""
 
 
-def directory(environ: Mapping[str, str] = os.environ) -> Path | None:
+def directory() -> Path | None:
     """``/dev/shm``, else ``$XDG_RUNTIME_DIR``, if writable; None otherwise."""
-    for candidate in ("/dev/shm", environ.get("XDG_RUNTIME_DIR", "")):
+    for candidate in ("/dev/shm", os.environ.get("XDG_RUNTIME_DIR", "")):
         if candidate and os.path.isdir(candidate) and os.access(candidate, os.W_OK | os.X_OK):
             return Path(candidate)
     return None
@@ -56,12 +56,11 @@ def start_time(pid: int) -> int:
         return 0
 
 
-def file_name(service: str, group: int, uid: int | None = None) -> str:
+def file_name(service: str, group: int) -> str:
     """The file of ``service`` for the processes of master ``group``."""
-    uid = os.getuid() if uid is None else uid
     slug = re.sub(r"[^A-Za-z0-9_.-]", "_", service)[:32]
     digest = hashlib.sha256(service.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return f"dsampler-{uid}-{slug}-{digest}-{group}-{start_time(group)}{_SUFFIX}"
+    return f"dsampler-{os.getuid()}-{slug}-{digest}-{group}-{start_time(group)}{_SUFFIX}"
 
 
 def _open(path: Path) -> int:
@@ -142,13 +141,12 @@ def remove_if_unused(table: SlotTable, path: Path, now: float) -> bool:
     return True
 
 
-def sweep(folder: Path, uid: int | None = None) -> int:
+def sweep(folder: Path) -> int:
     """Remove this user's budget files whose master is gone (at most a few per call).
     Returns how many were removed."""
-    uid = os.getuid() if uid is None else uid
-    prefix, removed = f"dsampler-{uid}-", 0
+    uid, removed = os.getuid(), 0
     try:
-        names = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(_SUFFIX)]
+        names = [n for n in os.listdir(folder) if n.startswith(f"dsampler-{uid}-") and n.endswith(_SUFFIX)]
     except OSError:
         return 0
     for name in names[:_SWEEP_AT_MOST]:
