@@ -5,7 +5,6 @@ sampler's ``adaptive`` overlay: it writes the overlay, it never calls the sample
 
 from __future__ import annotations
 
-import threading
 import weakref
 from typing import TYPE_CHECKING, Any, Final
 
@@ -69,16 +68,15 @@ class AdaptiveController:
         self._ticker = clock is SYSTEM_CLOCK if ticker is None else ticker
         self.tap = Tap(None)
         self.tap.limit(self.settings, clock)
-        self._core = ControllerCore(self.settings, clock.monotonic())
+        self.core = ControllerCore(self.settings, clock.monotonic())  # the state machine it steps
         self._incidents = Incidents()  # the health policy's cuts, told
         self._observed = Observations()
-        self._lock = threading.Lock()
+        self._guard = _fork.ModuleLock()  # fresh in a forked child
         self._overlay: Overlay | None = None
         self._engine: weakref.ref[Engine] | None = None  # what it is bound to
         self._poller: Poller | None = None
         self._host = HostShare(clock)  # its slot on this host (share: host)
         self.adjusted = AdjustedCounts()  # sampled roots by their th (span_processor)
-        _fork.register(self._reset_after_fork)
         if sampler is not None:
             adopt = getattr(sampler, "adopt_controller", None)
             if not callable(adopt):
@@ -113,9 +111,9 @@ class AdaptiveController:
 
     def _share(self, engine: Engine | None) -> None:
         """With ``share: host``, a slot of the host's table (joining, its peers' rate)."""
-        with self._lock:
+        with self._guard.lock:
             if (rate := self._host.follow(self.settings, engine, self.rate)) is not None:
-                self._core.rate = rate
+                self.core.rate = rate
             self.tap.limit(self.settings, self._clock, self._host.applied)
 
     @property
@@ -141,9 +139,9 @@ class AdaptiveController:
     def tick(self) -> Change | None:
         """Read the counters, step the core and publish a change (the ticker thread
         calls this every ``tick_s``; call it yourself on an injected clock)."""
-        with self._lock:
+        with self._guard.lock:
             latencies, errors = self._observed.drain()
-            now, core = self._clock.monotonic(), self._core
+            now, core = self._clock.monotonic(), self.core
             offered = self._host.exchange(now, self.tap.take(), core.rate)  # the host's (share: host)
             change = core.step(now, offered, latencies, errors)
             if (share := self._host.resized()) is not None:  # the engine's limits follow
@@ -158,7 +156,7 @@ class AdaptiveController:
     def _publish(self) -> None:
         overlay = self._overlay
         if overlay is not None:
-            overlay.set({"rate": self._core.rate})  # what it owns of a configuration
+            overlay.set({"rate": self.core.rate})  # what it owns of a configuration
 
     def start(self) -> None:
         """Start the ticker thread, if this controller runs one (idempotent; after
@@ -177,9 +175,6 @@ class AdaptiveController:
         self._share(None)
 
     close = stop
-
-    def _reset_after_fork(self) -> None:
-        self._lock = threading.Lock()
 
     # -- settings ------------------------------------------------------------------------
 
@@ -201,9 +196,9 @@ class AdaptiveController:
     def configure(self, settings: AdaptiveSettings) -> None:
         """Take whole new ``settings`` (the load estimate carries over): what a
         DSampler does when its ``adaptive:`` section changes."""
-        with self._lock:
+        with self._guard.lock:
             old, self.settings = self.settings, settings
-            self._core.reconfigure(settings)
+            self.core.reconfigure(settings)
             self.tap.limit(settings, self._clock, self._host.applied)
         if settings.tick_s != old.tick_s and self._poller is not None:
             running, poller, self._poller = self._poller.running, self._poller, None
@@ -216,34 +211,30 @@ class AdaptiveController:
     @property
     def rate(self) -> float:
         """The rate in force (what the DSampler's default rate is)."""
-        return self._core.rate
+        return self.core.rate
 
     @property
     def window_s(self) -> float:
-        return self._core.window_s
+        return self.core.window_s
 
     @property
     def qps(self) -> float | None:
         """Offered load: root decisions per second at the default rate, as counted."""
-        return self._core.qps
+        return self.core.qps
 
     @property
     def episode(self) -> bool:
         """Root-span P99 is above its target (a latency episode is on)."""
-        return self._core.episode
+        return self.core.episode
 
     @property
     def rejected(self) -> int:
         """Observations that were not a duration."""
         return self._observed.rejected
 
-    @property
-    def core(self) -> ControllerCore:
-        return self._core
-
     def stats(self) -> dict[str, Any]:
         """The state in one mapping (for metrics, logs and the CLI)."""
-        core = self._core
+        core = self.core
         return {
             "rate": core.rate,
             "qps": core.qps,

@@ -52,14 +52,11 @@ class ControllerCore:
     Args:
         settings: the controller's :class:`~dsampler.config.AdaptiveSettings`.
         now: monotonic time of the start.
-        rate: the rate in force at the start (default ``max_rate``: every trace is
-            sampled until the first tick has counted the load; a hard cap bounds that
-            tick).
     """
 
-    def __init__(self, settings: AdaptiveSettings, now: float, *, rate: float | None = None) -> None:
+    def __init__(self, settings: AdaptiveSettings, now: float) -> None:
         self.settings = settings
-        self.rate = settings.max_rate if rate is None else rate
+        self.rate = settings.max_rate  # until the first tick has counted the load (a hard cap bounds it)
         self.load = LoadEstimator()
         self.law = WindowLaw(settings)
         self.tail = TailDetector(settings.health.cooldown_s if settings.health else 10.0)

@@ -65,13 +65,11 @@ class Health:
 
     def update(self, error_ratio: float | None) -> None:
         policy = self.policy
-        if policy is None or error_ratio is None:
-            self.errors_high = False if policy is None else self.errors_high
-            return
-        if self.errors_high:
-            self.errors_high = error_ratio > _ERROR_RECOVERY * policy.error_ratio
-        else:
-            self.errors_high = error_ratio > policy.error_ratio
+        if policy is None:
+            self.errors_high = False
+        elif error_ratio is not None:  # once high, until under _ERROR_RECOVERY of the limit
+            limit = policy.error_ratio * (_ERROR_RECOVERY if self.errors_high else 1.0)
+            self.errors_high = error_ratio > limit
 
     def multiplier(self, episode: bool) -> float:
         policy = self.policy

@@ -32,10 +32,9 @@ class RefusedError(Exception):
     """The shared file cannot be used; the message says why."""
 
 
-def directory(environ: dict[str, str] | None = None) -> Path | None:
+def directory() -> Path | None:
     """``/dev/shm``, else ``$XDG_RUNTIME_DIR``, if writable; None otherwise."""
-    environ = dict(os.environ) if environ is None else environ
-    for candidate in ("/dev/shm", environ.get("XDG_RUNTIME_DIR", "")):
+    for candidate in ("/dev/shm", os.environ.get("XDG_RUNTIME_DIR", "")):
         if candidate and os.path.isdir(candidate) and os.access(candidate, os.W_OK | os.X_OK):
             return Path(candidate)
     return None
@@ -57,12 +56,11 @@ def start_time(pid: int) -> int:
         return 0
 
 
-def file_name(service: str, group: int, uid: int | None = None) -> str:
+def file_name(service: str, group: int) -> str:
     """The file of ``service`` for the processes of master ``group``."""
-    uid = os.getuid() if uid is None else uid
     slug = re.sub(r"[^A-Za-z0-9_.-]", "_", service)[:32]
     digest = hashlib.sha256(service.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return f"dsampler-{uid}-{slug}-{digest}-{group}-{start_time(group)}{_SUFFIX}"
+    return f"dsampler-{os.getuid()}-{slug}-{digest}-{group}-{start_time(group)}{_SUFFIX}"
 
 
 def _open(path: Path) -> int:
@@ -143,13 +141,12 @@ def remove_if_unused(table: SlotTable, path: Path, now: float) -> bool:
     return True
 
 
-def sweep(folder: Path, uid: int | None = None) -> int:
+def sweep(folder: Path) -> int:
     """Remove this user's budget files whose master is gone (at most a few per call).
     Returns how many were removed."""
-    uid = os.getuid() if uid is None else uid
-    prefix, removed = f"dsampler-{uid}-", 0
+    uid, removed = os.getuid(), 0
     try:
-        names = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(_SUFFIX)]
+        names = [n for n in os.listdir(folder) if n.startswith(f"dsampler-{uid}-") and n.endswith(_SUFFIX)]
     except OSError:
         return 0
     for name in names[:_SWEEP_AT_MOST]:
@@ -158,17 +155,11 @@ def sweep(folder: Path, uid: int | None = None) -> int:
             group, started = int(parts[1]), int(parts[2])
         except (IndexError, ValueError):
             continue
-        if started and start_time(group) not in (started, 0):
-            removed += _remove_stale(folder / name, uid)
+        if not started or start_time(group) in (started, 0):
+            continue
+        with contextlib.suppress(OSError):
+            info = os.stat(folder / name, follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and info.st_uid == uid:
+                (folder / name).unlink()
+                removed += 1
     return removed
-
-
-def _remove_stale(path: Path, uid: int) -> int:
-    try:
-        info = os.stat(path, follow_symlinks=False)
-        if stat.S_ISREG(info.st_mode) and info.st_uid == uid:
-            path.unlink()
-            return 1
-    except OSError:
-        pass
-    return 0

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from opentelemetry.context import Context
-from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 from opentelemetry.trace import StatusCode
 
 from dsampler.consistent import threshold_of
@@ -30,9 +29,6 @@ class AdaptiveSpanProcessor(SpanProcessor):
         self._observe = controller.observe
         self._adjusted = adjusted
 
-    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
-        return None
-
     def on_end(self, span: ReadableSpan) -> None:
         parent = span.parent
         if parent is not None and not parent.is_remote:
@@ -43,9 +39,6 @@ class AdaptiveSpanProcessor(SpanProcessor):
         if start is None or end is None:
             return
         self._observe((end - start) / 1e9, span.status.status_code is StatusCode.ERROR)
-
-    def shutdown(self) -> None:
-        return None
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True

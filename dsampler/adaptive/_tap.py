@@ -6,7 +6,6 @@ exact (docs/design.md).
 
 from __future__ import annotations
 
-import threading
 from collections import deque
 from typing import Final
 
@@ -25,9 +24,10 @@ class Tap:
     Attributes:
         offered: one item per root decision of the default rate not yet counted.
         backstop: the hard cap (None: none).
+        total: decisions counted until the last :meth:`take`.
     """
 
-    __slots__ = ("__weakref__", "_folded", "_lock", "_total", "backstop", "offered")
+    __slots__ = ("_folded", "_guard", "backstop", "offered", "total")
 
     fold_at: Final = FOLD_AT
 
@@ -35,9 +35,8 @@ class Tap:
         self.offered: list[None] = []
         self.backstop = backstop
         self._folded = 0  # counted by fold(), not yet taken
-        self._total = 0
-        self._lock = threading.Lock()
-        _fork.register(self._reset_after_fork)
+        self.total = 0
+        self._guard = _fork.ModuleLock()  # fresh in a forked child: a take() in flight would hold it
 
     def limit(self, settings: AdaptiveSettings, clock: Clock, share: float = 1.0) -> None:
         """The hard cap of ``settings`` (None without one), times this process's
@@ -62,27 +61,20 @@ class Tap:
     def fold(self) -> None:
         """Count what is held now, for the next :meth:`take` (the request path's
         bound on memory: it never waits; if take() holds the lock, take() counts)."""
-        if self._lock.acquire(False):
+        lock = self._guard.lock
+        if lock.acquire(False):
             try:
                 self._folded += self._count()
             finally:
-                self._lock.release()
+                lock.release()
 
     def take(self) -> int:
         """Decisions counted since the last take."""
-        with self._lock:
+        with self._guard.lock:
             delta = self._count() + self._folded
             self._folded = 0
-            self._total += delta
+            self.total += delta
         return delta
-
-    @property
-    def total(self) -> int:
-        """Decisions counted until the last :meth:`take`."""
-        return self._total
-
-    def _reset_after_fork(self) -> None:
-        self._lock = threading.Lock()  # a take() in flight at the fork would hold it forever
 
 
 class Observations:

@@ -13,6 +13,7 @@ from opentelemetry.util.types import Attributes
 from dsampler.consistent._intent import (
     NON_SAMPLING,
     ComposableSampler,
+    Described,
     IntentLike,
     SamplingIntent,
     check_composable,
@@ -27,14 +28,14 @@ _FOLLOW_SAMPLED: Final = SamplingIntent(MIN_THRESHOLD, threshold_reliable=False)
 _MEMO_SIZE: Final = 64
 
 
-class _Fixed:
+class _Fixed(Described):
     """A composable sampler with one intent whatever the span."""
 
-    __slots__ = ("_description", "_intent")
+    __slots__ = ("_intent",)
 
     def __init__(self, intent: SamplingIntent, description: str) -> None:
+        super().__init__(description)
         self._intent = intent
-        self._description = description
 
     def sampling_intent(
         self,
@@ -46,12 +47,6 @@ class _Fixed:
         trace_state: TraceState | None,
     ) -> SamplingIntent:
         return self._intent
-
-    def get_description(self) -> str:
-        return self._description
-
-    def __repr__(self) -> str:
-        return self._description
 
 
 _ALWAYS_ON: Final = _Fixed(_ALWAYS, "ComposableAlwaysOn")
@@ -87,14 +82,14 @@ def composable_traceid_ratio_based(ratio: float, *, precision: int | None = None
     return _Fixed(intent, f"ComposableTraceIDRatioBased{{threshold={shown}, ratio={ratio}}}")
 
 
-class _ParentThreshold:
+class _ParentThreshold(Described):
     """:func:`composable_parent_threshold`'s sampler."""
 
-    __slots__ = ("_by_threshold", "_description", "_root")
+    __slots__ = ("_by_threshold", "_root")
 
     def __init__(self, root: ComposableSampler) -> None:
+        super().__init__(f"ComposableParentThreshold{{root={root.get_description()}}}")
         self._root = root
-        self._description = f"ComposableParentThreshold{{root={root.get_description()}}}"
         self._by_threshold: dict[int, SamplingIntent] = {}
 
     def sampling_intent(
@@ -115,21 +110,12 @@ class _ParentThreshold:
         threshold = parent_threshold(parent)
         if threshold is None:  # none, or an inconsistent one (R < T): erased, not propagated
             return _FOLLOW_SAMPLED
-        return self._intent_of(threshold)
-
-    def _intent_of(self, threshold: int) -> SamplingIntent:
         intent = self._by_threshold.get(threshold)
         if intent is None:
             if len(self._by_threshold) >= _MEMO_SIZE:
                 self._by_threshold = {}  # bounded: hostile parents cannot grow it
             intent = self._by_threshold[threshold] = SamplingIntent(threshold)
         return intent
-
-    def get_description(self) -> str:
-        return self._description
-
-    def __repr__(self) -> str:
-        return self._description
 
 
 def composable_parent_threshold(root: ComposableSampler) -> ComposableSampler:

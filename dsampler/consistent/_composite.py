@@ -18,8 +18,9 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.consistent._intent import ComposableSampler, IntentLike, check_composable, keep_trace_state
 from dsampler.consistent._ot import ot_with_threshold, ot_without_threshold, parse_ot
+from dsampler.consistent._stated_results import erase_th
 from dsampler.consistent._threshold import MAX_THRESHOLD
-from dsampler.consistent._tracestate import ot_entry, with_ot
+from dsampler.consistent._tracestate import UNSET, ot_entry, with_ot
 from dsampler.decision import (
     DROPPED,
     EMPTY,
@@ -43,7 +44,6 @@ _Parent = tuple[
     "SamplingResult | None",
 ]
 _ERASE: Final = -1
-_UNSET: Final = TraceState()  # a tracestate no span has: the memo's initial key
 _log = logging.getLogger("dsampler.consistent")
 _OVERFLOW: Final = "overflow"
 _FAULT: Final = "fault"
@@ -78,9 +78,9 @@ class CompositeSampler(Sampler):
         self._log = FaultLog("composite sampler", _log)
         # (intent, sampled, dropped): a root without attributes of its own, per intent
         self._roots: tuple[object, SamplingResult, SamplingResult] = (None, DROPPED, DROPPED)
-        self._parent: _Parent = (_UNSET, None, None, None, None, None)
+        self._parent: _Parent = (UNSET, None, None, None, None, None)
         # (tracestate, threshold, result, why th is missing), for th written [0] and erased [1]
-        self._memo: list[tuple[TraceState | None, int, TraceState | None, str]] = [(_UNSET, 0, None, "")] * 2
+        self._memo: list[tuple[TraceState | None, int, TraceState | None, str]] = [(UNSET, 0, None, "")] * 2
 
     @property
     def faults(self) -> int:
@@ -236,10 +236,7 @@ class CompositeSampler(Sampler):
         """A drop that still hands the parent's tracestate on, without ``th``."""
         try:
             ts = parent_trace_state(parent_context)
-            if not isinstance(ts, TraceState):
-                return DROPPED
-            carried = with_ot(ts, ot_without_threshold(ot_entry(ts)))
-            return DROPPED if carried is None else make_result(Decision.DROP, EMPTY, carried)
+            return make_result(Decision.DROP, EMPTY, erase_th(ts)) if isinstance(ts, TraceState) else DROPPED
         except Exception:
             return DROPPED
 

@@ -3,19 +3,16 @@ the parent is sampled and ``R >= th``, as ``composable_parent_threshold`` does."
 
 from __future__ import annotations
 
-from typing import Final
-
 from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
 from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler.consistent._ot import parse_ot
 from dsampler.consistent._stated_results import erase_th
-from dsampler.consistent._tracestate import ot_entry
+from dsampler.consistent._tracestate import UNSET, ot_entry
 from dsampler.decision import DROP, EMPTY, make_result
 from dsampler.hashing import MASK56
 
-_UNSET: Final = TraceState()
 #: (parent tracestate, valid th or -1, rv or -1, result kept, th erased: None until needed)
 _Memo = tuple[TraceState, int, int, SamplingResult, "SamplingResult | None"]
 
@@ -27,7 +24,7 @@ class ThresholdChildren:
 
     def __init__(self) -> None:
         unset = make_result(DROP, EMPTY, None)
-        self._memo: list[_Memo] = [(_UNSET, -1, -1, unset, unset)] * 4
+        self._memo: list[_Memo] = [(UNSET, -1, -1, unset, unset)] * 4
 
     def of(
         self, case: int, decision: Decision, attributes: Attributes, ts: TraceState, trace_id: int = 0

@@ -85,6 +85,22 @@ class ComposableSampler(Protocol):
         ...
 
 
+class Described:
+    """Base of dsampler's composable samplers: the description given, as
+    ``get_description()`` and ``repr``."""
+
+    __slots__ = ("_description",)
+
+    def __init__(self, description: str) -> None:
+        self._description = description
+
+    def get_description(self) -> str:
+        return self._description
+
+    def __repr__(self) -> str:
+        return self._description
+
+
 def check_composable(sampler: object, field: str) -> ComposableSampler:
     """``sampler`` if it has ``sampling_intent`` and ``get_description``, else a ConfigError."""
     try:

@@ -194,14 +194,8 @@ class ParentPredicate:
         links: Sequence[Link] | None,
         trace_state: TraceState | None,
     ) -> bool:
-        return _parent_kind(parent_ctx) in self._parents
+        parent = parent_span_context(parent_ctx)
+        return ("none" if parent is None else "remote" if parent.is_remote else "local") in self._parents
 
     def __str__(self) -> str:
         return f"parent in [{','.join(self._parents)}]"
-
-
-def _parent_kind(parent_ctx: Context | None) -> str:
-    parent = parent_span_context(parent_ctx)
-    if parent is None:
-        return "none"
-    return "remote" if parent.is_remote else "local"

@@ -11,20 +11,26 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from dsampler._validate import typed
-from dsampler.consistent._intent import NON_SAMPLING, ComposableSampler, IntentLike, check_composable
+from dsampler.consistent._intent import (
+    NON_SAMPLING,
+    ComposableSampler,
+    Described,
+    IntentLike,
+    check_composable,
+)
 from dsampler.consistent._predicates import Predicate
 from dsampler.errors import ConfigError
 
 Rule = tuple[Predicate, ComposableSampler]
 
 
-class _RuleBased:
-    __slots__ = ("_description", "_rules")
+class _RuleBased(Described):
+    __slots__ = ("_rules",)
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
-        self._rules = rules
         shown = ",".join(f"({predicate}:{sampler.get_description()})" for predicate, sampler in rules)
-        self._description = f"ComposableRuleBased{{[{shown}]}}"
+        super().__init__(f"ComposableRuleBased{{[{shown}]}}")
+        self._rules = rules
 
     def sampling_intent(
         self,
@@ -53,12 +59,6 @@ class _RuleBased:
                     trace_state=trace_state,
                 )
         return NON_SAMPLING
-
-    def get_description(self) -> str:
-        return self._description
-
-    def __repr__(self) -> str:
-        return self._description
 
 
 def _rule(rule: object, field: str) -> Rule:

@@ -17,7 +17,7 @@ from opentelemetry.util.types import Attributes
 
 from dsampler.consistent._ot import OT_KEY, ot_with_threshold, ot_without_threshold
 from dsampler.consistent._stated import ALWAYS, BY_KEY, BY_TRACE, Statement
-from dsampler.consistent._tracestate import ot_entry, with_ot
+from dsampler.consistent._tracestate import UNSET, ot_entry, with_ot
 from dsampler.decision import (
     DROP,
     DROPPED,
@@ -29,7 +29,6 @@ from dsampler.decision import (
 )
 from dsampler.hashing import MASK56, MASK64
 
-_UNSET: Final = TraceState()  # a tracestate no span has: the memo's initial key
 _new = object.__new__
 
 
@@ -88,7 +87,7 @@ class StatedResults(Results):
             constant = TraceState(((OT_KEY, "th:" + statement.th),))
             self.sampled = make_result(RECORD_AND_SAMPLE, MappingProxyType(self.tags), constant)
         # (parent tracestate, a sampled span's, a dropped span's)
-        self._memo: tuple[TraceState, TraceState, TraceState] = (_UNSET, _UNSET, _UNSET)
+        self._memo: tuple[TraceState, TraceState, TraceState] = (UNSET, UNSET, UNSET)
 
     def sample(self, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         if trace_state is None or trace_state is DEFAULT_TRACE_STATE:

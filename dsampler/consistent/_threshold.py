@@ -41,14 +41,6 @@ def _digits_needed(ratio: float, precision: int) -> int:
     return min(_DIGITS, max(precision + int(exp_ratio / -4), precision + int(exp_rest / -4)))
 
 
-def _check_rounding(rounding: object, precision: int | None) -> str:
-    if rounding is None:
-        return HALF_EVEN if precision is None else HALF_UP
-    if rounding not in (HALF_EVEN, HALF_UP):
-        raise ConfigError("rounding", f"expected {HALF_EVEN!r} or {HALF_UP!r}, got {show(rounding)}")
-    return str(rounding)
-
-
 def ratio_to_threshold(ratio: float, precision: int | None = None, *, rounding: str | None = None) -> int:
     """The rejection threshold ``T`` of a sampling ratio: sample iff ``R >= T``.
 
@@ -65,8 +57,11 @@ def ratio_to_threshold(ratio: float, precision: int | None = None, *, rounding: 
     ratio = check_rate(ratio, "ratio")
     if precision is not None:
         precision = check_int(precision, "precision", 1, _DIGITS)
-    how = _check_rounding(rounding, precision)
-    threshold = MAX_THRESHOLD - _scaled(ratio, how)
+    if rounding is None:
+        rounding = HALF_EVEN if precision is None else HALF_UP
+    elif rounding not in (HALF_EVEN, HALF_UP):
+        raise ConfigError("rounding", f"expected {HALF_EVEN!r} or {HALF_UP!r}, got {show(rounding)}")
+    threshold = MAX_THRESHOLD - _scaled(ratio, rounding)
     if precision is None or ratio in (0.0, 1.0):
         return threshold
     shift = 4 * (_DIGITS - _digits_needed(ratio, precision))

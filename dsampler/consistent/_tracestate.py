@@ -10,6 +10,8 @@ from dsampler.consistent._ot import OT_KEY, parse_ot
 
 #: W3C's limit on tracestate members; OpenTelemetry refuses to add a 33rd.
 MAX_ENTRIES: Final = 32
+#: A tracestate no span has: the initial key of the memos keyed by a parent's tracestate.
+UNSET: Final = TraceState()
 
 
 def ot_of(trace_state: object) -> str | None:
