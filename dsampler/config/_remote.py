@@ -80,4 +80,9 @@ def parse_remote(value: object, path: str = "remote") -> RemoteSettings | None:
 
 def dump_remote(settings: RemoteSettings | None) -> dict[str, Any] | None:
     """The canonical file form (``parse_remote(dump_remote(s)) == s``)."""
-    return None if settings is None else dump_section(settings)
+    if settings is None:
+        return None
+    out = dump_section(settings)
+    if settings.service_name is None:  # unset: taken from the resource, as when absent
+        del out["service_name"]
+    return out

@@ -162,12 +162,16 @@ def parse_time(value: object, path: str) -> datetime:
 
 
 def build(path: str, cls: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Construct a model object; its own validation errors get the object's path (and a
-    duration field its key in the file, without the ``_s``)."""
+    """Construct a model object; its own validation errors get the object's path."""
+    return _built(path, {}, cls, *args, **kwargs)
+
+
+def _built(path: str, keys: Mapping[str, str], cls: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """:func:`build`, naming a refused field by its key in ``keys`` (a field: its file key)."""
     try:
         return cls(*args, **kwargs)
     except ConfigError as exc:
-        problems = [ConfigError(join(path, e.field.removesuffix("_s")), e.problem) for e in exc.errors]
+        problems = [ConfigError(join(path, keys.get(e.field, e.field)), e.problem) for e in exc.errors]
         raise ConfigError.of(problems) from None
 
 
@@ -183,7 +187,7 @@ def parse_section(
         fields[key]: problems.run(parse, fields[key], raw, join(path, key)) for key, raw in data.items()
     }
     problems.raise_if_any()
-    return build(path, cls, **values)
+    return _built(path, {name: key for key, name in fields.items()}, cls, **values)
 
 
 def dump_section(settings: DataclassInstance) -> dict[str, Any]:

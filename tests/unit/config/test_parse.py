@@ -7,6 +7,7 @@ import pytest
 from dsampler import ConfigError
 from dsampler.config._model import OperationStrategy, SamplingConfig
 from dsampler.config._parse import parse_config, parse_fields
+from dsampler.config._remote import RemoteSettings, dump_remote, parse_remote
 
 
 def test_equal_entries_share_one_strategy_of_the_checked_value() -> None:
@@ -85,3 +86,23 @@ def test_the_model_takes_the_parsed_operations_as_they_are() -> None:
     """The parser's operations are the model's own object: not copied, not checked again."""
     fields = parse_fields({"operations": {"a": 0.5}})
     assert SamplingConfig().evolve(**fields).operations is fields["operations"]
+
+
+def test_a_remote_section_names_every_bad_duration_at_once() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config({"remote": {"polling_interval": "0s", "request_timeout": "1d"}})
+    assert [e.field for e in info.value.errors] == ["remote.polling_interval", "remote.request_timeout"]
+
+
+def test_a_remote_section_is_written_without_an_unset_service_name_and_read_back() -> None:
+    settings = RemoteSettings(endpoint="http://127.0.0.1:9/sampling", polling_interval_s=5.0)
+    written = dump_remote(settings)
+    assert written == {
+        "endpoint": "http://127.0.0.1:9/sampling",
+        "polling_interval": "5.0s",
+        "request_timeout": "10.0s",
+    }
+    assert parse_remote(written) == settings
+    named = RemoteSettings(service_name="checkout")
+    assert dump_remote(named)["service_name"] == "checkout"  # type: ignore[index]
+    assert parse_remote(dump_remote(named)) == named
