@@ -89,19 +89,24 @@ def typed(value: object) -> str:
     return f"{type(value).__name__} {text}"
 
 
-def _real(value: object, field: str, expected: str) -> float:
-    """A real number as a float; bools, strings and overflowing integers refused."""
+def _real(value: object, field: str, expected: str, bounds: tuple[float, float] | None = None) -> float:
+    """A real number as a float; bools, strings and overflowing integers refused (the
+    message says ``expected``, with ``bounds`` if given: built only for a refusal)."""
     if type(value) is float and value == value:  # noqa: PLR0124 -- the frequent case, no ABC check; NaN fails ==
         return value + 0.0  # + 0.0 turns -0.0 into 0.0
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ConfigError(field, f"expected {expected}, got {typed(value)}")
+        raise ConfigError(field, f"expected {_within(expected, bounds)}, got {typed(value)}")
     try:
         number = float(value) + 0.0  # + 0.0 turns -0.0 into 0.0
     except Exception:  # overflow, or a Real whose own __float__ raises anything at all
-        raise ConfigError(field, f"expected {expected}, got {show(value)}") from None
+        raise ConfigError(field, f"expected {_within(expected, bounds)}, got {show(value)}") from None
     if math.isnan(number):
-        raise ConfigError(field, f"expected {expected}, got NaN")
+        raise ConfigError(field, f"expected {_within(expected, bounds)}, got NaN")
     return number
+
+
+def _within(expected: str, bounds: tuple[float, float] | None) -> str:
+    return expected if bounds is None else f"{expected} in [{bounds[0]:g}, {bounds[1]:g}]"
 
 
 def _given(value: object, written: str | None) -> str:
@@ -131,10 +136,9 @@ def check_number(
     value: object, field: str, low: float, high: float, *, written: str | None = None, unit: str = "a number"
 ) -> float:
     """A number (a factor, a multiplier; else what ``unit`` says) within [low, high]."""
-    expected = f"{unit} in [{low:g}, {high:g}]"
-    number = _real(value, field, expected)
+    number = _real(value, field, unit, (low, high))
     if not low <= number <= high:
-        raise ConfigError(field, f"expected {expected}, got {_given(value, written)}")
+        raise ConfigError(field, f"expected {_within(unit, (low, high))}, got {_given(value, written)}")
     return number
 
 
