@@ -225,7 +225,7 @@ def test_an_unclosed_sampler_is_collected_and_its_thread_ends(config_file: Path)
     assert not poller_thread.is_alive()
 
 
-@pytest.mark.parametrize("interval", [0, -1, 0.001, 1e9, "1s", None])
+@pytest.mark.parametrize("interval", [0, -1, 0.001, 1e9, "1s", None, True, float("nan")])
 def test_bad_poll_intervals_are_refused(config_file: Path, interval: object) -> None:
     """A poll interval outside [0.01 s, 1 day], or not a number, is a ConfigError naming it."""
     with pytest.raises(ConfigError, match=r"^poll_interval_s: "):

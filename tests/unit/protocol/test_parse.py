@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -13,6 +14,7 @@ from dsampler.protocol import (
     ProbabilisticStrategy,
     RateLimitingStrategy,
     StrategyResponse,
+    decode_json,
     parse_response,
 )
 from dsampler.protocol._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES, parse_strategy
@@ -213,6 +215,19 @@ def test_deeply_nested_and_huge_integer_json_is_refused_cleanly() -> None:
     for text in (b"[" * 100_000 + b"]" * 100_000, b'{"strategyType":' + b"9" * 5000 + b"}"):
         with pytest.raises(ConfigError):
             parse_response(text)
+
+
+@pytest.mark.parametrize("text", [b"NaN", b"-Infinity", b'{"param": Infinity}', b"[" * 100_000])
+def test_a_strategies_file_refuses_non_finite_constants_and_deep_nesting(text: bytes) -> None:
+    """decode_json serves a strategies file too: named by its path, with no NaN or Infinity."""
+    with pytest.raises(ConfigError, match=r"^strategies: not usable JSON"):
+        decode_json(text, "strategies", constants=False)
+
+
+def test_a_response_reads_json_constants_as_python_does() -> None:
+    value = decode_json(b'{"a": NaN, "b": -Infinity}')
+    assert math.isnan(value["a"])
+    assert value["b"] == float("-inf")
 
 
 def test_long_operation_names_are_refused() -> None:
