@@ -193,7 +193,7 @@ def check_bool(value: object, field: str) -> bool:
 def check_optional(value: object, field: str, cls: type[T]) -> T | None:
     """A ``cls`` (a settings object built already) or None."""
     if value is not None and not isinstance(value, cls):
-        raise ConfigError(field, f"expected {cls.__name__} or None, got {show(value)}")
+        raise ConfigError(field, f"expected {cls.__name__} or None, got {typed(value)}")
     return value
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
-from dsampler._validate import check_per_second, check_rate, check_text, typed
+from dsampler._validate import check_optional, check_per_second, check_rate, check_text, typed
 from dsampler.errors import ConfigError
 
 StrategyType: TypeAlias = Literal["PROBABILISTIC", "RATE_LIMITING"]
@@ -93,9 +93,7 @@ class StrategyResponse:
             ("rate_limiting", RateLimitingStrategy),
             ("per_operation", PerOperationStrategy),
         ):
-            value = getattr(self, name)
-            if value is not None and not isinstance(value, kind):
-                raise ConfigError(name, f"expected a {kind.__name__} or None, got {typed(value)}")
+            check_optional(getattr(self, name), name, kind)
 
     @property
     def strategy(self) -> Strategy:

@@ -49,3 +49,9 @@ def test_dispatch_is_by_presence_per_operation_first() -> None:
     assert StrategyResponse(rate_limiting=RateLimitingStrategy(3)).strategy == RateLimitingStrategy(3)
     with pytest.raises(ConfigError, match="no usable strategy"):
         _ = StrategyResponse().strategy
+
+
+@pytest.mark.parametrize("name", ["probabilistic", "rate_limiting", "per_operation"])
+def test_a_strategy_of_the_wrong_type_is_refused_naming_its_field(name: str) -> None:
+    with pytest.raises(ConfigError, match=rf"^{name}: expected \w+Strategy or None, got dict of 0$"):
+        StrategyResponse(**{name: {}})
