@@ -36,8 +36,8 @@ def register(reset: Callable[[], None], restart: Callable[[], None] | None = Non
 
 
 class ModuleLock:
-    """A module's lock (``with guard.lock:``), fresh in a forked child; ``make`` builds
-    another primitive the same way (a semaphore)."""
+    """A lock (``with guard.lock:``) made again in a forked child, a module's or an
+    object's; ``make`` builds another primitive the same way (a semaphore)."""
 
     __slots__ = ("__weakref__", "_make", "lock")
 

@@ -110,3 +110,25 @@ def test_a_fork_between_a_new_remote_section_and_its_follower_replaces_the_follo
         return new is not old and new.service == "b" and new.running and old.overlay.retired
         """
     assert forked(parent, child) == "0"
+
+
+@pytest.mark.parametrize("held", ["c._guard", "c.tap._guard"])
+def test_the_adaptive_controller_and_its_tap_have_fresh_locks_in_the_child(held: str) -> None:
+    """With the controller's (or its tap's) lock held at the fork, as by a tick or a take
+    in flight, the child decides, ticks and reconfigures."""
+    parent = f"""
+        from dsampler import DSampler, ManualClock
+        clock = ManualClock()
+        s = DSampler(adaptive={{"target_traces_per_second": 50}}, clock=clock, resource={{}})
+        c = s.controller
+        {held}.lock.acquire()
+        """
+    child = """
+        for i in range(1, 201):
+            s.should_sample(None, i, "GET /x")
+        clock.advance(0.1)
+        c.tick()
+        c.reconfigure(target_traces_per_second=10)
+        return c.settings.target_traces_per_second == 10
+        """
+    assert forked(parent, child) == "0"

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from dsampler.adaptive import ControllerCore
+from dsampler.adaptive._health import Health
 from dsampler.adaptive._load import LoadEstimator, likelihood_z
 from dsampler.adaptive._tail import THRESHOLD, TailDetector
 from dsampler.adaptive._window import WindowLaw
@@ -238,3 +239,18 @@ def test_reconfigure_publishes_the_new_target_at_the_next_step() -> None:
     change = core.step(now + TICK, 200)
     assert change is not None
     assert (change.reason, change.rate) == ("settings", pytest.approx(0.05))
+
+
+def test_the_error_ratio_is_high_above_the_limit_until_under_80_percent_of_it() -> None:
+    """Hysteresis: with the 5% limit, high above 5%, low again under 4%; inside the band
+    and while the ratio is unknown, the state stays."""
+    health = Health(HealthPolicy())
+    seen = []
+    for ratio in (0.05, 0.06, 0.045, None, 0.041, 0.039, 0.045, 0.051):
+        health.update(ratio)
+        seen.append(health.errors_high)
+    assert seen == [False, True, True, True, True, False, False, True]
+    off = Health(None)
+    off.errors_high = True
+    off.update(0.9)
+    assert not off.errors_high  # no policy: never high
