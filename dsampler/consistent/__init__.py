@@ -10,9 +10,9 @@ from dsampler.consistent._composables import (
     composable_parent_threshold,
     composable_traceid_ratio_based,
 )
-from dsampler.consistent._composite import composite_sampler
+from dsampler.consistent._composite import CompositeSampler, composite_sampler
 from dsampler.consistent._follow import ThresholdChildren
-from dsampler.consistent._intent import SamplingIntent
+from dsampler.consistent._intent import ComposableSampler, SamplingIntent
 from dsampler.consistent._ot import ot_with_threshold, ot_without_threshold, parse_ot
 from dsampler.consistent._predicates import (
     AllPredicate,
@@ -20,6 +20,7 @@ from dsampler.consistent._predicates import (
     AttributePatternsPredicate,
     AttributeValuesPredicate,
     ParentPredicate,
+    Predicate,
     SpanKindPredicate,
 )
 from dsampler.consistent._randomness import randomness
@@ -43,7 +44,10 @@ __all__ = [
     "AlwaysMatchPredicate",
     "AttributePatternsPredicate",
     "AttributeValuesPredicate",
+    "ComposableSampler",
+    "CompositeSampler",
     "ParentPredicate",
+    "Predicate",
     "SamplingIntent",
     "SpanKindPredicate",
     "StatedResults",
