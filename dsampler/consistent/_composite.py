@@ -222,11 +222,10 @@ class CompositeSampler(Sampler):
     def _rewritten(base: TraceState | None, written: int) -> tuple[TraceState | None, str]:
         """The tracestate, and why ``th`` could not be written ("" when it could)."""
         ot = None if base is None else ot_entry(base)
-        if written < 0:
-            return with_ot(base, ot_without_threshold(ot)), ""
-        value = ot_with_threshold(ot, written)
+        value = None if written < 0 else ot_with_threshold(ot, written)
         if value is None:
-            return with_ot(base, ot_without_threshold(ot)), "th would take ot over 256 characters: left out"
+            why = "" if written < 0 else "th would take ot over 256 characters: left out"
+            return with_ot(base, ot_without_threshold(ot)), why
         carried = with_ot(base, value)
         if ot is None and carried is base:
             return carried, "the tracestate has 32 entries, none of them ot: th left out"
