@@ -17,8 +17,9 @@ from dsampler import DSampler, ManualClock
 from tests.remote_servers import Answer, body, serving
 
 PACKAGE = Path(dsampler.__file__).resolve().parent
-#: The composition: the DSampler and, should it come back, a module that plans owners.
-COMPOSITION = {PACKAGE / "_dsampler.py", PACKAGE / "_owners.py"}
+#: The composition: the DSampler, its face (the engine it holds, read), and, should it
+#: come back, a module that plans owners.
+COMPOSITION = {PACKAGE / "_dsampler.py", PACKAGE / "_engine_sampler.py", PACKAGE / "_owners.py"}
 
 
 def calls_of(action: Callable[[], object]) -> list[Path]:
@@ -79,5 +80,5 @@ def test_an_update_reads_down_the_layers_with_no_return_trips() -> None:
 def test_the_check_finds_a_return_trip() -> None:
     """A call back into the composition after control went below it is reported."""
     sampler = DSampler(rate=0.1, resource={})
-    entered = calls_of(lambda: (sampler.snapshot, sampler.rate_owner))
+    entered = calls_of(lambda: (sampler.engine.snapshot, sampler.rate_owner))
     assert return_trips(entered) == ["_dsampler.py"]
