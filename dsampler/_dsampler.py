@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from dsampler import _fork
-from dsampler._engine_sampler import EngineSampler
 from dsampler._validate import show
 from dsampler.adaptive import ADAPTIVE, AdaptiveController, running_controller
 from dsampler.clock import SYSTEM_CLOCK, Clock
@@ -28,12 +27,14 @@ from dsampler.config import (
     parse_fields,
     read_at_start,
 )
-from dsampler.engine import Engine, resource_attributes
+from dsampler.engine import Engine, EngineSampler, resource_attributes
 from dsampler.remote import REMOTE, RemoteFollower, running_follower
 from dsampler.telemetry import track
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
+    from opentelemetry.trace import SpanKind
+    from opentelemetry.util.types import Attributes
     from typing_extensions import Unpack
 
     from dsampler.config import SettingsKeywords
@@ -102,7 +103,7 @@ class DSampler(EngineSampler):
         )
         _fork.register(self._reset_after_fork, self._restart_after_fork)  # after the engine's
         self._write(None)
-        track(self._engine, self)
+        track(self.engine, self)
 
     @classmethod
     def from_file(
@@ -145,6 +146,29 @@ class DSampler(EngineSampler):
             sampler._watcher.start()
         return sampler
 
+    # -- reading ---------------------------------------------------------------------
+
+    @property
+    def base(self) -> SamplingConfig:
+        """The base configuration in force: the configuration without its owners' fields."""
+        return self.engine.base
+
+    @property
+    def history(self) -> tuple[SamplingConfig, ...]:
+        """The last published configurations, oldest first."""
+        return self.engine.history
+
+    @property
+    def resource(self) -> Mapping[str, Any]:
+        """This process's resource attributes, as rules match them."""
+        return self.engine.resource
+
+    def explain(
+        self, trace_id: int, name: str, kind: SpanKind | None = None, attributes: Attributes = None
+    ) -> dict[str, Any]:
+        """How a root span would be decided now, without spending any token."""
+        return self.engine.explain(trace_id, name, kind, attributes)
+
     # -- owners ----------------------------------------------------------------------
 
     @property
@@ -179,7 +203,7 @@ class DSampler(EngineSampler):
         self._write(self._adopt, controller)
 
     def _adopt(self, controller: AdaptiveController) -> None:
-        self._engine.evolve({"adaptive": controller.settings})
+        self.engine.evolve({"adaptive": controller.settings})
         if self._controller is not None and self._controller is not controller:
             self._controller.bind(None)  # its rate stays in force until the new one's is
         self._controller = controller
@@ -194,11 +218,11 @@ class DSampler(EngineSampler):
         Raises:
             ConfigError: a change is invalid; the running configuration stays.
         """
-        return self._write(self._engine.update, **changes)
+        return self._write(self.engine.update, **changes)
 
     def publish(self, config: SamplingConfig | Mapping[str, Any]) -> SamplingConfig:
         """Replace the whole configuration (a mapping is parsed as a file would be)."""
-        return self._write(self._engine.publish, config)
+        return self._write(self.engine.publish, config)
 
     def rollback(self, version: int) -> SamplingConfig:
         """Publish the configuration of an earlier version again, as a new version (an
@@ -207,7 +231,7 @@ class DSampler(EngineSampler):
         Raises:
             ConfigError: that version is no longer in :attr:`history`.
         """
-        return self._write(self._engine.rollback, version)
+        return self._write(self.engine.rollback, version)
 
     def _write(self, publish: Callable[..., object] | None, *args: Any, **kwargs: Any) -> SamplingConfig:
         """``publish``, then the one idempotent step that makes the running owners match
@@ -216,13 +240,13 @@ class DSampler(EngineSampler):
         with self._owning:
             if publish is not None:
                 publish(*args, **kwargs)
-            self._controller = running_controller(self._controller, self._engine, self)
-            self._follower = running_follower(self._follower, self._engine)
+            self._controller = running_controller(self._controller, self.engine, self)
+            self._follower = running_follower(self._follower, self.engine)
             if not self._closed:  # started once assigned: a fork before leaves nothing running
                 for owner in (self._controller, self._follower, self._watcher):
                     if owner is not None:
                         owner.start()
-            return self._engine.config
+            return self.engine.config
 
     def _reload(self, file: SamplingConfig) -> SamplingConfig:
         """The watcher's publish: what changed in the file since it was last applied."""
@@ -230,8 +254,8 @@ class DSampler(EngineSampler):
 
     def _apply_file(self, file: SamplingConfig) -> None:
         changes = {k: v for k, v in differences(self._file, file).items() if k not in self._pinned}
-        base = self._engine.base
-        self._engine.publish(base.evolve(**changes))
+        base = self.engine.base
+        self.engine.publish(base.evolve(**changes))
         replaced = [
             f"{name} {show(value)} from the file replaces {show(getattr(base, name))} set by update()"
             for name, value in changes.items()

@@ -39,7 +39,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         ("samplers",),
         ("adaptive", "remote"),
         ("serve", "jaeger"),
-        ("_dsampler", "_engine_sampler"),
+        ("_dsampler",),
         ("_entry_points", "_instrument", "_declarative"),
         ("",),  # the package's own face, dsampler/__init__.py
         ("cli",),  # the command line and its tools (bench, demo, simulate), beside the library

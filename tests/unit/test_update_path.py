@@ -17,9 +17,8 @@ from dsampler import DSampler, ManualClock
 from tests.remote_servers import Answer, body, serving
 
 PACKAGE = Path(dsampler.__file__).resolve().parent
-#: The composition: the DSampler, its face (the engine it holds, read), and, should it
-#: come back, a module that plans owners.
-COMPOSITION = {PACKAGE / "_dsampler.py", PACKAGE / "_engine_sampler.py", PACKAGE / "_owners.py"}
+#: The composition: the DSampler and, should it come back, a module that plans owners.
+COMPOSITION = {PACKAGE / "_dsampler.py", PACKAGE / "_owners.py"}
 
 
 def calls_of(action: Callable[[], object]) -> list[Path]:
