@@ -35,7 +35,8 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 import dsampler
-from dsampler.config._model import SamplingConfig
+from dsampler.config import SamplingConfig, parse_config
+from dsampler.engine import Engine
 
 NAME = "GET /x"
 RESOURCE: Mapping[str, Any] = {"service.name": "bench"}
@@ -58,6 +59,7 @@ class LockedDSampler(dsampler.DSampler):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._lock = threading.Lock()
         super().__init__(*args, **kwargs)
+        del self.should_sample  # DSampler binds its engine's per instance: this class's decides, locked
 
     def should_sample(
         self,
@@ -77,14 +79,16 @@ class LockedDSampler(dsampler.DSampler):
             return super().update(**changes)
 
 
-class StampedDSampler(dsampler.DSampler):
-    """DSampler that notes ``perf_counter()`` when each version's snapshot is compiled:
-    the store assigns it a few bytecodes later, so this stamp is the publish moment
-    (at most a microsecond early, which only lengthens the latencies measured from it)."""
+class StampedEngine(Engine):
+    """DSampler's engine that notes ``perf_counter()`` when each version's snapshot is
+    compiled: the store assigns it a few bytecodes later, so this stamp is the publish
+    moment (at most a microsecond early, which only lengthens the latencies measured
+    from it). It decides and updates as a DSampler does (a DSampler decides with its
+    engine's own ``should_sample``)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, config: SamplingConfig) -> None:
         self.compiled_at: dict[int, float] = {}
-        super().__init__(*args, **kwargs)
+        super().__init__(config, resource=RESOURCE, sections=None)
 
     def _compile(self, config: SamplingConfig, held: Any) -> Any:
         plan = super()._compile(config, held)
@@ -360,7 +364,7 @@ class LatencyResult:
 
 
 def _spinner(
-    sampler: dsampler.DSampler,
+    sampler: Engine,
     tid: int,
     go: threading.Barrier,
     running: list[bool],
@@ -387,7 +391,7 @@ def latency_experiment(
     """``readers`` threads decide in a tight loop; a writer publishes ``publishes``
     versions, ``gap_s`` to ``2 * gap_s`` apart (random, so publishes land at any phase
     of the readers' loop). ``tid`` must be sampled at every rate in :data:`RATES`."""
-    sampler = StampedDSampler(rate=rate_of(1), record_version=True, sampler_tags=True, resource=RESOURCE)
+    sampler = StampedEngine(parse_config({"rate": rate_of(1), "record_version": True, "sampler_tags": True}))
     result = LatencyResult(readers=readers)
     running = [True]
     outs: list[tuple[dict[int, float], int]] = []

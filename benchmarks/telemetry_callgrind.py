@@ -29,7 +29,7 @@ ids = [rng.getrandbits(128) for _ in range(1000)]
 rules = [{"match": {"span_name": f"r{i}"}, "action": "drop"} for i in range(3)] if case == "rules" else []
 sampler = dsampler.DSampler(rate=0.1, hash="xxh3", rules=rules, resource={})
 if mode == "on":
-    sampler.count_decisions()
+    sampler.engine.count_decisions()
 parent = set_span_in_context(NonRecordingSpan(SpanContext(ids[0], 5, True, TraceFlags(1))))
 ctx = parent if case == "child" else None
 decide = sampler.should_sample

@@ -29,7 +29,7 @@ PARENT = set_span_in_context(NonRecordingSpan(SpanContext(SAMPLED, 0xABC, True, 
 def _sampler(counting: bool, **settings: Any) -> dsampler.DSampler:
     sampler = dsampler.DSampler(resource={}, **settings)
     if counting:
-        sampler.count_decisions()
+        sampler.engine.count_decisions()
     return sampler
 
 
@@ -62,4 +62,4 @@ def test_counting_cost(benchmark: BenchmarkFixture, case: str, impl: str) -> Non
     result = benchmark(decide, context, tid, "GET /x")
     assert result.decision.is_sampled() == sampled
     if impl == "on":
-        assert sum(sum(row) for row in sampler.snapshot.counts.tally) > 0  # type: ignore[union-attr]
+        assert sum(sum(row) for row in sampler.engine.snapshot.counts.tally) > 0  # type: ignore[union-attr]

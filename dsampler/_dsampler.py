@@ -1,6 +1,8 @@
 """DSampler: the engine composed with what drives it: file watching, the adaptive
-controller, the remote follower and telemetry. After every publish, and in a forked
-child, one step makes the running owners match the sections in force.
+controller, the remote follower and telemetry. It holds the engine (its hooks are the
+owners' and telemetry's) and decides with the engine's own ``should_sample``. After
+every publish, and in a forked child, one step makes the running owners match the
+sections in force.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from dsampler import _fork
 from dsampler._validate import show
 from dsampler.adaptive import ADAPTIVE, AdaptiveController, running_controller
 from dsampler.clock import SYSTEM_CLOCK, Clock
@@ -24,12 +27,14 @@ from dsampler.config import (
     parse_fields,
     read_at_start,
 )
-from dsampler.engine import Engine, resource_attributes
+from dsampler.engine import Engine, EngineSampler, resource_attributes
 from dsampler.remote import REMOTE, RemoteFollower, running_follower
 from dsampler.telemetry import track
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
+    from opentelemetry.trace import SpanKind
+    from opentelemetry.util.types import Attributes
     from typing_extensions import Unpack
 
     from dsampler.config import SettingsKeywords
@@ -38,13 +43,14 @@ if TYPE_CHECKING:
 _log = logging.getLogger("dsampler")
 
 
-class DSampler(Engine):
+class DSampler(EngineSampler):
     """The sampler to reach for: default rate, per-operation strategies, ordered rules,
     a global traces-per-second cap and parent-based sampling, all in one configuration
     that can change while traffic flows.
 
-    Every decision reads the current snapshot once, with no lock. Updates build the next
-    snapshot completely and publish it atomically; invalid input raises
+    It decides with its :attr:`engine`'s ``should_sample`` itself, which reads the
+    current snapshot once, with no lock. Updates build the next snapshot completely
+    and publish it atomically; invalid input raises
     :class:`~dsampler.ConfigError` and leaves the running snapshot in force. An
     ``adaptive:`` section makes an :class:`~dsampler.AdaptiveController` the owner of the
     default rate, a ``remote:`` section a Jaeger endpoint (a file reload does not undo
@@ -85,16 +91,19 @@ class DSampler(Engine):
         self._file = base  # the file's configuration last applied
         self._pinned: frozenset[str] = frozenset()  # from_file's settings: the file never sets them
         self._closed = False
-        super().__init__(
-            base,
-            resource=resource_attributes(resource),
-            clock=clock,
-            history=history,
-            initial_fill=initial_fill,
-            sections=None,
+        super().__init__(  # binds should_sample to the engine's
+            Engine(
+                base,
+                resource=resource_attributes(resource),
+                clock=clock,
+                history=history,
+                initial_fill=initial_fill,
+                sections=None,
+            )
         )
+        _fork.register(self._reset_after_fork, self._restart_after_fork)  # after the engine's
         self._write(None)
-        track(self)
+        track(self.engine, self)
 
     @classmethod
     def from_file(
@@ -137,6 +146,29 @@ class DSampler(Engine):
             sampler._watcher.start()
         return sampler
 
+    # -- reading ---------------------------------------------------------------------
+
+    @property
+    def base(self) -> SamplingConfig:
+        """The base configuration in force: the configuration without its owners' fields."""
+        return self.engine.base
+
+    @property
+    def history(self) -> tuple[SamplingConfig, ...]:
+        """The last published configurations, oldest first."""
+        return self.engine.history
+
+    @property
+    def resource(self) -> Mapping[str, Any]:
+        """This process's resource attributes, as rules match them."""
+        return self.engine.resource
+
+    def explain(
+        self, trace_id: int, name: str, kind: SpanKind | None = None, attributes: Attributes = None
+    ) -> dict[str, Any]:
+        """How a root span would be decided now, without spending any token."""
+        return self.engine.explain(trace_id, name, kind, attributes)
+
     # -- owners ----------------------------------------------------------------------
 
     @property
@@ -171,7 +203,7 @@ class DSampler(Engine):
         self._write(self._adopt, controller)
 
     def _adopt(self, controller: AdaptiveController) -> None:
-        Engine.evolve(self, {"adaptive": controller.settings})
+        self.engine.evolve({"adaptive": controller.settings})
         if self._controller is not None and self._controller is not controller:
             self._controller.bind(None)  # its rate stays in force until the new one's is
         self._controller = controller
@@ -186,11 +218,11 @@ class DSampler(Engine):
         Raises:
             ConfigError: a change is invalid; the running configuration stays.
         """
-        return self._write(super().update, **changes)
+        return self._write(self.engine.update, **changes)
 
     def publish(self, config: SamplingConfig | Mapping[str, Any]) -> SamplingConfig:
         """Replace the whole configuration (a mapping is parsed as a file would be)."""
-        return self._write(super().publish, config)
+        return self._write(self.engine.publish, config)
 
     def rollback(self, version: int) -> SamplingConfig:
         """Publish the configuration of an earlier version again, as a new version (an
@@ -199,7 +231,7 @@ class DSampler(Engine):
         Raises:
             ConfigError: that version is no longer in :attr:`history`.
         """
-        return self._write(super().rollback, version)
+        return self._write(self.engine.rollback, version)
 
     def _write(self, publish: Callable[..., object] | None, *args: Any, **kwargs: Any) -> SamplingConfig:
         """``publish``, then the one idempotent step that makes the running owners match
@@ -208,13 +240,13 @@ class DSampler(Engine):
         with self._owning:
             if publish is not None:
                 publish(*args, **kwargs)
-            self._controller = running_controller(self._controller, self)
-            self._follower = running_follower(self._follower, self)
+            self._controller = running_controller(self._controller, self.engine, self)
+            self._follower = running_follower(self._follower, self.engine)
             if not self._closed:  # started once assigned: a fork before leaves nothing running
                 for owner in (self._controller, self._follower, self._watcher):
                     if owner is not None:
                         owner.start()
-            return self.config
+            return self.engine.config
 
     def _reload(self, file: SamplingConfig) -> SamplingConfig:
         """The watcher's publish: what changed in the file since it was last applied."""
@@ -222,8 +254,8 @@ class DSampler(Engine):
 
     def _apply_file(self, file: SamplingConfig) -> None:
         changes = {k: v for k, v in differences(self._file, file).items() if k not in self._pinned}
-        base = self.base
-        Engine.publish(self, base.evolve(**changes))
+        base = self.engine.base
+        self.engine.publish(base.evolve(**changes))
         replaced = [
             f"{name} {show(value)} from the file replaces {show(getattr(base, name))} set by update()"
             for name, value in changes.items()
@@ -247,10 +279,9 @@ class DSampler(Engine):
 
     def _reset_after_fork(self) -> None:
         self._owning = threading.Lock()  # a writer in flight at the fork would hold it forever
-        super()._reset_after_fork()
 
     def _restart_after_fork(self) -> None:
-        super()._restart_after_fork()
+        """After the engine's restart (registered first): its limits whole again."""
         try:  # the owners of the sections in force, whatever the fork interrupted
             self._write(None)
         except Exception:  # the other objects' restarts must still run

@@ -23,9 +23,12 @@ _until_sweep = [_SWEEP_EVERY]
 
 def register(reset: Callable[[], None], restart: Callable[[], None] | None = None) -> None:
     """Call the bound method ``reset`` in every forked child, then, once every object's
-    locks are fresh, ``restart``. The object is held weakly."""
+    locks are fresh, ``restart``; both in the order of registration (an object built on
+    another registers after it, so its restart runs after the other's). The object is
+    held weakly."""
     owner = reset.__self__  # type: ignore[attr-defined]
     then = None if restart is None else restart.__func__  # type: ignore[attr-defined]
+    _HOOKS.pop(id(owner), None)  # a dead object's id reused: registered now, called last
     _HOOKS[id(owner)] = (weakref.ref(owner), reset.__func__, then)  # type: ignore[attr-defined]
     _until_sweep[0] -= 1
     if _until_sweep[0] <= 0:

@@ -6,7 +6,7 @@ sampler's ``adaptive`` overlay: it writes the overlay, it never calls the sample
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsampler import _fork
 from dsampler._poller import Poller
@@ -23,12 +23,19 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from dsampler.adaptive._processor import AdaptiveSpanProcessor
-    from dsampler.config import AdaptiveChanges, AdaptiveKeywords
+    from dsampler.config import AdaptiveChanges, AdaptiveKeywords, SamplingConfig, SettingsKeywords
     from dsampler.engine import Engine
 
 
 #: The overlay name the controller's fields are held under.
 ADAPTIVE: Final = "adaptive"
+
+
+class Publisher(Protocol):
+    """Where a bound controller's ``adaptive:`` section is published: its sampler (a
+    DSampler, whose update also steps the owners), else the engine itself."""
+
+    def update(self, **changes: Unpack[SettingsKeywords]) -> SamplingConfig: ...
 
 
 class AdaptiveController:
@@ -57,7 +64,7 @@ class AdaptiveController:
         self,
         target_traces_per_second: float | AdaptiveSettings,
         *,
-        sampler: Engine | None = None,
+        sampler: object = None,  # a DSampler (checked: adopt_controller)
         clock: Clock = SYSTEM_CLOCK,
         ticker: bool | None = None,
         start: bool = True,
@@ -74,6 +81,7 @@ class AdaptiveController:
         self._guard = _fork.ModuleLock()  # fresh in a forked child
         self._overlay: Overlay | None = None
         self._engine: weakref.ref[Engine] | None = None  # what it is bound to
+        self._publisher: weakref.ref[Publisher] | None = None  # where reconfigure() publishes
         self._poller: Poller | None = None
         self._host = HostShare(clock)  # its slot on this host (share: host)
         self.adjusted = AdjustedCounts()  # sampled roots by their th (span_processor)
@@ -87,17 +95,18 @@ class AdaptiveController:
 
     # -- where the rate goes -------------------------------------------------------------
 
-    def bind(self, engine: Engine | None) -> None:
+    def bind(self, engine: Engine | None, publisher: Publisher | None = None) -> None:
         """Own ``engine``'s default rate from now on: its rate, now and at every change,
         is the engine's ``adaptive`` overlay, which carries :attr:`tap` (the engine
         counts the offered load and applies the hard cap). An overlay of another owner
         that holds the name is retired; its fields stay until this one's are in force.
-        None: nowhere (the rate is still :attr:`rate`; the ticker stops)."""
+        :meth:`reconfigure` publishes through ``publisher`` (default the engine). None:
+        nowhere (the rate is still :attr:`rate`; the ticker stops)."""
         if engine is None:
             self._share(None)
             if self._overlay is not None:
                 self._overlay.retire()
-            self._overlay = self._engine = None
+            self._overlay = self._engine = self._publisher = None
             if self._poller is not None:
                 self._poller.stop(timeout_s=0.0)  # may be called under its sampler's lock: no waiting
             return
@@ -106,6 +115,7 @@ class AdaptiveController:
             if held is not None:
                 held.retire()
             self._overlay, self._engine = engine.overlay(ADAPTIVE, tap=self.tap), weakref.ref(engine)
+        self._publisher = weakref.ref(engine if publisher is None else publisher)
         self._share(engine)
         self._publish()
 
@@ -186,9 +196,9 @@ class AdaptiveController:
             ConfigError: an invalid value; the settings in force stay.
         """
         settings = settings_with(self.settings, changes)
-        engine = None if self._engine is None else self._engine()
-        if engine is not None:
-            engine.update(adaptive=settings)  # the section in force configures this controller
+        publisher = None if self._publisher is None else self._publisher()
+        if publisher is not None:
+            publisher.update(adaptive=settings)  # the section in force configures this controller
         else:
             self.configure(settings)
         return self.settings
@@ -256,11 +266,14 @@ class AdaptiveController:
         }
 
 
-def running_controller(controller: AdaptiveController | None, engine: Engine) -> AdaptiveController | None:
+def running_controller(
+    controller: AdaptiveController | None, engine: Engine, publisher: Publisher | None = None
+) -> AdaptiveController | None:
     """The controller of ``engine``'s ``adaptive:`` section in force, from ``controller``
     (the one it has, if any): made if missing (at ``max_rate``, its overlay published),
-    reconfigured if the section changed, unbound if the section is gone. Idempotent;
-    starting its thread is the caller's."""
+    reconfigured if the section changed, unbound if the section is gone; ``publisher``:
+    where its :meth:`~AdaptiveController.reconfigure` publishes (default the engine).
+    Idempotent; starting its thread is the caller's."""
     settings = engine.config.adaptive
     if settings is None:
         if controller is not None:
@@ -270,5 +283,5 @@ def running_controller(controller: AdaptiveController | None, engine: Engine) ->
         controller = AdaptiveController(settings, clock=engine.clock, start=False)
     elif settings != controller.settings:
         controller.configure(settings)
-    controller.bind(engine)
+    controller.bind(engine, publisher)
     return controller

@@ -13,6 +13,7 @@ from dsampler.engine._counts import (
 from dsampler.engine._deciders import BY_RATIO, DROP_IT, RatioDecider, Tagger, guaranteed
 from dsampler.engine._engine import Engine
 from dsampler.engine._runtime import resource_attributes
+from dsampler.engine._sampler import EngineSampler
 from dsampler.engine._snapshot import OfferedLoad, Snapshot
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "CountHistory",
     "DecisionCounts",
     "Engine",
+    "EngineSampler",
     "OfferedLoad",
     "RatioDecider",
     "Snapshot",

@@ -14,10 +14,10 @@ from opentelemetry.util.types import Attributes
 
 from dsampler._validate import DEFAULT_MAX_OPERATIONS, check_bool, check_rate, redact_url, typed
 from dsampler.clock import SYSTEM_CLOCK, Clock
-from dsampler.config import DEFAULT_RATE, SamplingConfig, parse_config
+from dsampler.config import DEFAULT_RATE, parse_config
 from dsampler.config import service_name as service_name_for
 from dsampler.decision import Guarded
-from dsampler.engine import Engine, resource_attributes
+from dsampler.engine import Engine, EngineSampler, resource_attributes
 from dsampler.errors import ConfigError
 from dsampler.protocol import (
     MAX_RESPONSE_BYTES,
@@ -38,7 +38,7 @@ _SECTIONS: Final = (
 )
 
 
-class JaegerRemoteSampler(Sampler):
+class JaegerRemoteSampler(EngineSampler):
     """An OpenTelemetry sampler controlled centrally over the Jaeger remote-sampling protocol
     (the Jaeger collector or agent, the Collector's ``jaegerremotesampling``, ``dsampler serve``).
 
@@ -95,9 +95,8 @@ class JaegerRemoteSampler(Sampler):
         attributes = resource_attributes(resource)
         self.service_name = service_name_for(service_name, attributes)
         initial_rate, initial = _initial(initial_sampler)
-        self.engine = _engine(
-            initial_rate, hash, max_operations, parent_based, sampler_tags, attributes, clock
-        )
+        engine = _engine(initial_rate, hash, max_operations, parent_based, sampler_tags, attributes, clock)
+        super().__init__(engine)
         self._decide_first(initial)
         if fetcher is None:
             fetcher = HttpFetcher(endpoint, timeout_s=request_timeout_s, max_bytes=max_response_bytes)
@@ -150,11 +149,6 @@ class JaegerRemoteSampler(Sampler):
         return self.engine
 
     @property
-    def faults(self) -> int:
-        """Decisions that fell back after an internal fault, the initial sampler's included."""
-        return self.engine.faults
-
-    @property
     def poller(self) -> StrategyPoller:
         """The background poller (``poll_once()``, ``polls``, ``failures``, ``outcomes``)."""
         return self.follower
@@ -163,11 +157,6 @@ class JaegerRemoteSampler(Sampler):
     def strategy(self) -> Strategy | None:
         """The strategy in force (None until the first one arrives)."""
         return self.follower.strategy
-
-    @property
-    def config(self) -> SamplingConfig:
-        """The configuration in force, with its ``version``."""
-        return self.engine.config
 
     def poll_once(self) -> PollOutcome:
         """Fetch and apply the strategy now, in this thread."""

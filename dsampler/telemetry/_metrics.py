@@ -114,7 +114,7 @@ def _of_controller(attribute: str) -> Any:
     """A callback observing one attribute of each adaptive controller."""
 
     def value(sampler: Observed) -> float | None:
-        controller = getattr(sampler, "controller", None)  # a DSampler's, with an adaptive: section
+        controller = getattr(_registry.owner(sampler), "controller", None)  # a DSampler's, with adaptive:
         return None if controller is None else getattr(controller, attribute)
 
     return _each(value)

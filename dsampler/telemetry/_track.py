@@ -11,8 +11,9 @@ if TYPE_CHECKING:
     from dsampler.telemetry._observed import Observed
 
 
-def track(sampler: Observed) -> None:
-    """Report on ``sampler`` from now on; the first one of the process registers
-    dsampler's instruments on the global MeterProvider."""
-    if _registry.register(sampler):
+def track(sampler: Observed, owner: object = None) -> None:
+    """Report on ``sampler`` (an engine) from now on; the first one of the process
+    registers dsampler's instruments on the global MeterProvider. ``owner``: the sampler
+    the user holds (a DSampler), whose ``controller`` is reported; held weakly."""
+    if _registry.register(sampler, owner):
         instrument(None, automatic=True)

@@ -49,8 +49,8 @@ def test_writer_state_and_bucket_batons_are_fresh_in_the_child() -> None:
         clock = ManualClock()
         s = DSampler(rate=0.0, default_lower_bound_per_second=1.0, clock=clock, resource={},
                      rules=[{"match": {"span_name": "limited"}, "action": {"rate_limit": 1}}])
-        bucket = s.snapshot.rules.rules[0][1].bucket
-        s._store._lock.acquire()    # as if another thread were publishing
+        bucket = s.engine.snapshot.rules.rules[0][1].bucket
+        s.engine._store._lock.acquire()    # as if another thread were publishing
         del bucket._baton[0]        # and another one checking this limiter
         """
     child = """
@@ -59,7 +59,7 @@ def test_writer_state_and_bucket_batons_are_fresh_in_the_child() -> None:
         s.should_sample(None, 1, "limited")
         clock.advance(5.0)
         sampled = s.should_sample(None, 2, "limited").decision.is_sampled()
-        return sampled and s.config.version == 2 and "never-seen-before" in s.snapshot.tracked
+        return sampled and s.config.version == 2 and "never-seen-before" in s.engine.snapshot.tracked
         """
     assert forked(parent, child) == "0"
 
@@ -84,8 +84,8 @@ def test_the_telemetry_module_locks_are_fresh_in_the_child(module: str) -> None:
         dsampler.telemetry.enable(MeterProvider(metric_readers=[reader]), audit_interval_s=None)
         s = DSampler(rate=1.0, resource={}, parent_based=False)
         s.should_sample(None, 5, "x")
-        dsampler.telemetry.audit(s)
-        return s.decision_counts is not None and reader.get_metrics_data() is not None
+        dsampler.telemetry.audit(s.engine)
+        return s.engine.decision_counts is not None and reader.get_metrics_data() is not None
         """
     assert forked(parent, child) == "0"
 
@@ -96,13 +96,12 @@ def test_a_fork_between_a_new_remote_section_and_its_follower_replaces_the_follo
     closes the old follower and starts the section's own, without waiting on that lock."""
     parent = """
         from dsampler import DSampler
-        from dsampler.engine import Engine
         def remote(service):
             url = "http://127.0.0.1:9/sampling"
             return {"endpoint": url, "polling_interval": "1h", "service_name": service}
         s = DSampler(remote=remote("a"), resource={})
         old = s.follower
-        Engine.publish(s, {"remote": remote("b")})   # the publish, and not yet its owners
+        s.engine.publish({"remote": remote("b")})   # the publish, and not yet its owners
         old._thread._stop._cond.acquire()    # as if its thread were inside wait()
         """
     child = """

@@ -78,7 +78,7 @@ def problem():
             return "a follower without a remote: section"
     elif follower is None or follower.service != config.remote.service_name:
         return f"no follower of {config.remote.service_name}: {follower and follower.service}"
-    elif not until(lambda: sampler.holder("remote") is follower.overlay
+    elif not until(lambda: sampler.engine.holder("remote") is follower.overlay
                    and sampler.config.rate == RATES[follower.service]):
         overlay = follower.overlay
         return f"never applied: running={follower.running}, retired={overlay.retired}"
@@ -91,7 +91,7 @@ def problem():
         return f"no controller of {config.adaptive}"
     elif controller.overlay is None or controller.overlay.retired:
         return "the controller is not bound to a live overlay"
-    elif sampler.holder("adaptive") is not controller.overlay:
+    elif sampler.engine.holder("adaptive") is not controller.overlay:
         return "the controller's overlay is not its sampler's"
     elif not until(ticking):
         return "the controller is not ticking"

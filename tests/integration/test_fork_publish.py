@@ -33,7 +33,7 @@ for _ in range(FORKS):
         try:
             stop.set()
             s.update(rate=0.0)  # the child's next publish
-            snap = s.snapshot
+            snap = s.engine.snapshot
             wrong = [(b.credits_per_second, r) for b, r in snap.limits() if b.credits_per_second != r]
             clock.advance(1.0)
             limit = snap.rules.rules[0][1].per_second

@@ -120,7 +120,7 @@ def test_a_forked_child_reports_its_own_decisions_only() -> None:
 NO_SDK = """
 sampler = DSampler(rate=0.5, resource={})
 decide(sampler, 100)
-free = [sampler.snapshot.counts is None, sampler.decision_counts is None]
+free = [sampler.engine.snapshot.counts is None, sampler.engine.decision_counts is None]
 reader, provider = sdk_reader()  # the SDK's metrics loaded after the sampler was made
 metrics.set_meter_provider(provider)
 decide(sampler, 10, start=200)

@@ -175,9 +175,9 @@ def test_every_ratio_test_is_the_one_definition(trace_id: int, rate: float, rule
 
     ratio = Ratio(rate, get_scheme(rule))
     expected = ratio.admits(trace_id)
-    engine = DSampler(rate=rate, hash=rule, parent_based=False, resource={})
-    assert engine.snapshot.simple
-    assert engine.should_sample(None, trace_id, "op").decision.is_sampled() == expected
+    sampler = DSampler(rate=rate, hash=rule, parent_based=False, resource={})
+    assert sampler.engine.snapshot.simple
+    assert sampler.should_sample(None, trace_id, "op").decision.is_sampled() == expected
     assert _sampled(RatioSampler(rate, hash=rule), trace_id) == expected
     decider = RatioDecider("rate", rate, get_scheme(rule), Tagger())
     assert decider.decide(trace_id, None, None).decision.is_sampled() == expected

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import logging
+import os
 import random
 from typing import Any
 
 import pytest
-from opentelemetry.sdk.trace.sampling import Decision
+from opentelemetry.sdk.trace.sampling import Decision, Sampler
 from opentelemetry.trace import SpanKind
 from opentelemetry.trace.span import TraceState
 
 from dsampler import ConfigError, DSampler, ManualClock, RatioSampler, SamplingConfig
 from dsampler.config import AttributeMatch, OperationStrategy, Pattern
+from dsampler.engine import Engine
+from tests.forking import in_child
 from tests.parents import ExplodingContext, remote_parent
 
 _RNG = random.Random(42)
@@ -352,14 +355,14 @@ def test_updates_reuse_compiled_parts_that_did_not_change() -> None:
     rule rebuilds the operations with the new rule's bounds."""
     ops = {f"op-{i}": {"rate": 0.5, "lower_bound_per_second": 1} for i in range(2000)}
     sampler = DSampler(rate=0.1, operations=ops, rules=[{"action": {"rate_limit": 3}}], clock=ManualClock())
-    before = sampler.snapshot
+    before = sampler.engine.snapshot
     sampler.update(rate=0.2)
-    after = sampler.snapshot
+    after = sampler.engine.snapshot
     assert after.operations is before.operations
     assert after.rules is before.rules
     assert after.default is not before.default
     sampler.update(hash="xxh3")
-    rebuilt = sampler.snapshot
+    rebuilt = sampler.engine.snapshot
     assert rebuilt.operations is not after.operations
     assert rebuilt.operations["op-1"].ratio.scheme.name == "xxh3"  # type: ignore[attr-defined]
     assert rebuilt.operations["op-1"].lower is after.operations["op-1"].lower  # type: ignore[attr-defined]
@@ -424,7 +427,7 @@ def test_a_failed_publish_changes_no_live_limit(monkeypatch: pytest.MonkeyPatch)
     clock = ManualClock()
     rule = {"match": {"span_name": "x"}, "action": {"rate_limit": 1}}
     sampler = DSampler(rate=0.0, rules=[rule], clock=clock, resource={})
-    limiter = sampler.snapshot.rules.rules[0][1].bucket  # type: ignore[attr-defined]
+    limiter = sampler.engine.snapshot.rules.rules[0][1].bucket  # type: ignore[attr-defined]
     with pytest.raises(ConfigError):
         sampler.update(
             rules=[{"match": {"span_name": "x"}, "action": {"rate_limit": 1000}}, {"action": "keep"}]
@@ -462,9 +465,9 @@ def test_tracked_operations_stay_bounded_across_updates() -> None:
         for i in range(10):
             sampler.should_sample(None, IDS[0], f"op-{round_}-{i}")
         sampler.update(rate=0.0 if round_ % 2 else 0.001)
-    tracked = sampler.snapshot.tracked
+    tracked = sampler.engine.snapshot.tracked
     assert len(tracked) == 10
-    assert sampler.snapshot.rule_buckets == {}
+    assert sampler.engine.snapshot.rule_buckets == {}
     sampler.update(default_lower_bound_per_second=0.0)
     assert len(tracked) == 0
 
@@ -494,3 +497,67 @@ def test_a_trace_id_whose_index_raises_anything_is_a_counted_fault() -> None:
         result = sampler.should_sample(None, Hostile(), "x")  # type: ignore[arg-type]
         assert result.decision is Decision.DROP
         assert sampler.faults == 1  # type: ignore[attr-defined]
+
+
+HOOKS = (
+    "overlay",
+    "holder",
+    "snapshot",
+    "share_limits",
+    "limit_share",
+    "count_decisions",
+    "decision_counts",
+    "fault_log",
+    "evolve",
+    "clock",
+)
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_the_engines_hooks_are_the_engines_not_the_samplers(hook: str) -> None:
+    """A DSampler holds its engine: owners and telemetry reach the hooks through
+    ``sampler.engine``, and the DSampler is still an OpenTelemetry Sampler."""
+    sampler = DSampler(rate=0.5, resource={})
+    assert not hasattr(sampler, hook)
+    assert not hasattr(DSampler, hook)
+    assert hasattr(sampler.engine, hook)
+    assert isinstance(sampler, Sampler)
+    assert not isinstance(sampler, Engine)
+
+
+def test_should_sample_is_the_engines_own_and_decides_after_update_and_rollback() -> None:
+    """The instance's should_sample is the engine's bound method (a decision costs what
+    the engine's does), and it follows every publish."""
+    sampler = DSampler(rate=0.1, resource={})
+    assert sampler.should_sample == sampler.engine.should_sample
+    assert sampler.should_sample.__self__ is sampler.engine  # type: ignore[attr-defined]
+    assert kept(sampler) == kept(RatioSampler(0.1))
+    sampler.update(rate=0.6)
+    assert sampler.should_sample == sampler.engine.should_sample
+    assert kept(sampler) == kept(RatioSampler(0.6))
+    sampler.rollback(1)
+    assert sampler.should_sample == sampler.engine.should_sample
+    assert kept(sampler) == kept(RatioSampler(0.1))
+    assert DSampler.should_sample(sampler, None, IDS[0], "op") == sampler.should_sample(None, IDS[0], "op")
+    assert sampler.get_description() == sampler.engine.get_description()
+    assert sampler.get_description().startswith("DSampler{version=3,rate=0.1,")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
+def test_a_forked_child_decides_and_updates_with_the_engines_should_sample() -> None:
+    """In a child the bound method is still the engine's, decides, and follows the
+    child's own update and rollback (the DSampler's write lock is fresh there)."""
+    sampler = DSampler(rate=0.1, resource={})
+    sampler.update(rate=0.3)
+
+    def child() -> bytes:
+        same = sampler.should_sample == sampler.engine.should_sample
+        before = kept(sampler)
+        sampler.update(rate=0.6)
+        after = kept(sampler)
+        sampler.rollback(1)
+        return repr((same, before, after, kept(sampler), sampler.config.version)).encode()
+
+    expected = (True, kept(RatioSampler(0.3)), kept(RatioSampler(0.6)), kept(RatioSampler(0.1)), 4)
+    assert in_child(child).decode() == repr(expected)
+    assert (sampler.config.rate, sampler.config.version) == (0.3, 2)  # the parent's own

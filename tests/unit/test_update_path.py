@@ -79,5 +79,5 @@ def test_an_update_reads_down_the_layers_with_no_return_trips() -> None:
 def test_the_check_finds_a_return_trip() -> None:
     """A call back into the composition after control went below it is reported."""
     sampler = DSampler(rate=0.1, resource={})
-    entered = calls_of(lambda: (sampler.snapshot, sampler.rate_owner))
+    entered = calls_of(lambda: (sampler.engine.snapshot, sampler.rate_owner))
     assert return_trips(entered) == ["_dsampler.py"]

@@ -98,7 +98,7 @@ class Instrumented:
         self.spec = spec
         self.dsampler = engine  # whose configuration (rate, version) the table shows
         self.sampler_id = sampler_id(engine)  # its dsampler.sampler in the metrics
-        self.controller: AdaptiveController | None = getattr(engine, "controller", None)
+        self.controller: AdaptiveController | None = getattr(sampler, "controller", None)
         self.counter = SampledCounter()
         self.provider = TracerProvider(
             sampler=sampler,
@@ -206,7 +206,7 @@ class Demo:
         search = self._search()
         self.services = (
             Instrumented(checkout_spec, checkout, checkout.engine, self._seed(0)),
-            Instrumented(search_spec, search, search, self._seed(1)),
+            Instrumented(search_spec, search, search.engine, self._seed(1)),
         )
         for service in self.services:
             self._stack.callback(service.provider.shutdown)

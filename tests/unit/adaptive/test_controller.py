@@ -363,7 +363,7 @@ def test_a_new_section_brings_its_controllers_rate_within_the_same_update() -> N
     assert controller is not None
     assert (config.version, config.rate, sampler.rate_owner) == (3, 0.5, "adaptive")
     assert [(c.version, c.rate) for c in sampler.history] == [(1, 0.05), (2, 0.05), (3, 0.5)]
-    assert sampler.snapshot.backstop is controller.tap.backstop is not None
+    assert sampler.engine.snapshot.backstop is controller.tap.backstop is not None
     config = sampler.update(adaptive={"target_traces_per_second": 20, "max_rate": 0.25})
     assert sampler.controller is controller
     assert controller.settings.target_traces_per_second == 20

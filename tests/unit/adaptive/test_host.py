@@ -239,7 +239,7 @@ def test_no_shared_memory_is_told_once_and_the_budget_is_per_process(
 
 def rule_and_cap(s: DSampler) -> tuple[float, float, float]:
     """The rates of the rule's bucket, the global cap and the adaptive hard cap."""
-    snap, controller = s.snapshot, s.controller
+    snap, controller = s.engine.snapshot, s.controller
     assert snap.cap is not None
     assert controller is not None
     assert controller.tap.backstop is not None
@@ -303,7 +303,7 @@ def test_a_child_forked_without_the_fork_hooks_holds_its_limits_whole() -> None:
     )
     controller = sampler.controller
     assert controller is not None
-    sampler.share_limits(0.25)  # a worker's quarter
+    sampler.engine.share_limits(0.25)  # a worker's quarter
 
     def child() -> bytes:
         clock.advance(0.1)

@@ -54,7 +54,7 @@ def test_a_controller_nobody_ticks_holds_bounded_memory_and_loses_no_count(rules
     sampler = DSampler(
         adaptive={"target_traces_per_second": 1e6, "max_rate": 0.5}, rules=rules, clock=clock, resource={}
     )
-    assert sampler.snapshot.simple == (not rules)
+    assert sampler.engine.snapshot.simple == (not rules)
     controller = sampler.controller
     assert controller is not None
     n = 3 * FOLD_AT

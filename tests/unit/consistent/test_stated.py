@@ -93,7 +93,7 @@ def test_boundary_ids_a_hash_key_exactly_at_the_bound(residue: int) -> None:
     real DSampler, checked against the consistent rule a downstream sampler applies."""
     for trace_id, key in _xxh3_ids_with_key(8, residue, 3):
         at_bound = DSampler(rate=key / 2**64, hash="xxh3", resource={})
-        assert at_bound.snapshot.default.bound == key
+        assert at_bound.engine.snapshot.default.bound == key
         dropped = at_bound.should_sample(None, trace_id, "op")
         assert not dropped.decision.is_sampled()
         assert dropped.trace_state is None

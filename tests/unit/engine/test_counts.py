@@ -27,7 +27,7 @@ def test_every_path_counts_once() -> None:
         clock=clock,
         resource={},
     )
-    sampler.count_decisions()
+    sampler.engine.count_decisions()
     kept_parent = set_span_in_context(NonRecordingSpan(SpanContext(7, 8, True, TraceFlags(1))))
     dropped_parent = set_span_in_context(NonRecordingSpan(SpanContext(7, 8, True, TraceFlags(0))))
     for _ in range(3):
@@ -37,7 +37,7 @@ def test_every_path_counts_once() -> None:
     for i in range(4):
         sampler.should_sample(None, 10 + i, "op")  # 2 admitted by the cap, 2 capped
     sampler.should_sample(None, 20, "other")  # the cap is empty: capped
-    tally = sampler.snapshot.counts.tally  # type: ignore[union-attr]
+    tally = sampler.engine.snapshot.counts.tally  # type: ignore[union-attr]
     assert tally[PARENT] == [1, 3, 0]
     assert tally[RULE] == [1, 0, 0]
     assert tally[OPERATION] == [0, 4, 2]
@@ -48,11 +48,11 @@ def test_counts_are_per_version_and_totals_only_grow() -> None:
     """Each publish starts fresh counts; after more than the recent window of versions
     the totals still include the oldest ones."""
     sampler = DSampler(rate=0.0, parent_based=False, resource={})
-    sampler.count_decisions()
+    sampler.engine.count_decisions()
     for version in range(40):
         sampler.should_sample(None, version + 1, "x")
         sampler.update(record_version=bool(version % 2))
-    stats = sampler.decision_counts
+    stats = sampler.engine.decision_counts
     assert isinstance(stats, CountHistory)
     assert len(stats.recent) == 16
     assert stats.totals()[DEFAULT][NOT_KEPT] == 40

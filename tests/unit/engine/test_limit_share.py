@@ -39,7 +39,7 @@ def sampler(clock: ManualClock, **fields: Any) -> DSampler:
 
 def rates(s: DSampler) -> dict[str, float]:
     """Each limit's bucket rate, by what it limits."""
-    snap = s.snapshot
+    snap = s.engine.snapshot
     buckets: dict[str, TokenBucket | None] = {
         "rule": snap.rules.rules[0][1].bucket,  # type: ignore[attr-defined]
         "cap": snap.cap,
@@ -67,18 +67,18 @@ def test_every_limit_runs_at_the_share_and_goes_back_whole() -> None:
     quarter as many; share_limits(1): whole again. A share outside [0, 1] is refused."""
     clock = ManualClock()
     s = sampler(clock)
-    assert (s.limit_share, rates(s)) == (1.0, WHOLE)
-    s.share_limits(0.25)
-    assert (s.limit_share, rates(s)) == (0.25, QUARTER)
+    assert (s.engine.limit_share, rates(s)) == (1.0, WHOLE)
+    s.engine.share_limits(0.25)
+    assert (s.engine.limit_share, rates(s)) == (0.25, QUARTER)
     admitted(s, clock, "limited", 2)  # spends the burst it held
     assert admitted(s, clock, "limited", 10) == pytest.approx(20, abs=2)
-    s.share_limits(1.0)
+    s.engine.share_limits(1.0)
     assert rates(s) == WHOLE
     assert admitted(s, clock, "limited", 10) == pytest.approx(80, abs=9)
     for bad in (1.5, -0.1, float("nan"), "half"):
         with pytest.raises(ConfigError, match="share"):
-            s.share_limits(bad)  # type: ignore[arg-type]
-    assert s.limit_share == 1.0
+            s.engine.share_limits(bad)  # type: ignore[arg-type]
+    assert s.engine.limit_share == 1.0
 
 
 def test_a_configuration_published_later_starts_at_the_share_in_force() -> None:
@@ -87,7 +87,7 @@ def test_a_configuration_published_later_starts_at_the_share_in_force() -> None:
     keeps them."""
     clock = ManualClock()
     s = sampler(clock)
-    s.share_limits(0.25)
+    s.engine.share_limits(0.25)
     s.update(
         rules=[{"match": {"span_name": "limited"}, "action": {"rate_limit": 12}}, LIMITED],
         traces_per_second=40,
@@ -95,14 +95,14 @@ def test_a_configuration_published_later_starts_at_the_share_in_force() -> None:
         default_lower_bound_per_second=4,
     )
     s.should_sample(None, TID, "later")  # tracked after the reload
-    snap = s.snapshot
+    snap = s.engine.snapshot
     buckets = [d.bucket.credits_per_second for _, d in snap.rules.rules]  # type: ignore[attr-defined]
     assert buckets == [3.0, 2.0]
     assert rates(s) == {"rule": 3.0, "cap": 10.0, "op": 2.0, "tracked": 1.0}
     assert snap.tracked.by_name["later"].credits_per_second == 1.0
     s.update(rate=0.5)
     assert rates(s) == {"rule": 3.0, "cap": 10.0, "op": 2.0, "tracked": 1.0}
-    s.share_limits(1.0)
+    s.engine.share_limits(1.0)
     assert rates(s) == {"rule": 12.0, "cap": 40.0, "op": 8.0, "tracked": 4.0}
     assert snap.tracked.by_name["later"].credits_per_second == 4.0
 
@@ -113,7 +113,7 @@ def test_a_forked_child_holds_its_limits_whole_and_the_parent_its_share() -> Non
     controller tells it its share), the parent keeps its quarter."""
     clock = ManualClock()
     s = sampler(clock)
-    s.share_limits(0.25)
-    answer = in_child(lambda: repr((s.limit_share, rates(s))).encode()).decode()
+    s.engine.share_limits(0.25)
+    answer = in_child(lambda: repr((s.engine.limit_share, rates(s))).encode()).decode()
     assert answer == repr((1.0, WHOLE))
-    assert (s.limit_share, rates(s)) == (0.25, QUARTER)
+    assert (s.engine.limit_share, rates(s)) == (0.25, QUARTER)

@@ -63,7 +63,7 @@ def test_an_update_is_whole_while_finalizers_track_new_names() -> None:
     with collecting_at_every_allocation():
         config = sampler.update(traces_per_second=9.0, default_lower_bound_per_second=2.0)
     gc.collect()
-    snapshot = sampler.snapshot
+    snapshot = sampler.engine.snapshot
     assert (config.traces_per_second, config.default_lower_bound_per_second) == (9.0, 2.0)
     assert snapshot.cap is not None
     assert snapshot.cap.credits_per_second == 9.0
@@ -79,7 +79,7 @@ def test_a_refused_update_changes_no_running_limit() -> None:
     bad_rule = {"match": {"span_kind": ["sideways"]}, "action": "drop"}
     with pytest.raises(ConfigError, match=r"^rules\[0\]\.match\.span_kind"):
         sampler.update(traces_per_second=9.0, rules=[bad_rule])
-    snapshot = sampler.snapshot
+    snapshot = sampler.engine.snapshot
     assert snapshot.config.traces_per_second == 5.0
     assert snapshot.cap is not None
     assert snapshot.cap.credits_per_second == 5.0

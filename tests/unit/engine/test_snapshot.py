@@ -42,9 +42,9 @@ def test_names_longer_than_max_text_are_never_tracked() -> None:
     sampler = DSampler(rate=0.0, default_lower_bound_per_second=1.0, clock=ManualClock())
     for i in range(200):
         sampler.should_sample(None, TID, f"{i:04d}" + "x" * 100_000)
-    assert len(sampler.snapshot.tracked) == 0
+    assert len(sampler.engine.snapshot.tracked) == 0
     sampler.should_sample(None, TID, "n" * MAX_TEXT)
-    assert len(sampler.snapshot.tracked) == 1
+    assert len(sampler.engine.snapshot.tracked) == 1
 
 
 def _locks_of(root: object, limit: int = 20_000) -> list[Any]:
@@ -75,7 +75,8 @@ def test_a_decision_never_waits_for_a_writer() -> None:
     assert locks  # the writers' lock at least
     for lock in locks:
         assert lock.acquire(timeout=5)
-    buckets = [sampler.snapshot.rules.rules[0][1].bucket, *sampler.snapshot.tracked.by_name.values()]  # type: ignore[attr-defined]
+    snap = sampler.engine.snapshot
+    buckets = [snap.rules.rules[0][1].bucket, *snap.tracked.by_name.values()]  # type: ignore[attr-defined]
     for bucket in buckets:
         del bucket._baton[0]
     done = threading.Event()
@@ -95,7 +96,7 @@ def test_a_decision_never_waits_for_a_writer() -> None:
             lock.release()
         for bucket in buckets:
             bucket._baton.append(True)
-    assert len(sampler.snapshot.tracked) == 1001
+    assert len(sampler.engine.snapshot.tracked) == 1001
 
 
 def test_a_tracked_operation_that_becomes_configured_keeps_its_balance() -> None:
@@ -123,7 +124,7 @@ def test_tracking_is_capped_exactly_under_concurrent_first_sights() -> None:
         t.start()
     for t in threads:
         t.join()
-    assert len(sampler.snapshot.tracked) == 50
+    assert len(sampler.engine.snapshot.tracked) == 50
 
 
 def test_after_a_fork_every_limit_is_its_configurations() -> None:
@@ -131,12 +132,12 @@ def test_after_a_fork_every_limit_is_its_configurations() -> None:
     an interrupted publish had done to it (defect 1)."""
     rules = [{"match": {"span_name": "x"}, "action": {"rate_limit": 1}}]
     sampler = DSampler(rate=0.0, rules=rules, traces_per_second=5, clock=ManualClock(), resource={})
-    snap = sampler.snapshot
+    snap = sampler.engine.snapshot
     limited = snap.rules.rules[0][1].bucket  # type: ignore[attr-defined]
     limited.update(1000.0)  # as a publish interrupted between its rate change and its swap
     assert snap.cap is not None
     snap.cap.update(7.0)
-    sampler._restart_after_fork()
+    sampler.engine._restart_after_fork()
     assert (limited.credits_per_second, snap.cap.credits_per_second) == (1.0, 5.0)
 
 
@@ -147,12 +148,12 @@ def test_a_snapshot_is_never_changed_by_decisions() -> None:
     telemetry counts); from then on, none does."""
     sampler = DSampler(rate=0.0, default_lower_bound_per_second=1.0, operations={"a": 0.5})
     sampler.should_sample(None, TID, "a")
-    snap = sampler.snapshot
+    snap = sampler.engine.snapshot
     assert snap.config.version == 1
     for i in range(10):
         sampler.should_sample(None, TID, f"n{i}")
     assert list(snap.operations) == ["a"]
-    assert sampler.snapshot is snap
+    assert sampler.engine.snapshot is snap
 
 
 def test_numpy_trace_ids_are_decided_by_value_before_and_after_the_kernels() -> None:

@@ -174,7 +174,8 @@ def test_a_metrics_column_with_nothing_collected_says_so() -> None:
     from dsampler.cli.demo._timeline import services
 
     sampler = DSampler(rate=0.1, resource={})
-    service = Instrumented(services()[1], sampler, sampler, seed=0)
+    service = Instrumented(services()[1], sampler, sampler.engine, seed=0)
+    assert service.sampler_id != ""  # the engine is what telemetry numbers
     other = "0" if service.sampler_id != "0" else "-1"
     for points in ([], [("dsampler.config.version", {"dsampler.sampler": other}, 7.0)]):
         cells = _column(points, service)
