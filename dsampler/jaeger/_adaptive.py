@@ -152,4 +152,3 @@ def sampler_of(
             return RateLimitingSampler(limit, clock=clock, rng=rng)
         case PerOperationStrategy():
             return AdaptiveSampler(strategy, max_operations, hash=hash, clock=clock, rng=rng)
-    raise TypeError(f"not a Strategy: {strategy!r}")  # pragma: no cover - the union is closed
