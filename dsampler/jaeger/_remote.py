@@ -109,7 +109,6 @@ class RemoteControlledSampler(Sampler):
         self.logger = logger
         self.metrics = SamplerMetrics(metrics_factory)
         self.error_reporter = error_reporter
-        self._reporter = reporter(self.metrics, error_reporter, self.service_name)
 
     def _new_engine(self) -> Engine:
         """Roots only, tagged, new limiters filled at random (jaeger-client's)."""
@@ -155,7 +154,7 @@ class RemoteControlledSampler(Sampler):
             name="dsampler-jaeger-poll",
             parse=parse,
             logger=self.logger,
-            report=self._reporter,
+            report=reporter(self.metrics, self.error_reporter, self.service_name),
         )
 
     # `is_sampled` is the class's until the first call starts the poller; then the
