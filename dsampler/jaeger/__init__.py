@@ -95,15 +95,10 @@ __getattr__, __dir__ = _attach(
         "sampler_from_config": "dsampler.jaeger._config",
         "SamplerMetrics": "dsampler.jaeger._polling",
         "RemoteControlledSampler": "dsampler.jaeger._remote",
-        **dict.fromkeys(
-            (
-                "ConstSampler",
-                "GuaranteedThroughputProbabilisticSampler",
-                "ProbabilisticSampler",
-                "RateLimitingSampler",
-                "Sampler",
-            ),
-            "dsampler.jaeger._samplers",
-        ),
+        "ConstSampler": "dsampler.jaeger._samplers",
+        "GuaranteedThroughputProbabilisticSampler": "dsampler.jaeger._samplers",
+        "ProbabilisticSampler": "dsampler.jaeger._samplers",
+        "RateLimitingSampler": "dsampler.jaeger._samplers",
+        "Sampler": "dsampler.jaeger._samplers",
     },
 )

@@ -115,28 +115,24 @@ def factory_of(factory: Any, metrics: Any) -> Any:
     return _NoMetrics()
 
 
-class Reporter:
+def reporter(
+    metrics: SamplerMetrics, error_reporter: Any, service_name: str
+) -> Callable[[str, Exception | None], None]:
     """A poller's ``report``: counts each stage's outcome and hands failures to
     ``error_reporter`` if given."""
 
-    def __init__(self, metrics: SamplerMetrics, error_reporter: Any, service_name: str) -> None:
-        self.metrics = metrics
-        self.error_reporter = error_reporter
-        self.service_name = service_name
-
-    def __call__(self, stage: str, exc: Exception | None) -> None:
+    def report(stage: str, exc: Exception | None) -> None:
         if exc is None:
-            self.metrics.sampler_retrieved(1)
+            metrics.sampler_retrieved(1)
             return
-        counter = (
-            self.metrics.sampler_query_failure if stage == "fetching" else self.metrics.sampler_update_failure
-        )
-        counter(1)
-        if self.error_reporter is not None:
-            where = self.service_name[:100]
-            self.error_reporter.error(
+        (metrics.sampler_query_failure if stage == "fetching" else metrics.sampler_update_failure)(1)
+        if error_reporter is not None:
+            where = service_name[:100]
+            error_reporter.error(
                 "dsampler: %s the Jaeger strategy for %r failed: %s", stage, where, describe(exc)
             )
+
+    return report
 
 
 class SourceFetcher:

@@ -20,7 +20,6 @@ from dsampler.jaeger._adaptive import sampler_of
 from dsampler.jaeger._constants import default_logger
 from dsampler.jaeger._decisions import Decision, following, guarded
 from dsampler.jaeger._polling import (
-    Reporter,
     SamplerMetrics,
     SourceFetcher,
     agent_endpoint,
@@ -28,6 +27,7 @@ from dsampler.jaeger._polling import (
     init_sampler_or_default,
     max_operations_or_default,
     refresh_interval,
+    reporter,
 )
 from dsampler.jaeger._samplers import Sampler
 from dsampler.jaeger._strategies import JAEGER_CLIENT, checked, strategy_of
@@ -109,7 +109,6 @@ class RemoteControlledSampler(Sampler):
         self.logger = logger
         self.metrics = SamplerMetrics(metrics_factory)
         self.error_reporter = error_reporter
-        self._reporter = Reporter(self.metrics, error_reporter, self.service_name)
 
     def _new_engine(self) -> Engine:
         """Roots only, tagged, new limiters filled at random (jaeger-client's)."""
@@ -155,7 +154,7 @@ class RemoteControlledSampler(Sampler):
             name="dsampler-jaeger-poll",
             parse=parse,
             logger=self.logger,
-            report=self._reporter,
+            report=reporter(self.metrics, self.error_reporter, self.service_name),
         )
 
     # `is_sampled` is the class's until the first call starts the poller; then the

@@ -133,15 +133,6 @@ class ProbabilisticSampler(Sampler):
         return f"ProbabilisticSampler({self.rate})"
 
 
-def _bucket(
-    per_second: float, clock: Clock, initial_balance: float | None, rng: random.Random | None
-) -> TokenBucket:
-    max_balance = max(per_second, 1.0)
-    if initial_balance is None:  # jaeger-client-python starts anywhere in the bucket
-        initial_balance = (rng or random).random() * max_balance
-    return TokenBucket(per_second, max_balance, initial_balance=initial_balance, clock=clock)
-
-
 class RateLimitingSampler(Sampler):
     """At most ``max_traces_per_second`` (a finite number >= 0); the bucket holds ``max(rate, 1)``
     credits and starts at ``initial_balance`` (default ``rng.random() * max_balance``, as
@@ -158,7 +149,10 @@ class RateLimitingSampler(Sampler):
     ) -> None:
         per_second = check_per_second(max_traces_per_second, "max_traces_per_second")
         self.traces_per_second = max_traces_per_second  # as given: str() and tags show it so
-        self.rate_limiter = _bucket(per_second, clock, initial_balance, rng)
+        max_balance = max(per_second, 1.0)
+        if initial_balance is None:  # jaeger-client-python starts anywhere in the bucket
+            initial_balance = (rng or random).random() * max_balance
+        self.rate_limiter = TokenBucket(per_second, max_balance, initial_balance=initial_balance, clock=clock)
         self._tags = _tags_of(SAMPLER_TYPE_RATE_LIMITING, max_traces_per_second)
 
     def is_sampled(self, trace_id: int, operation: str = "") -> tuple[bool, Tags]:

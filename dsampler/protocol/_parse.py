@@ -30,6 +30,7 @@ MAX_RESPONSE_BYTES: Final = 4 << 20  # 4 MiB, OpenTelemetry Java's cap; a 2,000-
 MAX_OPERATIONS: Final = 100_000  # per response; the sampler then keeps its max_operations of them
 
 _ENUMS: Final[dict[object, StrategyType]] = {
+    None: PROBABILISTIC,  # absent is proto3's 0 (the OTel Collector omits it)
     PROBABILISTIC: PROBABILISTIC,
     RATE_LIMITING: RATE_LIMITING,
     0: PROBABILISTIC,
@@ -91,7 +92,7 @@ def parse_mapping(data: object, reading: Reading = PROTO3) -> StrategyResponse:
     limit = _section(data, "rateLimitingSampling", "rateLimitingSampling", reading)
     ops = data.get("operationSampling")
     return StrategyResponse(
-        kind or PROBABILISTIC,  # absent is proto3's 0 (the OTel Collector omits it)
+        kind,
         probabilistic=None if prob is None else _probabilistic(prob, "probabilisticSampling", reading),
         rate_limiting=None if limit is None else _rate_limiting(limit, reading),
         per_operation=None if ops is None else parse_operation_sampling(ops, reading),
@@ -116,10 +117,8 @@ def decode_json(body: bytes | str, path: str = "response", *, constants: bool = 
         raise ConfigError(path, f"not usable JSON: {exc}") from None
 
 
-def _strategy_type(value: object) -> StrategyType | None:
-    if value is None:
-        return None
-    found = _ENUMS.get(value) if type(value) in (str, int) else None
+def _strategy_type(value: object) -> StrategyType:
+    found = _ENUMS.get(value) if type(value) in (str, int, type(None)) else None
     if found is None:
         raise ConfigError(
             "strategyType", f"expected PROBABILISTIC, RATE_LIMITING, 0 or 1, got {typed(value)}"

@@ -22,11 +22,13 @@ scalar wins, unknown fields skipped).
 from __future__ import annotations
 
 import math
-from typing import Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final, TypeAlias, cast
 
 from dsampler.errors import ConfigError
 from dsampler.protocol._parse import MAX_OPERATIONS, MAX_RESPONSE_BYTES, parse_mapping
-from dsampler.protocol._strategy import RATE_LIMITING, PerOperationStrategy, StrategyResponse
+from dsampler.protocol._render import response_object
+from dsampler.protocol._strategy import RATE_LIMITING, StrategyResponse
 from dsampler.protocol._wire import (
     LEN,
     VARINT,
@@ -63,70 +65,84 @@ def decode_params(data: bytes) -> str:
     return last(bytes(data), "request", 1, read_text, "serviceName", "")
 
 
-def _per_operation(ops: PerOperationStrategy) -> bytes:
-    entries = b"".join(
-        message_field(3, string_field(1, op.operation) + message_field(2, double_field(1, op.rate)))
-        for op in ops.operations
-    )
-    # defaultUpperBoundTracesPerSecond = 4 is 0 (left out), as the file provider sends it
-    return double_field(1, ops.default_rate) + double_field(2, ops.default_lower_bound_per_second) + entries
-
-
-def encode_response(response: StrategyResponse) -> bytes:
-    """A ``SamplingStrategyResponse`` carrying ``response`` (see the module docstring)."""
-    prob, limit, ops = response.probabilistic, response.rate_limiting, response.per_operation
-    out = varint_field(1, 1 if response.strategy_type == RATE_LIMITING else 0)
-    if prob is not None:
-        out += message_field(2, double_field(1, prob.rate))
-    if limit is not None:
-        # at most MAX_PER_SECOND (1e9), so it fits an int32
-        out += message_field(3, varint_field(1, math.trunc(limit.traces_per_second)))
-    if ops is not None:
-        out += message_field(4, _per_operation(ops))
-    return out
-
-
 def _int32(found: Field, path: str) -> int:
     value = expect(found, VARINT, path, int) & 0xFFFFFFFF  # int32: the varint's low 32 bits, as protobuf
     return value - (1 << 32) if value > _INT32_MAX else value
 
 
-def _rate(data: bytes, path: str) -> dict[str, float]:
-    """A ``ProbabilisticSamplingStrategy`` as its JSON object."""
-    return {"samplingRate": last(data, path, 1, read_double, f"{path}.samplingRate", 0.0)}
+#: A scalar field's reader and writer.
+Scalar: TypeAlias = tuple[Callable[[Field, str], object], Callable[[int, Any], bytes]]
+_DOUBLE: Final[Scalar] = (read_double, double_field)
+_INT32: Final[Scalar] = (_int32, lambda number, value: varint_field(number, math.trunc(value)))
+#: A message's fields: number -> (JSON member, a scalar, a sub-message's fields or, in a
+#: list, a repeated sub-message's), as the module docstring lists them.
+Known: TypeAlias = "dict[int, tuple[str, Scalar | Known | list[Known]]]"
+_RATE: Final[Known] = {1: ("samplingRate", _DOUBLE)}
+_OPERATION: Final[Known] = {1: ("operation", (read_text, string_field)), 2: ("probabilisticSampling", _RATE)}
+_PER_OPERATION: Final[Known] = {
+    1: ("defaultSamplingProbability", _DOUBLE),
+    2: ("defaultLowerBoundTracesPerSecond", _DOUBLE),
+    3: ("perOperationStrategies", [_OPERATION]),
+    4: ("defaultUpperBoundTracesPerSecond", _DOUBLE),  # read and checked, not modelled
+}
+_RESPONSE: Final[Known] = {
+    1: ("strategyType", _INT32),
+    2: ("probabilisticSampling", _RATE),
+    3: ("rateLimitingSampling", {1: ("maxTracesPerSecond", _INT32)}),  # at most 1e9: an int32
+    4: ("operationSampling", _PER_OPERATION),
+}
 
 
-def _operation(data: bytes, path: str) -> dict[str, object]:
-    name = ""
-    prob: list[bytes] = []  # absent reads as rate 0, as the JSON parser reads it
+def _message(members: Mapping[str, Any], known: Known) -> bytes:
+    """The message whose JSON object is ``members``, in field order, zeros left out."""
+    out: list[bytes] = []
+    for number, (key, kind) in known.items():
+        value = members.get(key)
+        if value is None:
+            continue
+        if isinstance(kind, list):
+            out.extend(message_field(number, _message(entry, kind[0])) for entry in value)
+        elif isinstance(kind, dict):
+            out.append(message_field(number, _message(value, kind)))
+        else:
+            out.append(kind[1](number, value))
+    return b"".join(out)
+
+
+def encode_response(response: StrategyResponse) -> bytes:
+    """A ``SamplingStrategyResponse`` carrying ``response`` (see the module docstring)."""
+    kind = 1 if response.strategy_type == RATE_LIMITING else 0
+    return _message(response_object(response, kind), _RESPONSE)
+
+
+def _object(
+    data: bytes, path: str, known: Known, prefix: str, check: Callable[..., object] = dict
+) -> dict[str, Any]:
+    """A message as its JSON object (absent members left out, read as the JSON parser reads
+    them): the last scalar wins, a singular sub-message sent twice is merged, as parsing the
+    concatenation merges it; ``check`` sees the scalars before the sub-messages are read.
+    ``prefix`` starts its fields' names."""
+    members: dict[str, Any] = {}
+    parts: dict[int, list[bytes]] = {}
     for found in fields(data, path):
-        if found[0] == 1:
-            name = read_text(found, f"{path}.operation")
-        elif found[0] == 2:
-            prob.append(expect(found, LEN, f"{path}.probabilisticSampling", bytes))
-    return {
-        "operation": name,
-        "probabilisticSampling": _rate(b"".join(prob), f"{path}.probabilisticSampling"),
-    }
-
-
-def _per_operation_object(data: bytes) -> dict[str, object]:
-    path, list_path = "operationSampling", "operationSampling.perOperationStrategies"
-    members: dict[str, object] = {}
-    entries: list[dict[str, object]] = []
-    for found in fields(data, path):
-        number = found[0]
-        if number in (1, 2):
-            key = "defaultSamplingProbability" if number == 1 else "defaultLowerBoundTracesPerSecond"
-            members[key] = read_double(found, f"{path}.{key}")
-        elif number == 3:
-            if len(entries) == MAX_OPERATIONS:
-                raise ConfigError(list_path, f"expected at most {MAX_OPERATIONS} operations")
-            entry_path = f"{list_path}[{len(entries)}]"
-            entries.append(_operation(expect(found, LEN, entry_path, bytes), entry_path))
-        elif number == 4:
-            read_double(found, f"{path}.defaultUpperBoundTracesPerSecond")  # checked, not modelled
-    return {**members, "perOperationStrategies": entries}
+        key, read = known.get(found[0], ("", None))
+        field_path = prefix + key
+        if isinstance(read, list):
+            entries = members.setdefault(key, [])
+            if len(entries) == MAX_OPERATIONS:  # the only repeated field: operations
+                raise ConfigError(field_path, f"expected at most {MAX_OPERATIONS} operations")
+            entry_path = f"{field_path}[{len(entries)}]"
+            entry = expect(found, LEN, entry_path, bytes)
+            entries.append(_object(entry, entry_path, read[0], entry_path + "."))
+        elif isinstance(read, dict):
+            parts.setdefault(found[0], []).append(expect(found, LEN, field_path, bytes))
+        elif read is not None:
+            members[key] = read[0](found, field_path)
+    check(members)
+    for number in sorted(parts):  # read in field order
+        key, inner = known[number]
+        members[key] = _object(b"".join(parts[number]), prefix + key, cast(Known, inner), f"{prefix}{key}.")
+    return members
 
 
 def decode_response(data: bytes) -> StrategyResponse:
@@ -139,25 +155,10 @@ def decode_response(data: bytes) -> StrategyResponse:
         raise ConfigError("response", f"expected bytes, got {type(data).__name__}")
     if len(data) > MAX_RESPONSE_BYTES:
         raise ConfigError("response", f"expected at most {MAX_RESPONSE_BYTES} bytes, got {len(data)}")
-    kind = 0
-    subs: dict[int, list[bytes]] = {}
-    names = {2: "probabilisticSampling", 3: "rateLimitingSampling", 4: "operationSampling"}
-    for found in fields(bytes(data), "response"):
-        number = found[0]
-        if number == 1:
-            kind = _int32(found, "strategyType")
-        elif number in names:
-            subs.setdefault(number, []).append(expect(found, LEN, names[number], bytes))
+    return parse_mapping(_object(bytes(data), "response", _RESPONSE, "", _strategy_type))
+
+
+def _strategy_type(members: dict[str, Any]) -> None:
+    kind = members.get("strategyType", 0)
     if kind not in (0, 1):
         raise ConfigError("strategyType", f"expected 0 (PROBABILISTIC) or 1 (RATE_LIMITING), got {kind}")
-    # a singular sub-message sent twice is merged, as parsing the concatenation merges it
-    prob, limit, ops = (b"".join(subs[n]) if n in subs else None for n in (2, 3, 4))
-    members: dict[str, object] = {"strategyType": kind}
-    if prob is not None:
-        members[names[2]] = _rate(prob, names[2])
-    if limit is not None:
-        path = "rateLimitingSampling.maxTracesPerSecond"
-        members[names[3]] = {"maxTracesPerSecond": last(limit, names[3], 1, _int32, path, 0)}
-    if ops is not None:
-        members[names[4]] = _per_operation_object(ops)
-    return parse_mapping(members)

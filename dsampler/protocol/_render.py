@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias, cast
 
-from dsampler.protocol._strategy import RATE_LIMITING, PerOperationStrategy, StrategyResponse
+from dsampler.protocol._strategy import RATE_LIMITING, StrategyResponse
 
 Dialect: TypeAlias = Literal["proto3", "legacy", "go-struct"]
 DIALECTS: Final[tuple[Dialect, ...]] = ("proto3", "legacy", "go-struct")
@@ -43,57 +43,42 @@ def go_number(value: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def _members(pairs: list[tuple[str, str | None]]) -> str:
-    return "{" + ",".join(f'"{key}":{value}' for key, value in pairs if value is not None) + "}"
+def response_object(response: StrategyResponse, kind: str | int) -> dict[str, Any]:
+    """``response`` as its JSON object, ``strategyType`` written as ``kind``, every number
+    present (``defaultUpperBoundTracesPerSecond`` 0, as Jaeger's file provider sends it)."""
+    prob, limit, ops = response.probabilistic, response.rate_limiting, response.per_operation
+    members: dict[str, Any] = {"strategyType": kind}
+    if prob is not None:
+        members["probabilisticSampling"] = {"samplingRate": prob.rate}
+    if limit is not None:
+        members["rateLimitingSampling"] = {"maxTracesPerSecond": limit.traces_per_second}
+    if ops is not None:
+        members["operationSampling"] = {
+            "defaultSamplingProbability": ops.default_rate,
+            "defaultLowerBoundTracesPerSecond": ops.default_lower_bound_per_second,
+            "perOperationStrategies": [
+                {"operation": op.operation, "probabilisticSampling": {"samplingRate": op.rate}}
+                for op in ops.operations
+            ],
+            "defaultUpperBoundTracesPerSecond": 0.0,
+        }
+    return members
 
 
-def _scalar(value: float, omit_zero: bool) -> str | None:
-    return None if omit_zero and value == 0 else go_number(value)
-
-
-def _per_operation(ops: PerOperationStrategy, go: bool) -> str:
-    entries = [
-        _members(
-            [
-                ("operation", None if go and not op.operation else go_string(op.operation)),
-                ("probabilisticSampling", _members([("samplingRate", _scalar(op.rate, go))])),
-            ]
-        )
-        for op in ops.operations
-    ]
-    listed = "[" + ",".join(entries) + "]"
-    return _members(
-        [
-            ("defaultSamplingProbability", _scalar(ops.default_rate, go)),
-            ("defaultLowerBoundTracesPerSecond", _scalar(ops.default_lower_bound_per_second, go)),
-            ("perOperationStrategies", None if go and not entries else listed),
-            ("defaultUpperBoundTracesPerSecond", None if go else "0"),
-        ]
-    )
+def _json(value: object, go: bool) -> str | None:
+    """``value`` as Go writes it; None (left out) for a 0, "" or [] that ``go`` omits."""
+    if isinstance(value, dict):
+        members = [f'"{key}":{text}' for key, item in value.items() if (text := _json(item, go)) is not None]
+        return "{" + ",".join(members) + "}"
+    if go and not value:
+        return None
+    if isinstance(value, list):
+        return "[" + ",".join([str(_json(item, go)) for item in value]) + "]"
+    return go_string(value) if isinstance(value, str) else go_number(cast(float, value))
 
 
 def render(response: StrategyResponse, dialect: Dialect = "proto3") -> bytes:
     """The response body in ``dialect`` (see the module docstring)."""
-    go = dialect == "go-struct"
-    numeric = "1" if response.strategy_type == RATE_LIMITING else "0"
-    kind = {"proto3": f'"{response.strategy_type}"', "legacy": numeric}.get(dialect)
-    if go:
-        kind = None if numeric == "0" else numeric
-    prob, limit, ops = response.probabilistic, response.rate_limiting, response.per_operation
-    body = _members(
-        [
-            ("strategyType", kind),
-            (
-                "probabilisticSampling",
-                None if prob is None else _members([("samplingRate", _scalar(prob.rate, go))]),
-            ),
-            (
-                "rateLimitingSampling",
-                None
-                if limit is None
-                else _members([("maxTracesPerSecond", _scalar(limit.traces_per_second, go))]),
-            ),
-            ("operationSampling", None if ops is None else _per_operation(ops, go)),
-        ]
-    )
-    return body.encode("utf-8")
+    numeric = 1 if response.strategy_type == RATE_LIMITING else 0
+    kind = response.strategy_type if dialect == "proto3" else numeric
+    return str(_json(response_object(response, kind), dialect == "go-struct")).encode("utf-8")

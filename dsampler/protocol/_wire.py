@@ -19,13 +19,7 @@ END_GROUP: Final = 4
 I32: Final = 5
 MAX_GROUP_DEPTH: Final = 32
 _MAX_FIELD: Final = (1 << 29) - 1
-_WIRE_NAMES: Final = {
-    VARINT: "varint",
-    I64: "64-bit",
-    LEN: "length-delimited",
-    START_GROUP: "group",
-    I32: "32-bit",
-}
+_WIRE_NAMES: Final = ("varint", "64-bit", "length-delimited", "group", "end of group", "32-bit")  # by type
 _DOUBLE: Final = struct.Struct("<d")
 T = TypeVar("T")
 P = TypeVar("P", int, bytes)

@@ -43,7 +43,6 @@ def _described(strategy: Strategy) -> str:
             return f"rate limiting {limit:g}/s"
         case PerOperationStrategy(default_rate=rate, operations=operations):
             return f"per-operation (default {rate:g}, {len(operations)} operations)"
-    return type(strategy).__name__  # pragma: no cover - the union is closed
 
 
 def weakly(hook: Callable[..., T], gone: Callable[..., T]) -> Callable[..., T]:

@@ -103,12 +103,9 @@ class JaegerReader:
             self.warnings.append(f"no strategies in the file; every service gets probabilistic {self.p:g}")
             return StrategyResponse.of(ProbabilisticStrategy(self.p)), {}, tuple(self.warnings)
         data = self.fields(doc, "strategies", JAEGER_KEYS)
-        default = (
-            self.service(data["default_strategy"], "default_strategy")[1]
-            if "default_strategy" in data
-            else None
-        )
-        default = default or StrategyResponse.of(ProbabilisticStrategy(self.p))
+        default = StrategyResponse.of(ProbabilisticStrategy(self.p))
+        if "default_strategy" in data:
+            default = self.service(data["default_strategy"], "default_strategy")[1]
         listed = data.get("service_strategies", [])
         if not isinstance(listed, list):
             raise ConfigError("service_strategies", f"expected a list, got {typed(listed)}")
