@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final
 
 from dsampler import _fork
 from dsampler.consistent import NOTHING, statement, threshold_to_probability
-from dsampler.engine import DEFAULT, KEPT, DecisionCounts
+from dsampler.engine import DEFAULT, KEPT, DecisionCounts, EngineSampler
 from dsampler.hashing import SCHEMES
 
 if TYPE_CHECKING:
@@ -72,9 +72,13 @@ def alerts(sampler: Observed) -> int:
     return 0 if found is None else found.alerts
 
 
-def audit(sampler: Observed, *, sigmas: float = SIGMAS, min_decisions: int = MIN_DECISIONS) -> list[Drift]:
+def audit(
+    sampler: Observed | EngineSampler, *, sigmas: float = SIGMAS, min_decisions: int = MIN_DECISIONS
+) -> list[Drift]:
     """The drifting versions among ``sampler``'s recent ones (none when it does not
-    count decisions); new ones are logged, rate-limited."""
+    count decisions; a DSampler's are its engine's); new ones are logged, rate-limited."""
+    if isinstance(sampler, EngineSampler):
+        sampler = sampler.engine
     stats = sampler.decision_counts
     if stats is None:
         return []
