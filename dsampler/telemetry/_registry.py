@@ -13,6 +13,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from dsampler import _fork
+from dsampler.engine import EngineSampler
 
 if TYPE_CHECKING:
     from dsampler.telemetry._observed import Observed, ObservedPoller
@@ -60,7 +61,10 @@ def expected() -> bool:
 
 
 def sampler_id(sampler: object) -> str:
-    """The ``dsampler.sampler`` attribute of ``sampler``'s series ("" if not registered)."""
+    """The ``dsampler.sampler`` attribute of ``sampler``'s series, a DSampler's its
+    engine's ("" if not registered)."""
+    if isinstance(sampler, EngineSampler):
+        sampler = sampler.engine
     with _guard.lock:
         number = _numbers_of.get(sampler)  # type: ignore[call-overload]
     return "" if number is None else str(number)
