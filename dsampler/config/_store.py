@@ -142,15 +142,11 @@ class ConfigStore(Generic[S]):
             ConfigError: ``version`` is not in the history ring.
         """
         with self._lock:
-            base = self._base_at(version)
-            return self._publish_locked(base, self._bound(base))
-
-    def _base_at(self, version: int) -> SamplingConfig:
-        for published in self._ring:
-            if published[0].version == version:
-                return published[1]
-        kept = f"{self._ring[0][0].version}..{self._ring[-1][0].version}"
-        raise ConfigError("version", f"expected a version in the history ({kept}), got {version!r}")
+            for published, base in self._ring:
+                if published.version == version:
+                    return self._publish_locked(base, self._bound(base))
+            kept = f"{self._ring[0][0].version}..{self._ring[-1][0].version}"
+            raise ConfigError("version", f"expected a version in the history ({kept}), got {version!r}")
 
     def refresh(self) -> S:
         """Compile the current configuration again, as the same version."""
