@@ -15,7 +15,7 @@ from dsampler.config._keywords import AdaptiveChanges, AdaptiveKeywords, Setting
 from dsampler.config._lines import with_lines
 from dsampler.config._model import DEFAULT_RATE, FIELD_CHECKS, OperationStrategy, SamplingConfig
 from dsampler.config._overlay import Overlay, differences
-from dsampler.config._parse import as_config, parse_config, parse_fields
+from dsampler.config._parse import as_config, parse_config, parse_fields, serialize
 from dsampler.config._remote import RemoteSettings, service_name
 from dsampler.config._rule import (
     ANY_TEXT,
@@ -30,7 +30,6 @@ from dsampler.config._rule import (
     Rule,
     Sample,
 )
-from dsampler.config._serialize import serialize
 from dsampler.config._shape import (
     MAX_ARG_CHARS,
     build,

@@ -6,9 +6,8 @@ from __future__ import annotations
 import logging
 
 from dsampler.config._model import SamplingConfig
-from dsampler.config._parse import SCALARS
+from dsampler.config._parse import SCALARS, serialize
 from dsampler.config._rule import Sample
-from dsampler.config._serialize import serialize
 
 _log = logging.getLogger("dsampler.config")
 #: The files (by absolute path) whose configuration was said to cut traces: once each.

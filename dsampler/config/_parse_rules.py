@@ -1,4 +1,4 @@
-"""The ``rules:`` section of a configuration file -> frozen :class:`Rule` values."""
+"""The ``rules:`` section of a configuration file -> frozen :class:`Rule` values, and back."""
 
 from __future__ import annotations
 
@@ -167,3 +167,52 @@ def parse_rules(value: object, path: str) -> tuple[Rule, ...]:
     rules = [p.run(_rule, v, f"{path}[{i}]") for i, v in enumerate(items(value, path))]
     p.raise_if_any()
     return tuple(r for r in rules if r is not None)
+
+
+def _dump_pattern(p: Pattern | Value) -> object:
+    if not isinstance(p, Pattern):
+        return p
+    return p.value if p.kind == "exact" else {p.kind: p.value}
+
+
+def _dump_attributes(matches: tuple[AttributeMatch, ...]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for m in matches:
+        values = [_dump_pattern(v) for v in m.values]
+        excluded = {"excluded": [_dump_pattern(p) for p in m.excluded]} if m.excluded else {}
+        out[m.key] = {"text": values, **excluded} if m.text else values
+    return out
+
+
+def _dump_action(action: Action) -> object:
+    match action:
+        case Drop():
+            return "drop"
+        case Sample(rate=rate):
+            return {"sample": rate}
+        case RateLimit(per_second=n):
+            return {"rate_limit": n}
+        case Rollout(steps=steps, start=start):
+            out: dict[str, object] = {} if start is None else {"start": start.isoformat()}
+            out["steps"] = [
+                {"at": s.at.isoformat(), "rate": s.rate}
+                if s.at is not None
+                else {"after": f"{s.after_s!r}s", "rate": s.rate}
+                for s in steps
+            ]
+            return {"rollout": out}
+    raise TypeError(f"not an action: {action!r}")  # pragma: no cover - Rule validates
+
+
+def dump_rule(rule: Rule) -> dict[str, object]:
+    m = rule.match
+    parts = {
+        "span_name": [_dump_pattern(p) for p in m.span_name],
+        "span_kind": list(m.span_kind),
+        "attributes": _dump_attributes(m.attributes),
+        "resource": _dump_attributes(m.resource),
+    }
+    out: dict[str, object] = {} if rule.name is None else {"name": rule.name}
+    out["match"] = {key: value for key, value in parts.items() if value}
+    out["action"] = _dump_action(rule.action)
+    return out
