@@ -10,9 +10,9 @@ from dsampler.config._files import (
     locate,
     parse_config_bytes,
     read_bytes,
+    with_lines,
 )
 from dsampler.config._keywords import AdaptiveChanges, AdaptiveKeywords, SettingsKeywords
-from dsampler.config._lines import with_lines
 from dsampler.config._model import DEFAULT_RATE, FIELD_CHECKS, OperationStrategy, SamplingConfig
 from dsampler.config._overlay import Overlay, differences
 from dsampler.config._parse import as_config, parse_config, parse_fields, serialize
