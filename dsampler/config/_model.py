@@ -72,9 +72,6 @@ class _Operations(Mapping[str, OperationStrategy]):
             self._hash = hash(frozenset(self._data.items()))
         return self._hash
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Mapping) and dict(self._data) == dict(other)
-
     def __repr__(self) -> str:
         return repr(self._data)
 
@@ -145,11 +142,7 @@ class SamplingConfig:
     version: int = 0
 
     def __post_init__(self) -> None:
-        for name, validator in FIELD_CHECKS.items():
-            value = getattr(self, name)
-            checked = validator(value)
-            if checked is not value:
-                object.__setattr__(self, name, checked)
+        self.__dict__.update(check_values(self.__dict__))  # its fields, checked in order
         self._check_together()
 
     def _check_together(self) -> None:
@@ -174,11 +167,7 @@ class SamplingConfig:
         copy: SamplingConfig = _new(SamplingConfig)
         values = copy.__dict__
         values.update(self.__dict__)  # one copy in C: the fields are the instance's dict
-        for name, value in changes.items():
-            validator = FIELD_CHECKS.get(name)
-            if validator is None:
-                raise ConfigError(name, "unknown field of SamplingConfig")
-            values[name] = validator(value)
+        values.update(check_values(changes))
         if not _TOGETHER.isdisjoint(changes):  # self holds them together already
             copy._check_together()
         return copy
@@ -246,3 +235,17 @@ FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
     "remote": lambda v: check_optional(v, "remote", RemoteSettings),
     "version": _version,
 }
+
+
+def check_values(
+    fields: Mapping[str, Any], checks: Mapping[str, Callable[[Any], Any]] = FIELD_CHECKS
+) -> dict[str, Any]:
+    """``fields`` each checked by its check in ``checks`` (a name without one is an
+    unknown field of SamplingConfig)."""
+    checked = {}
+    for name, value in fields.items():
+        check = checks.get(name)
+        if check is None:
+            raise ConfigError(name, "unknown field of SamplingConfig")
+        checked[name] = check(value)
+    return checked

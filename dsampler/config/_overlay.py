@@ -4,14 +4,13 @@ owns of a configuration, written over the store's base by :func:`merge`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields as dataclass_fields
 from typing import Any, Final, Protocol
 
-from dsampler.config._model import FIELD_CHECKS, SamplingConfig
-from dsampler.errors import ConfigError
+from dsampler.config._model import FIELD_CHECKS, SamplingConfig, check_values
 
 _NONE: Final[Mapping[str, Any]] = {}
-_CONTENT: Final = tuple(f.name for f in dataclass_fields(SamplingConfig) if f.name != "version")
+#: The checks of the fields an overlay may own: every field of SamplingConfig but the version.
+_CHECKS: Final = {name: check for name, check in FIELD_CHECKS.items() if name != "version"}
 
 
 class OverlayStore(Protocol):
@@ -37,18 +36,7 @@ def merge(base: SamplingConfig, fields: Mapping[str, Any]) -> SamplingConfig:
 
 def differences(a: SamplingConfig, b: SamplingConfig) -> dict[str, Any]:
     """The fields ``b`` says otherwise than ``a`` (the version aside), with ``b``'s values."""
-    return {name: y for name in _CONTENT if (x := getattr(a, name)) is not (y := getattr(b, name)) and x != y}
-
-
-def check_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """An overlay's fields, each checked by the model's check of it."""
-    checked = {}
-    for name, value in fields.items():
-        check = FIELD_CHECKS.get(name)
-        if check is None or name == "version":
-            raise ConfigError(name, "unknown field of SamplingConfig")
-        checked[name] = check(value)
-    return checked
+    return {name: y for name in _CHECKS if (x := getattr(a, name)) is not (y := getattr(b, name)) and x != y}
 
 
 class Overlay:
@@ -65,7 +53,7 @@ class Overlay:
 
     def __init__(self, name: str, fields: Mapping[str, Any] = _NONE, *, tap: object = None) -> None:
         self.name = name
-        self.fields: Mapping[str, Any] = check_fields(fields)
+        self.fields: Mapping[str, Any] = check_values(fields, _CHECKS)
         self.tap = tap
         self.store: OverlayStore | None = None  # set when a store first takes it
         self.retired = False
@@ -82,7 +70,7 @@ class Overlay:
         Raises:
             ConfigError: a field is invalid, or the merge is; nothing changes.
         """
-        checked = check_fields(fields)
+        checked = check_values(fields, _CHECKS)
         store = self.store
         return False if store is None else store.write(self, checked)
 
