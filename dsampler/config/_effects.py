@@ -43,25 +43,16 @@ def trace_cuts(config: SamplingConfig) -> str | None:
     differently: a child lost, or exported without its root); None when nothing can."""
     if config.parent_based:
         return None
-    rate = config.rate
-    found = [
-        text
-        for text, present in (
-            (
-                "rules",
-                any(not (isinstance(r.action, Sample) and r.action.rate == rate) for r in config.rules),
-            ),
-            (
-                "per-operation rates",
-                any(s.rate != rate or s.lower_bound_per_second for s in config.operations.values()),
-            ),
-            ("a lower bound per operation", config.default_lower_bound_per_second > 0),
-            ("a traces-per-second cap", config.traces_per_second is not None),
-            ("an adaptive rate", config.adaptive is not None),
-            ("a remote endpoint's strategies", config.remote is not None),
-        )
-        if present
-    ]
+    rate, operations = config.rate, config.operations.values()
+    cuts = {
+        "rules": any(not (isinstance(r.action, Sample) and r.action.rate == rate) for r in config.rules),
+        "per-operation rates": any(s.rate != rate or s.lower_bound_per_second for s in operations),
+        "a lower bound per operation": config.default_lower_bound_per_second > 0,
+        "a traces-per-second cap": config.traces_per_second is not None,
+        "an adaptive rate": config.adaptive is not None,
+        "a remote endpoint's strategies": config.remote is not None,
+    }
+    found = [text for text, present in cuts.items() if present]
     if not found:
         return None
     return found[0] if len(found) == 1 else f"{', '.join(found[:-1])} and {found[-1]}"
