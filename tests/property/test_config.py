@@ -22,8 +22,7 @@ from dsampler.config._model import OperationStrategy, SamplingConfig
 from dsampler.config._parse import parse_config, serialize
 from dsampler.config._rule import AttributeMatch, Drop, Match, Pattern, Rule, Sample
 from dsampler.config._shape import parse_duration
-from dsampler.config._yaml import MAX_DEPTH, _check_nodes, _safe_loader
-from dsampler.config._yaml_build import Unusual, build_plain
+from dsampler.config._yaml import MAX_DEPTH, Unusual, _check_nodes, _safe_loader, build_plain
 from tests.property.config_strategies import (
     BAD,
     LONG_TEXT,
