@@ -181,14 +181,6 @@ _TOGETHER: Final = frozenset({"operations", "max_operations", "adaptive", "remot
 _new = object.__new__
 
 
-def _hash(value: object) -> str:
-    return get_scheme(value, "hash").name
-
-
-def _cap(value: object) -> float | None:
-    return None if value is None else check_per_second(value, "traces_per_second")
-
-
 def _operations(value: object) -> _Operations:
     if isinstance(value, _Operations):
         return value
@@ -221,13 +213,13 @@ def _version(value: object) -> int:
 #: Field -> its check, returning the value to store (the same object when unchanged).
 FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
     "rate": check_rate,
-    "hash": _hash,
+    "hash": lambda v: get_scheme(v, "hash").name,
     "parent_based": lambda v: check_bool(v, "parent_based"),
     "record_version": lambda v: check_bool(v, "record_version"),
     "sampler_tags": lambda v: check_bool(v, "sampler_tags"),
     "write_th": lambda v: check_bool(v, "write_th"),
     "max_operations": check_max_operations,
-    "traces_per_second": _cap,
+    "traces_per_second": lambda v: None if v is None else check_per_second(v, "traces_per_second"),
     "default_lower_bound_per_second": lambda v: check_per_second(v, "default_lower_bound_per_second"),
     "operations": _operations,
     "rules": _rules,

@@ -26,7 +26,6 @@ from dsampler.config._shape import (
     Problems,
     build,
     items,
-    join,
     key_path,
     mapping,
     no_unknown_keys,
@@ -40,8 +39,7 @@ from dsampler.errors import ConfigError
 def _pattern(value: object, path: str) -> Pattern:
     if isinstance(value, str):
         return Pattern("exact", check_text(value, path))
-    kind, text = one_key(mapping(value, path), ("exact", "prefix", "glob"), path)
-    return Pattern(kind, check_text(text, join(path, kind)))  # type: ignore[arg-type]  # one of the three
+    return build(path, Pattern, *one_key(mapping(value, path), ("exact", "prefix", "glob"), path))
 
 
 def _value(value: object, path: str) -> Value:
