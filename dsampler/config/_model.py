@@ -197,11 +197,9 @@ def _operations(value: object) -> _Operations:
 
 
 def _rules(value: object) -> tuple[Rule, ...]:
-    if type(value) is tuple and all(type(r) is Rule for r in value):
-        return value
     if not isinstance(value, (tuple, list)) or not all(isinstance(r, Rule) for r in value):
         raise ConfigError("rules", f"expected a sequence of Rule, got {show(value)}")
-    return tuple(value)
+    return tuple(value)  # a tuple itself, unchanged
 
 
 def _version(value: object) -> int:
