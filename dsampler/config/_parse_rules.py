@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import Final
 
-from dsampler._validate import check_per_second, check_rate, check_text, show, typed
+from dsampler._validate import check_rate, check_text, show, typed
 from dsampler.config._rule import (
     ANY_TEXT,
     KINDS,
@@ -43,13 +43,9 @@ def _pattern(value: object, path: str) -> Pattern:
 
 
 def _value(value: object, path: str) -> Value:
-    if isinstance(value, (bool, int)):
-        return value
-    if isinstance(value, float):
-        if math.isnan(value):
-            raise ConfigError(path, "expected a number, got NaN (it never equals anything)")
-        return value
-    return _pattern(value, path)
+    if isinstance(value, float) and math.isnan(value):
+        raise ConfigError(path, "expected a number, got NaN (it never equals anything)")
+    return value if isinstance(value, (bool, int, float)) else _pattern(value, path)
 
 
 def _attribute_matches(value: object, path: str) -> tuple[AttributeMatch, ...]:
@@ -139,9 +135,9 @@ def _action(value: object, path: str) -> Action:
         )
     kind, arg = one_key(mapping(value, path), ("sample", "rate_limit", "rollout"), path)
     if kind == "sample":
-        return Sample(check_rate(arg, f"{path}.sample"))
+        return build(path, Sample, arg)  # checked by Sample, named by its key
     if kind == "rate_limit":
-        return RateLimit(check_per_second(arg, f"{path}.rate_limit"))
+        return build(path, RateLimit, arg)
     return _rollout(arg, f"{path}.rollout")
 
 
