@@ -55,8 +55,7 @@ from typing import Any
 import yaml
 
 from dsampler import DSampler
-from dsampler.config._files import _read_document, read_bytes
-from dsampler.config._lines import with_lines
+from dsampler.config._files import _read_document, read_bytes, with_lines
 from dsampler.config._parse import parse_config
 from dsampler.config._yaml import compose_yaml
 from dsampler.errors import ConfigError

@@ -77,8 +77,7 @@ def redact_url(text: str) -> str:
 
 def plain(number: float) -> str:
     """A number as a person writes it: ``2`` for ``2.0``, ``0.25``, ``1e-06``."""
-    text = repr(number)
-    return text.removesuffix(".0")
+    return repr(number).removesuffix(".0")
 
 
 def typed(value: object) -> str:

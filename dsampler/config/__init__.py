@@ -10,12 +10,11 @@ from dsampler.config._files import (
     locate,
     parse_config_bytes,
     read_bytes,
+    with_lines,
 )
 from dsampler.config._keywords import AdaptiveChanges, AdaptiveKeywords, SettingsKeywords
-from dsampler.config._lines import with_lines
 from dsampler.config._model import DEFAULT_RATE, FIELD_CHECKS, OperationStrategy, SamplingConfig
-from dsampler.config._overlay import Overlay, differences
-from dsampler.config._parse import as_config, parse_config, parse_fields
+from dsampler.config._parse import as_config, parse_config, parse_fields, serialize
 from dsampler.config._remote import RemoteSettings, service_name
 from dsampler.config._rule import (
     ANY_TEXT,
@@ -30,7 +29,6 @@ from dsampler.config._rule import (
     Rule,
     Sample,
 )
-from dsampler.config._serialize import serialize
 from dsampler.config._shape import (
     MAX_ARG_CHARS,
     build,
@@ -40,7 +38,7 @@ from dsampler.config._shape import (
     parse_duration,
     parse_rate,
 )
-from dsampler.config._store import DEFAULT_HISTORY, ConfigStore
+from dsampler.config._store import DEFAULT_HISTORY, ConfigStore, Overlay, differences
 from dsampler.config._watch import Changes, FileWatcher, Watched, read_at_start
 from dsampler.config._yaml import compose_yaml
 

@@ -7,7 +7,7 @@ decide the spans they match.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -17,11 +17,10 @@ from dsampler._validate import (
     check_optional,
     check_per_second,
     check_rate,
-    check_seconds,
     plain,
     show,
 )
-from dsampler.config._shape import dump_section, mapping, no_unknown_keys, parse_duration, parse_section
+from dsampler.config._shape import Check, check_fields, dump_section, mapping, no_unknown_keys, parse_section
 from dsampler.errors import ConfigError
 
 
@@ -50,36 +49,19 @@ class HealthPolicy:
     cooldown_s: float = 10.0
 
     def __post_init__(self) -> None:
-        for name, check in _HEALTH_CHECKS.items():
-            object.__setattr__(self, name, check(getattr(self, name), name))
+        check_fields(self, _HEALTH_CHECKS)
 
 
 #: Whose budget the target is: each ``process``'s, or that of every process on this
 #: ``host`` that descends from one master (docs/adaptive.md, "One budget per host").
 SHARES: Final = ("process", "host")
-#: The range of each duration, in seconds (the file form checks it as written).
-_SECONDS: Final[dict[str, tuple[float, float]]] = {
-    "cooldown_s": (0.0, 3600.0),
-    "window_s": (0.1, 3600.0),
-    "min_window_s": (0.1, 3600.0),
-    "max_window_s": (0.1, 3600.0),
-    "p99_target_s": (1e-6, 3600.0),
-    "hard_cap_burst_s": (0.0, 10.0),
-    "tick_s": (0.001, 10.0),
-}
-
-
-def _seconds(name: str) -> Callable[[Any, str], float]:
-    low, high = _SECONDS[name]
-    return lambda v, n: check_seconds(v, n, low, high)
-
-
-_HEALTH_CHECKS: Final[dict[str, Callable[[Any, str], float]]] = {
+#: Each field's check; a duration's is its range in seconds (the file form checks it as written).
+_HEALTH_CHECKS: Final[dict[str, Check]] = {
     "error_ratio": check_rate,
     "error_multiplier": lambda v, n: check_number(v, n, 0.0, 1.0),
     "latency_multiplier": lambda v, n: check_number(v, n, 0.0, 1.0),
     "floor": check_rate,
-    "cooldown_s": _seconds("cooldown_s"),
+    "cooldown_s": (0.0, 3600.0),
 }
 
 
@@ -129,8 +111,7 @@ class AdaptiveSettings:
     share: str = "process"
 
     def __post_init__(self) -> None:
-        for name, check in _CHECKS.items():
-            object.__setattr__(self, name, check(getattr(self, name), name))
+        check_fields(self, _CHECKS)
         _check_together(self)
 
     @property
@@ -153,21 +134,21 @@ def _share(value: object, name: str) -> str:
     return value
 
 
-_CHECKS: Final[dict[str, Callable[[Any, str], Any]]] = {
+_CHECKS: Final[dict[str, Check]] = {
     "target_traces_per_second": _positive_per_second,
     "min_rate": check_rate,
     "max_rate": check_rate,
     "alpha": lambda v, n: check_number(v, n, 0.0, 100.0),
     "beta": lambda v, n: check_number(v, n, 0.0, 100.0),
-    "window_s": _seconds("window_s"),
-    "min_window_s": _seconds("min_window_s"),
-    "max_window_s": _seconds("max_window_s"),
+    "window_s": (0.1, 3600.0),
+    "min_window_s": (0.1, 3600.0),
+    "max_window_s": (0.1, 3600.0),
     "hysteresis": lambda v, n: check_number(v, n, 0.0, 0.9),
-    "p99_target_s": _seconds("p99_target_s"),
+    "p99_target_s": (1e-6, 3600.0),
     "health": lambda v, n: check_optional(v, n, HealthPolicy),
     "hard_cap_factor": lambda v, n: None if v is None else check_number(v, n, 1.0, 1000.0),
-    "hard_cap_burst_s": _seconds("hard_cap_burst_s"),
-    "tick_s": _seconds("tick_s"),
+    "hard_cap_burst_s": (0.0, 10.0),
+    "tick_s": (0.001, 10.0),
     "share": _share,
 }
 
@@ -206,24 +187,13 @@ def settings_with(base: float | AdaptiveSettings, changes: Mapping[str, Any]) ->
 
 # -- file form -------------------------------------------------------------------------
 
-_FIELD_CHECKS: Final = {**_CHECKS, **_HEALTH_CHECKS}
-
-
-def _field(name: str, value: object, path: str) -> Any:
-    """A field of either section from its file form (durations written ``10s``)."""
-    if name in _SECONDS:
-        return parse_duration(value, path, _SECONDS[name])
-    if name == "health":
-        return _parse_health(value, path)
-    return _FIELD_CHECKS[name](value, path)
-
 
 def _parse_health(value: object, path: str) -> HealthPolicy | None:
     if value is None or value is False:
         return None
     if value is True:
         return HealthPolicy()
-    return parse_section(HealthPolicy, mapping(value, path), path, _field)
+    return parse_section(HealthPolicy, mapping(value, path), path, _HEALTH_CHECKS)
 
 
 def parse_adaptive(value: object, path: str = "adaptive") -> AdaptiveSettings | None:
@@ -238,7 +208,7 @@ def parse_adaptive(value: object, path: str = "adaptive") -> AdaptiveSettings | 
     data = mapping(value, path)
     if "target_traces_per_second" not in data:
         raise ConfigError(f"{path}.target_traces_per_second", "missing; expected traces per second above 0")
-    return parse_section(AdaptiveSettings, data, path, _field)
+    return parse_section(AdaptiveSettings, data, path, {**_CHECKS, "health": _parse_health})
 
 
 def dump_adaptive(settings: AdaptiveSettings | None) -> dict[str, Any] | None:

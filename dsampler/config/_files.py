@@ -1,20 +1,22 @@
 """Configuration files -> plain mappings, refusing what could hurt the process: files
 above :data:`MAX_FILE_BYTES`, deep nesting, YAML anchors and aliases, and duplicate keys
-(the later one silently winning would hide a typo).
+(the later one silently winning would hide a typo). A refused field's line is found on
+the error path only, along the paths of the fields the problems name.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from dsampler._validate import read_int, show, typed
-from dsampler.config._lines import with_lines
 from dsampler.config._model import SamplingConfig
 from dsampler.config._parse import parse_config
+from dsampler.config._shape import render_step
 from dsampler.config._yaml import MAX_DEPTH, compose_yaml, parse_yaml_node
 from dsampler.errors import ConfigError
 
@@ -64,6 +66,58 @@ def locate(name: str, problem: ConfigError) -> str:
 def describe(name: str, exc: ConfigError) -> str:
     """Every problem of ``exc`` as ``FILE: field: problem``, the file named once each."""
     return "; ".join(locate(name, problem) for problem in exc.errors)
+
+
+_CUT: Final = re.compile(r"[.\[]")
+
+
+def with_lines(exc: ConfigError, root: Any) -> ConfigError:
+    """``exc`` with ``(line N)`` after each problem whose field (or the nearest field
+    above it) stands in the composed document ``root`` (None: ``exc`` as it is)."""
+    if root is None:
+        return exc
+    lines = field_lines(root, (problem.field for problem in exc.errors))
+    out = []
+    for problem in exc.errors:
+        field = problem.field
+        while field and field not in lines:
+            cut = max(field.rfind("."), field.rfind("["))
+            field = field[:cut] if cut > 0 else ""
+        suffix = f" (line {lines[field]})" if field else ""
+        out.append(ConfigError(problem.field, problem.problem + suffix))
+    return ConfigError.of(out)
+
+
+def field_lines(root: Any, fields: Iterable[str]) -> dict[str, int]:
+    """Line (1-based) of each of ``fields`` and of the fields above them that stand in
+    the composed document ``root``, by the path the parser names them with. The walk
+    descends only into the paths above ``fields``, in document order."""
+    import yaml
+
+    wanted: set[str] = set()
+    above: set[str] = set()  # the paths to descend into: proper beginnings of the fields
+    for field in fields:
+        wanted.add(field)
+        above.update(field[: m.start()] for m in _CUT.finditer(field))
+    wanted |= above
+    mapping, sequence, scalar = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
+    lines: dict[str, int] = {}
+    stack: list[tuple[Any, str, int, str | int]] = [(root, "", 0, "")]
+    while stack:
+        node, path, depth, top = stack.pop()
+        if isinstance(node, mapping):
+            children = [(key.value, key, value) for key, value in node.value if isinstance(key, scalar)]
+        elif isinstance(node, sequence):
+            children = [(i, item, item) for i, item in enumerate(node.value)]
+        else:
+            continue
+        for part, marked, child in children:
+            here = render_step(path, depth, top, part)
+            if here in wanted:
+                lines[here] = marked.start_mark.line + 1
+                if here in above:
+                    stack.append((child, here, depth + 1, part if depth == 0 else top))
+    return lines
 
 
 def parse_config_bytes(data: bytes, name: str) -> SamplingConfig:

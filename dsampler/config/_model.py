@@ -72,9 +72,6 @@ class _Operations(Mapping[str, OperationStrategy]):
             self._hash = hash(frozenset(self._data.items()))
         return self._hash
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Mapping) and dict(self._data) == dict(other)
-
     def __repr__(self) -> str:
         return repr(self._data)
 
@@ -145,11 +142,7 @@ class SamplingConfig:
     version: int = 0
 
     def __post_init__(self) -> None:
-        for name, validator in FIELD_CHECKS.items():
-            value = getattr(self, name)
-            checked = validator(value)
-            if checked is not value:
-                object.__setattr__(self, name, checked)
+        self.__dict__.update(check_values(self.__dict__))  # its fields, checked in order
         self._check_together()
 
     def _check_together(self) -> None:
@@ -174,11 +167,7 @@ class SamplingConfig:
         copy: SamplingConfig = _new(SamplingConfig)
         values = copy.__dict__
         values.update(self.__dict__)  # one copy in C: the fields are the instance's dict
-        for name, value in changes.items():
-            validator = FIELD_CHECKS.get(name)
-            if validator is None:
-                raise ConfigError(name, "unknown field of SamplingConfig")
-            values[name] = validator(value)
+        values.update(check_values(changes))
         if not _TOGETHER.isdisjoint(changes):  # self holds them together already
             copy._check_together()
         return copy
@@ -190,14 +179,6 @@ class SamplingConfig:
 
 _TOGETHER: Final = frozenset({"operations", "max_operations", "adaptive", "remote"})
 _new = object.__new__
-
-
-def _hash(value: object) -> str:
-    return get_scheme(value, "hash").name
-
-
-def _cap(value: object) -> float | None:
-    return None if value is None else check_per_second(value, "traces_per_second")
 
 
 def _operations(value: object) -> _Operations:
@@ -216,11 +197,9 @@ def _operations(value: object) -> _Operations:
 
 
 def _rules(value: object) -> tuple[Rule, ...]:
-    if type(value) is tuple and all(type(r) is Rule for r in value):
-        return value
     if not isinstance(value, (tuple, list)) or not all(isinstance(r, Rule) for r in value):
         raise ConfigError("rules", f"expected a sequence of Rule, got {show(value)}")
-    return tuple(value)
+    return tuple(value)  # a tuple itself, unchanged
 
 
 def _version(value: object) -> int:
@@ -232,13 +211,13 @@ def _version(value: object) -> int:
 #: Field -> its check, returning the value to store (the same object when unchanged).
 FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
     "rate": check_rate,
-    "hash": _hash,
+    "hash": lambda v: get_scheme(v, "hash").name,
     "parent_based": lambda v: check_bool(v, "parent_based"),
     "record_version": lambda v: check_bool(v, "record_version"),
     "sampler_tags": lambda v: check_bool(v, "sampler_tags"),
     "write_th": lambda v: check_bool(v, "write_th"),
     "max_operations": check_max_operations,
-    "traces_per_second": _cap,
+    "traces_per_second": lambda v: None if v is None else check_per_second(v, "traces_per_second"),
     "default_lower_bound_per_second": lambda v: check_per_second(v, "default_lower_bound_per_second"),
     "operations": _operations,
     "rules": _rules,
@@ -246,3 +225,17 @@ FIELD_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
     "remote": lambda v: check_optional(v, "remote", RemoteSettings),
     "version": _version,
 }
+
+
+def check_values(
+    fields: Mapping[str, Any], checks: Mapping[str, Callable[[Any], Any]] = FIELD_CHECKS
+) -> dict[str, Any]:
+    """``fields`` each checked by its check in ``checks`` (a name without one is an
+    unknown field of SamplingConfig)."""
+    checked = {}
+    for name, value in fields.items():
+        check = checks.get(name)
+        if check is None:
+            raise ConfigError(name, "unknown field of SamplingConfig")
+        checked[name] = check(value)
+    return checked

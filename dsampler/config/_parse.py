@@ -1,4 +1,5 @@
-"""Mappings (from YAML, JSON, the API or the environment) -> the frozen model.
+"""Mappings (from YAML, JSON, the API or the environment) -> the frozen model, and back
+(:func:`serialize`).
 
 Every problem names its field path (``rules[2].match.span_name``), what was expected and
 what was found; all problems of a document are reported together. Unknown keys are
@@ -12,10 +13,10 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Final
 
 from dsampler._validate import MAX_TEXT, check_rate, check_text, show, typed
-from dsampler.config._adaptive import parse_adaptive
+from dsampler.config._adaptive import dump_adaptive, parse_adaptive
 from dsampler.config._model import FIELD_CHECKS, OperationStrategy, SamplingConfig, _Operations
-from dsampler.config._parse_rules import parse_rules
-from dsampler.config._remote import parse_remote
+from dsampler.config._parse_rules import dump_rule, parse_rules
+from dsampler.config._remote import dump_remote, parse_remote
 from dsampler.config._shape import MAX_ITEMS, Problems, build, mapping, no_unknown_keys
 from dsampler.errors import ConfigError
 
@@ -132,3 +133,20 @@ def as_config(config: SamplingConfig | Mapping[str, Any] | None) -> SamplingConf
     if isinstance(config, Mapping):
         return parse_config(config)
     raise ConfigError("config", f"expected a SamplingConfig, a mapping or None, got {typed(config)}")
+
+
+def serialize(config: SamplingConfig) -> dict[str, Any]:
+    """The canonical file form of ``config`` (JSON- and YAML-safe); ``version`` is left
+    out because versions belong to the store that publishes a configuration."""
+    return {
+        **{name: getattr(config, name) for name in SCALARS},  # the file writes the model's value
+        "operations": {
+            name: {"rate": s.rate}
+            if s.lower_bound_per_second is None
+            else {"rate": s.rate, "lower_bound_per_second": s.lower_bound_per_second}
+            for name, s in config.operations.items()
+        },
+        "rules": [dump_rule(r) for r in config.rules],
+        "adaptive": dump_adaptive(config.adaptive),
+        "remote": dump_remote(config.remote),
+    }

@@ -1,4 +1,4 @@
-"""The ``rules:`` section of a configuration file -> frozen :class:`Rule` values."""
+"""The ``rules:`` section of a configuration file -> frozen :class:`Rule` values, and back."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import Final
 
-from dsampler._validate import check_per_second, check_rate, check_text, show, typed
+from dsampler._validate import check_rate, check_text, show, typed
 from dsampler.config._rule import (
     ANY_TEXT,
     KINDS,
@@ -26,7 +26,6 @@ from dsampler.config._shape import (
     Problems,
     build,
     items,
-    join,
     key_path,
     mapping,
     no_unknown_keys,
@@ -40,18 +39,13 @@ from dsampler.errors import ConfigError
 def _pattern(value: object, path: str) -> Pattern:
     if isinstance(value, str):
         return Pattern("exact", check_text(value, path))
-    kind, text = one_key(mapping(value, path), ("exact", "prefix", "glob"), path)
-    return Pattern(kind, check_text(text, join(path, kind)))  # type: ignore[arg-type]  # one of the three
+    return build(path, Pattern, *one_key(mapping(value, path), ("exact", "prefix", "glob"), path))
 
 
 def _value(value: object, path: str) -> Value:
-    if isinstance(value, (bool, int)):
-        return value
-    if isinstance(value, float):
-        if math.isnan(value):
-            raise ConfigError(path, "expected a number, got NaN (it never equals anything)")
-        return value
-    return _pattern(value, path)
+    if isinstance(value, float) and math.isnan(value):
+        raise ConfigError(path, "expected a number, got NaN (it never equals anything)")
+    return value if isinstance(value, (bool, int, float)) else _pattern(value, path)
 
 
 def _attribute_matches(value: object, path: str) -> tuple[AttributeMatch, ...]:
@@ -141,9 +135,9 @@ def _action(value: object, path: str) -> Action:
         )
     kind, arg = one_key(mapping(value, path), ("sample", "rate_limit", "rollout"), path)
     if kind == "sample":
-        return Sample(check_rate(arg, f"{path}.sample"))
+        return build(path, Sample, arg)  # checked by Sample, named by its key
     if kind == "rate_limit":
-        return RateLimit(check_per_second(arg, f"{path}.rate_limit"))
+        return build(path, RateLimit, arg)
     return _rollout(arg, f"{path}.rollout")
 
 
@@ -167,3 +161,52 @@ def parse_rules(value: object, path: str) -> tuple[Rule, ...]:
     rules = [p.run(_rule, v, f"{path}[{i}]") for i, v in enumerate(items(value, path))]
     p.raise_if_any()
     return tuple(r for r in rules if r is not None)
+
+
+def _dump_pattern(p: Pattern | Value) -> object:
+    if not isinstance(p, Pattern):
+        return p
+    return p.value if p.kind == "exact" else {p.kind: p.value}
+
+
+def _dump_attributes(matches: tuple[AttributeMatch, ...]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for m in matches:
+        values = [_dump_pattern(v) for v in m.values]
+        excluded = {"excluded": [_dump_pattern(p) for p in m.excluded]} if m.excluded else {}
+        out[m.key] = {"text": values, **excluded} if m.text else values
+    return out
+
+
+def _dump_action(action: Action) -> object:
+    match action:
+        case Drop():
+            return "drop"
+        case Sample(rate=rate):
+            return {"sample": rate}
+        case RateLimit(per_second=n):
+            return {"rate_limit": n}
+        case Rollout(steps=steps, start=start):
+            out: dict[str, object] = {} if start is None else {"start": start.isoformat()}
+            out["steps"] = [
+                {"at": s.at.isoformat(), "rate": s.rate}
+                if s.at is not None
+                else {"after": f"{s.after_s!r}s", "rate": s.rate}
+                for s in steps
+            ]
+            return {"rollout": out}
+    raise TypeError(f"not an action: {action!r}")  # pragma: no cover - Rule validates
+
+
+def dump_rule(rule: Rule) -> dict[str, object]:
+    m = rule.match
+    parts = {
+        "span_name": [_dump_pattern(p) for p in m.span_name],
+        "span_kind": list(m.span_kind),
+        "attributes": _dump_attributes(m.attributes),
+        "resource": _dump_attributes(m.resource),
+    }
+    out: dict[str, object] = {} if rule.name is None else {"name": rule.name}
+    out["match"] = {key: value for key, value in parts.items() if value}
+    out["action"] = _dump_action(rule.action)
+    return out

@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Final
 
 from dsampler._validate import check_endpoint, check_seconds, check_url_text, redact_url
-from dsampler.config._shape import dump_section, mapping, parse_duration, parse_section
+from dsampler.config._shape import dump_section, mapping, parse_section
 
 DEFAULT_ENDPOINT: Final = "http://127.0.0.1:5778/sampling"
 #: The range of each duration, in seconds (the file form checks it as written: ``'2d'``).
@@ -62,11 +62,6 @@ def service_name(explicit: object, resource: Mapping[str, Any], field: str = "se
     return check_url_text(explicit, field)
 
 
-def _field(name: str, value: object, path: str) -> object:
-    """A field from its file form: durations written ``60s``, the rest as they are."""
-    return parse_duration(value, path, _SECONDS[name]) if name in _SECONDS else value
-
-
 def parse_remote(value: object, path: str = "remote") -> RemoteSettings | None:
     """The file form of ``remote:`` (a mapping, or null for none) -> settings.
 
@@ -75,7 +70,7 @@ def parse_remote(value: object, path: str = "remote") -> RemoteSettings | None:
     """
     if value is None or isinstance(value, RemoteSettings):
         return value
-    return parse_section(RemoteSettings, mapping(value, path), path, _field)
+    return parse_section(RemoteSettings, mapping(value, path), path, _SECONDS)
 
 
 def dump_remote(settings: RemoteSettings | None) -> dict[str, Any] | None:

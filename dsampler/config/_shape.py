@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
 from dsampler._validate import check_rate, check_seconds, show, typed
 from dsampler.errors import ConfigError
@@ -175,17 +175,32 @@ def _built(path: str, keys: Mapping[str, str], cls: Callable[..., T], *args: Any
         raise ConfigError.of(problems) from None
 
 
-def parse_section(
-    cls: type[D], data: Mapping[str, Any], path: str, parse: Callable[[str, Any, str], Any]
-) -> D:
-    """A settings section from its file form, where durations drop their fields' ``_s``:
-    each key's ``parse(field, value, path)`` (every problem at once), then ``cls``."""
+#: A settings field's check, ``check(value, field)``, or a duration's range in seconds.
+Check: TypeAlias = Callable[[Any, str], Any] | tuple[float, float]
+
+
+def check_fields(settings: DataclassInstance, checks: Mapping[str, Check]) -> None:
+    """Each field of the frozen ``settings`` that ``checks`` names, checked and stored back."""
+    for name, check in checks.items():
+        value = getattr(settings, name)
+        checked = check_seconds(value, name, *check) if isinstance(check, tuple) else check(value, name)
+        object.__setattr__(settings, name, checked)
+
+
+def parse_section(cls: type[D], data: Mapping[str, Any], path: str, checks: Mapping[str, Check]) -> D:
+    """A settings section from its file form, where durations (a range in ``checks``) are
+    written ``10s`` under their field's name without its ``_s``: each key read by its
+    field's check (none: as it is; every problem at once), then ``cls``."""
     fields = {f.name.removesuffix("_s"): f.name for f in dataclasses.fields(cls)}
     no_unknown_keys(data, fields, path)
     problems = Problems()
-    values = {
-        fields[key]: problems.run(parse, fields[key], raw, join(path, key)) for key, raw in data.items()
-    }
+    values = {}
+    for key, raw in data.items():
+        check, where = checks.get(fields[key]), join(path, key)
+        if isinstance(check, tuple):
+            values[fields[key]] = problems.run(parse_duration, raw, where, check)
+        else:
+            values[fields[key]] = raw if check is None else problems.run(check, raw, where)
     problems.raise_if_any()
     return _built(path, {name: key for key, name in fields.items()}, cls, **values)
 

@@ -1,5 +1,8 @@
 """YAML for configuration files, read safely: no objects built, no anchors or aliases, no
 duplicate keys, YAML 1.2's core schema. PyYAML is optional; without it JSON still works.
+
+A composed document is built into plain values in one walk, the fast way through a large
+file (:func:`build_plain`); PyYAML's constructor builds, and refuses, what it does not take.
 """
 
 from __future__ import annotations
@@ -10,10 +13,10 @@ from collections.abc import Callable, Hashable
 from typing import Any, ClassVar, Final
 
 from dsampler._validate import LongInteger, read_int, show
-from dsampler.config._yaml_build import Unusual, build_plain
 from dsampler.errors import ConfigError
 
 MAX_DEPTH: Final = 32
+_TAG: Final = "tag:yaml.org,2002:"
 
 
 def parse_yaml_node(text: str, parse_json: Callable[[str], Any]) -> tuple[Any, Any]:
@@ -108,7 +111,7 @@ def _safe_loader(yaml: Any) -> Any:
     stays "no"), ``1e-3`` is a number, ``010`` is ten and ``12:30`` is a string."""
 
     base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
-    replaced = {f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float")}
+    replaced = {_TAG + t for t in ("bool", "int", "float")}
 
     class Loader(base):  # type: ignore[misc,valid-type]
         yaml_implicit_resolvers: ClassVar[dict[str, list[tuple[str, Any]]]] = {
@@ -137,21 +140,21 @@ def _safe_loader(yaml: Any) -> Any:
 def _add_core_schema(loader: Any) -> None:
     """YAML 1.2's core schema for booleans, integers and floats on ``loader``."""
     loader.add_implicit_resolver(
-        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+        _TAG + "bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
     )
     loader.add_implicit_resolver(
-        "tag:yaml.org,2002:int",
+        _TAG + "int",
         re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
         list("-+0123456789"),
     )
     loader.add_implicit_resolver(
-        "tag:yaml.org,2002:float",
+        _TAG + "float",
         re.compile(
             r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
         ),
         list("-+0123456789."),
     )
-    loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+    loader.add_constructor(_TAG + "int", _construct_int)
 
 
 def _add_fast_resolve(yaml: Any, loader: Any) -> None:
@@ -187,7 +190,7 @@ _EXPECTED: Final = {"bool": "true or false", "float": "a number", "timestamp": "
 def _add_checked_scalars(loader: Any) -> None:
     """Constructors of ``_EXPECTED``'s tags that refuse a bad scalar as invalid YAML."""
     for name, expected in _EXPECTED.items():
-        tag = f"tag:yaml.org,2002:{name}"
+        tag = _TAG + name
         loader.add_constructor(tag, _checked(loader.yaml_constructors[tag], name, expected))
 
 
@@ -205,9 +208,93 @@ def _checked(construct: Callable[[Any, Any], Any], name: str, expected: str) -> 
 
 
 def _construct_int(loader: Any, node: Any) -> int | LongInteger:
-    """YAML 1.2 integers: decimal (too long for ``int()``: a
-    :class:`~dsampler._validate.LongInteger`), ``0o`` octal, ``0x`` hex."""
+    """YAML 1.2 integers: decimal (past ``int()``'s digits a ``LongInteger``), ``0o`` octal, ``0x`` hex."""
     text = loader.construct_scalar(node)
     if text[:2] in ("0o", "0x"):
         return int(text[2:], 8 if text[1] == "o" else 16)
     return read_int(text)
+
+
+_STR: Final = _TAG + "str"
+_MAP: Final = _TAG + "map"
+_SEQ: Final = _TAG + "seq"
+#: The scalar tags besides strings whose constructors are plain functions of a node.
+_SCALAR_TAGS: Final = tuple(_TAG + name for name in ("int", "float", "bool", "null", "timestamp"))
+
+
+class Unusual(Exception):  # noqa: N818 - not an error: a signal to take the general way
+    """The document needs PyYAML's own constructor (its errors, or its rarer tags)."""
+
+
+def build_plain(loader: Any, root: Any, max_depth: int) -> Any:
+    """``root`` (composed by ``loader``, without aliases) as plain values, as the
+    loader's constructor would build it.
+
+    Raises:
+        Unusual: the document needs the loader's own constructor.
+    """
+    return _Walk(loader, max_depth).node(root, 0)
+
+
+class _Walk:
+    """One document's walk; ``node`` is recursive, at most ``max_depth`` deep."""
+
+    __slots__ = ("loader", "mapping_node", "max_depth", "scalar_node", "scalars", "sequence_node")
+
+    def __init__(self, loader: Any, max_depth: int) -> None:
+        import yaml
+
+        self.loader = loader
+        self.scalar_node, self.mapping_node, self.sequence_node = (
+            yaml.ScalarNode,
+            yaml.MappingNode,
+            yaml.SequenceNode,
+        )
+        self.scalars: dict[str, Callable[[Any, Any], Any]] = {
+            tag: loader.yaml_constructors[tag] for tag in _SCALAR_TAGS
+        }
+        self.max_depth = max_depth
+
+    def scalar(self, node: Any) -> Any:
+        if node.tag == _STR:
+            return node.value
+        construct = self.scalars.get(node.tag)
+        if construct is None:
+            raise Unusual
+        try:
+            return construct(self.loader, node)
+        except Exception:  # its own error is reported by the general way
+            raise Unusual from None
+
+    def node(self, node: Any, depth: int) -> Any:
+        kind = node.__class__
+        if kind is self.scalar_node:
+            return self.scalar(node)
+        if node.value and depth >= self.max_depth:  # its items would be too deep
+            raise Unusual
+        if kind is self.mapping_node and node.tag == _MAP:
+            return self.mapping(node.value, depth + 1)
+        if kind is self.sequence_node and node.tag == _SEQ:
+            scalar_node, scalar = self.scalar_node, self.scalar
+            return [
+                (item.value if item.tag == _STR else scalar(item))
+                if item.__class__ is scalar_node
+                else self.node(item, depth + 1)
+                for item in node.value
+            ]
+        raise Unusual
+
+    def mapping(self, pairs: list[tuple[Any, Any]], depth: int) -> dict[Any, Any]:
+        scalar_node, scalar = self.scalar_node, self.scalar
+        out = {}
+        for key, value in pairs:
+            if key.__class__ is not scalar_node:
+                raise Unusual
+            out[key.value if key.tag == _STR else scalar(key)] = (
+                (value.value if value.tag == _STR else scalar(value))
+                if value.__class__ is scalar_node
+                else self.node(value, depth)
+            )
+        if len(out) != len(pairs):  # a key twice: the general way names it
+            raise Unusual
+        return out

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from dsampler._validate import show
 from dsampler.config._adaptive import AdaptiveSettings, HealthPolicy
 from dsampler.config._model import OperationStrategy, SamplingConfig
+from dsampler.config._parse import serialize
 from dsampler.config._remote import RemoteSettings
 from dsampler.config._rule import (
     KINDS,
@@ -27,7 +28,6 @@ from dsampler.config._rule import (
     Rule,
     Sample,
 )
-from dsampler.config._serialize import serialize
 from tests.property.strategies import RULE_NAMES, rates
 
 PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")

@@ -19,12 +19,10 @@ from hypothesis import strategies as st
 from dsampler import ConfigError
 from dsampler.config._files import parse_document
 from dsampler.config._model import OperationStrategy, SamplingConfig
-from dsampler.config._parse import parse_config
+from dsampler.config._parse import parse_config, serialize
 from dsampler.config._rule import AttributeMatch, Drop, Match, Pattern, Rule, Sample
-from dsampler.config._serialize import serialize
 from dsampler.config._shape import parse_duration
-from dsampler.config._yaml import MAX_DEPTH, _check_nodes, _safe_loader
-from dsampler.config._yaml_build import Unusual, build_plain
+from dsampler.config._yaml import MAX_DEPTH, Unusual, _check_nodes, _safe_loader, build_plain
 from tests.property.config_strategies import (
     BAD,
     LONG_TEXT,

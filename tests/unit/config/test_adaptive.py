@@ -13,7 +13,7 @@ from dsampler import ConfigError, DSampler, ManualClock, load_config
 from dsampler.cli import main
 from dsampler.config import AdaptiveSettings, HealthPolicy, SamplingConfig, parse_config
 from dsampler.config._adaptive import dump_adaptive, parse_adaptive
-from dsampler.config._serialize import serialize
+from dsampler.config._parse import serialize
 
 
 def test_defaults_are_the_seeds() -> None:

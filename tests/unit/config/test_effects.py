@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from dsampler.config import parse_config
-from dsampler.config._effects import change_text, trace_cuts
+from dsampler.config._watch import change_text, trace_cuts
 
 
 @pytest.mark.parametrize(

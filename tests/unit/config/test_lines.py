@@ -12,8 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dsampler import ConfigError
-from dsampler.config._files import parse_config_bytes, parse_document
-from dsampler.config._lines import field_lines, with_lines
+from dsampler.config._files import field_lines, parse_config_bytes, parse_document, with_lines
 from dsampler.config._parse import parse_config
 from dsampler.config._shape import render_step
 from dsampler.config._yaml import compose_yaml

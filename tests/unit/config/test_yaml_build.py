@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from dsampler.config._yaml import MAX_DEPTH, _safe_loader
-from dsampler.config._yaml_build import Unusual, build_plain
+from dsampler.config._yaml import MAX_DEPTH, Unusual, _safe_loader, build_plain
 
 
 def _walk(text: str) -> Any:
