@@ -17,10 +17,12 @@ from opentelemetry.sdk.trace.sampling import Sampler
 
 import dsampler
 
-# CI (.ci/run) draws the same examples for the same code, so what it runs at a stop is
-# what ran before it; a developer's run draws new ones each time, to find what CI will not.
-settings.register_profile("ci", derandomize=True, database=None)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+# Timing never decides a test: no example fails for taking long on a busy machine. CI
+# (.ci/run) draws the same examples for the same code, so what it runs at a stop is what
+# ran before it; a developer's run draws new ones each time, to find what CI will not.
+settings.register_profile("dev", deadline=None)
+settings.register_profile("ci", parent=settings.get_profile("dev"), derandomize=True, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 REPO = Path(__file__).resolve().parents[1]
 #: The dsampler under test: the clone's dsampler/ under make test (an editable install),
