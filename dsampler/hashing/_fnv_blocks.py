@@ -29,6 +29,8 @@ _S32 = np.uint64(32)
 _S33 = np.uint64(33)
 _FMIX1 = np.uint64(ref.FMIX1)
 _FMIX2 = np.uint64(ref.FMIX2)
+# Scalar kernels keep the GIL (releasing it costs more than the hash); batch kernels
+# release it, so a long batch does not stall the request threads.
 _OPTS: dict[str, Any] = {"cache": True}
 _BATCH_OPTS: dict[str, Any] = {"cache": True, "nogil": True}
 _INLINED: dict[str, Any] = {"cache": True, "inline": "always"}
