@@ -11,14 +11,8 @@ from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
 from opentelemetry.trace import INVALID_SPAN, Span, SpanContext, set_span_in_context
 from opentelemetry.trace.span import DEFAULT_TRACE_STATE, TraceState
 
-
-def _span_key() -> str:
-    """The context key of the current span, found through the public API."""
-    (key,) = set_span_in_context(INVALID_SPAN, Context()).keys()
-    return key
-
-
-SPAN_KEY: Final = _span_key()
+#: The context key of the current span, found through the public API.
+SPAN_KEY: Final[str] = next(iter(set_span_in_context(INVALID_SPAN, Context())))
 
 # With the default runtime context, the ContextVar's own ``get`` is what get_current() calls.
 _runtime = getattr(_context_api, "_RUNTIME_CONTEXT", None)

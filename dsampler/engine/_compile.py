@@ -177,10 +177,14 @@ class _Build:
         )
 
     def _operations(self) -> dict[str, OperationDecider]:
-        return {
-            name: self._operation(name, s.rate, s.lower_bound_per_second)
-            for name, s in self.config.operations.items()
-        }
+        made = {}
+        for name, s in self.config.operations.items():
+            lower = s.lower_bound_per_second
+            per_second = self.config.default_lower_bound_per_second if lower is None else lower
+            bucket = self._bucket(self._existing_lower(name), per_second) if per_second > 0 else None
+            ratio = RatioDecider(f"operations[{name!r}]", s.rate, self.scheme, self.tagger)
+            made[name] = OperationDecider(ratio, bucket, per_second, self.tagger)
+        return made
 
     def _bucket(self, found: TokenBucket | None, per_second: float) -> TokenBucket:
         """``found`` (its rate changed once the build succeeds), or a new bucket, at the
@@ -233,14 +237,6 @@ class _Build:
         ]
         rates = [s.rate for s in rollout.steps]
         return RolloutDecider(source, starts, rates, self.scheme, self.runtime.clock, self.tagger)
-
-    def _operation(self, name: str, rate: float, lower: float | None) -> OperationDecider:
-        per_second = self.config.default_lower_bound_per_second if lower is None else lower
-        bucket = None
-        if per_second > 0:
-            bucket = self._bucket(self._existing_lower(name), per_second)
-        ratio = RatioDecider(f"operations[{name!r}]", rate, self.scheme, self.tagger)
-        return OperationDecider(ratio, bucket, per_second, self.tagger)
 
     def _existing_lower(self, name: str) -> TokenBucket | None:
         """The operation's lower-bound bucket so far: its own, else the one it had as a

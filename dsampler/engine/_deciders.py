@@ -64,9 +64,6 @@ class Tagger:
         return (self.jaeger, self.extra, self.write_th) == (other.jaeger, other.extra, other.write_th)
 
 
-_PLAIN: Final = Tagger()
-
-
 def guaranteed(sampled_by_ratio: bool, lower: TokenBucket | None) -> int:
     """Jaeger's guaranteed-throughput rule: the ratio decides, and a lower-bound credit is
     spent even when it samples; otherwise a credit samples. Returns DROP_IT, BY_RATIO or
@@ -99,9 +96,9 @@ class DropDecider:
 
     __slots__ = ("results", "source")
 
-    def __init__(self, source: str, tags: Tagger | None = None) -> None:
+    def __init__(self, source: str, tags: Tagger) -> None:
         self.source = source
-        self.results = (tags or _PLAIN).results("drop", 0.0)
+        self.results = tags.results("drop", 0.0)
 
     def decide(self, trace_id: int, attributes: Attributes, trace_state: TraceState | None) -> SamplingResult:
         return self.results.dropped(trace_state)

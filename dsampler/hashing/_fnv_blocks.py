@@ -29,6 +29,8 @@ _S32 = np.uint64(32)
 _S33 = np.uint64(33)
 _FMIX1 = np.uint64(ref.FMIX1)
 _FMIX2 = np.uint64(ref.FMIX2)
+# Scalar kernels keep the GIL (releasing it costs more than the hash); batch kernels
+# release it, so a long batch does not stall the request threads.
 _OPTS: dict[str, Any] = {"cache": True}
 _BATCH_OPTS: dict[str, Any] = {"cache": True, "nogil": True}
 _INLINED: dict[str, Any] = {"cache": True, "inline": "always"}
@@ -66,21 +68,12 @@ def _split_pair(lo: int, hi: int, w: int, a: int, b: int) -> tuple[int, int]:
 
 
 def _wide_front(hb: Any, lb: Any, state: Any, spare: Any) -> None:
-    """Bytes 0-13 of the block's IDs into ``state``."""
+    """Bytes 0-13 of the block's IDs into ``state``, two a pass (the shift of the first)."""
     for k in range(hb.shape[0]):
         state[k] = _wide_pair(_OFFSET, hb[k], 56, 48)
-    for k in range(hb.shape[0]):
-        state[k] = _wide_pair(state[k], hb[k], 40, 32)
-    for k in range(hb.shape[0]):
-        state[k] = _wide_pair(state[k], hb[k], 24, 16)
-    for k in range(hb.shape[0]):
-        state[k] = _wide_pair(state[k], hb[k], 8, 0)
-    for k in range(hb.shape[0]):
-        state[k] = _wide_pair(state[k], lb[k], 56, 48)
-    for k in range(hb.shape[0]):
-        state[k] = _wide_pair(state[k], lb[k], 40, 32)
-    for k in range(hb.shape[0]):
-        state[k] = _wide_pair(state[k], lb[k], 24, 16)
+    for word, a in ((hb, 40), (hb, 24), (hb, 8), (lb, 56), (lb, 40), (lb, 24)):
+        for k in range(hb.shape[0]):
+            state[k] = _wide_pair(state[k], word[k], a, a - 8)
 
 
 def _wide_finish(state: Any, spare: Any, k: int, lo: int) -> int:
@@ -89,21 +82,12 @@ def _wide_finish(state: Any, spare: Any, k: int, lo: int) -> int:
 
 
 def _split_front(hb: Any, lb: Any, lo: Any, hi: Any) -> None:
-    """Bytes 0-13 of the block's IDs into the split state ``lo``, ``hi``."""
+    """Bytes 0-13 of the block's IDs into the split state ``lo``, ``hi``, as the wide form."""
     for k in range(hb.shape[0]):
         lo[k], hi[k] = _split_pair(_OFFSET_LO, _OFFSET_HI, hb[k], 56, 48)
-    for k in range(hb.shape[0]):
-        lo[k], hi[k] = _split_pair(lo[k], hi[k], hb[k], 40, 32)
-    for k in range(hb.shape[0]):
-        lo[k], hi[k] = _split_pair(lo[k], hi[k], hb[k], 24, 16)
-    for k in range(hb.shape[0]):
-        lo[k], hi[k] = _split_pair(lo[k], hi[k], hb[k], 8, 0)
-    for k in range(hb.shape[0]):
-        lo[k], hi[k] = _split_pair(lo[k], hi[k], lb[k], 56, 48)
-    for k in range(hb.shape[0]):
-        lo[k], hi[k] = _split_pair(lo[k], hi[k], lb[k], 40, 32)
-    for k in range(hb.shape[0]):
-        lo[k], hi[k] = _split_pair(lo[k], hi[k], lb[k], 24, 16)
+    for word, a in ((hb, 40), (hb, 24), (hb, 8), (lb, 56), (lb, 40), (lb, 24)):
+        for k in range(hb.shape[0]):
+            lo[k], hi[k] = _split_pair(lo[k], hi[k], word[k], a, a - 8)
 
 
 def _split_finish(lo: Any, hi: Any, k: int, w: int) -> int:

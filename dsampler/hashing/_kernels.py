@@ -11,29 +11,21 @@ from typing import Any, Final
 import numpy as np
 from numba import boolean, njit, uint64
 
+from dsampler.hashing import _fnv_blocks as blocks
 from dsampler.hashing import _reference as ref
 from dsampler.hashing._fnv_blocks import WIDE_MULTIPLY, fnv1a_decide, fnv1a_keys
 
-_OFFSET = np.uint64(ref.FNV_OFFSET_BASIS)
-_PRIME = np.uint64(ref.FNV_PRIME)
-_BYTE = np.uint64(0xFF)
-_M32 = np.uint64(0xFFFFFFFF)
-_S8 = np.uint64(8)
-_S32 = np.uint64(32)
-_S33 = np.uint64(33)
+# The constants and options of the block kernels, defined there once.
+_OFFSET, _PRIME, _BYTE, _M32 = blocks._OFFSET, blocks._PRIME, blocks._BYTE, blocks._M32
+_S8, _S32, _S33, _FMIX1, _FMIX2 = blocks._S8, blocks._S32, blocks._S33, blocks._FMIX1, blocks._FMIX2
+_OPTS, _BATCH_OPTS = blocks._OPTS, blocks._BATCH_OPTS
 _S37 = np.uint64(37)
-_FMIX1 = np.uint64(ref.FMIX1)
-_FMIX2 = np.uint64(ref.FMIX2)
 _XXH3_BITFLIP1 = np.uint64(ref.XXH3_BITFLIP1)
 _XXH3_BITFLIP2 = np.uint64(ref.XXH3_BITFLIP2)
 _XXH3_AVALANCHE = np.uint64(ref.XXH3_AVALANCHE)
 _SIXTEEN = np.uint64(16)
 
 _SCALAR = uint64(uint64, uint64)
-# Scalar kernels keep the GIL (releasing it costs more than the hash); batch kernels
-# release it, so a long batch does not stall the request threads.
-_OPTS: dict[str, Any] = {"cache": True}
-_BATCH_OPTS: dict[str, Any] = {"cache": True, "nogil": True}
 _KEYS_SIG = uint64[::1](uint64[::1], uint64[::1], boolean)
 _DECIDE_SIG = boolean[::1](uint64[::1], uint64[::1], uint64, boolean)
 

@@ -53,14 +53,10 @@ class RatioSampler(FaultCountingSampler):
     def __init__(self, rate: float, hash: str = DEFAULT_SCHEME, *, sampler_tags: bool = False) -> None:
         self._rate = check_rate(rate)
         tagger = Tagger(jaeger=check_bool(sampler_tags, "sampler_tags"))
-        self._decider = RatioDecider("rate", self._rate, get_scheme(hash), tagger)
+        decider = self._decider = RatioDecider("rate", self._rate, get_scheme(hash), tagger)
         # the decider's parts as attributes of their own: one load each on the hot path
-        self._scheme, self._bound, self._results = (
-            self._decider.scheme,
-            self._decider.bound,
-            self._decider.results,
-        )
-        self._key = self._decider.key
+        self._scheme, self._bound, self._results = decider.scheme, decider.bound, decider.results
+        self._key = decider.key
         self._sampled = self._results.sampled
         self._dropped = DROPPED
         self._fault_log = FaultLog(self.get_description())

@@ -7,7 +7,7 @@ the instruments.
 from dsampler.telemetry._adjusted import AdjustedCounts
 from dsampler.telemetry._drift import audit
 from dsampler.telemetry._enable import enable
+from dsampler.telemetry._metrics import track
 from dsampler.telemetry._registry import register_poller, sampler_id
-from dsampler.telemetry._track import track
 
 __all__ = ["AdjustedCounts", "audit", "enable", "register_poller", "sampler_id", "track"]

@@ -8,8 +8,7 @@ import math
 import threading
 from typing import Final
 
-from opentelemetry.context import Context
-from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 
 from dsampler import _fork
 from dsampler.consistent import MAX_THRESHOLD, threshold_of
@@ -38,9 +37,6 @@ class AdjustedCounts(SpanProcessor):
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()
 
-    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
-        return None
-
     def on_end(self, span: ReadableSpan) -> None:
         parent, context = span.parent, span.context
         local_root = parent is None or parent.is_remote
@@ -62,9 +58,3 @@ class AdjustedCounts(SpanProcessor):
     def standard_error(self) -> float:
         """The estimate's standard error."""
         return math.sqrt(self.variance)
-
-    def shutdown(self) -> None:
-        return None
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return True

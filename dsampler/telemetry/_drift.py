@@ -10,7 +10,7 @@ import logging
 import math
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 from dsampler import _fork
@@ -53,13 +53,11 @@ class Drift:
         )
 
 
+@dataclass(slots=True)
 class _Memory:
-    __slots__ = ("alerted", "alerts", "last_warning")
-
-    def __init__(self) -> None:
-        self.alerted: set[int] = set()
-        self.alerts = 0
-        self.last_warning = -math.inf
+    alerted: set[int] = field(default_factory=set)
+    alerts: int = 0
+    last_warning: float = -math.inf
 
 
 _memory: weakref.WeakKeyDictionary[Observed, _Memory] = weakref.WeakKeyDictionary()

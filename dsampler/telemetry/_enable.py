@@ -39,11 +39,9 @@ def enable(meter_provider: MeterProvider | None = None, *, audit_interval_s: flo
     Raises:
         ConfigError: ``audit_interval_s`` outside [1, 86400].
     """
-    interval = (
-        None
-        if audit_interval_s is None
-        else check_seconds(audit_interval_s, "audit_interval_s", 1.0, 86400.0)
-    )
+    interval = audit_interval_s
+    if interval is not None:
+        interval = check_seconds(interval, "audit_interval_s", 1.0, 86400.0)
     _registry.count_everywhere()
     if meter_provider is not None:
         from dsampler.telemetry._metrics import instrument

@@ -21,6 +21,14 @@ if TYPE_CHECKING:
 _RECORD, _DROP = "RECORD_AND_SAMPLE", "DROP"
 
 
+def track(sampler: Observed, owner: object = None) -> None:
+    """Report on ``sampler`` (an engine) from now on; the first one of the process
+    registers dsampler's instruments on the global MeterProvider. ``owner``: the sampler
+    the user holds (a DSampler), whose ``controller`` is reported; held weakly."""
+    if _registry.register(sampler, owner):
+        instrument(None, automatic=True)
+
+
 def instrument(meter_provider: MeterProvider | None, *, automatic: bool = False) -> None:
     """Register dsampler's instruments on ``meter_provider`` (None: the global one).
     ``automatic``: a collection turns decision counting on everywhere."""

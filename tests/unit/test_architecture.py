@@ -300,7 +300,7 @@ def test_the_checks_can_fail() -> None:
         "if TYPE_CHECKING:\n    from dsampler.decision._results import DROP\n"
         "from dsampler._dsampler import DSampler\n"
         "from dsampler._validate import check_rate\n"
-        "from dsampler.telemetry._track import track\n"
+        "from dsampler.telemetry._metrics import track\n"
     )
     MODULES["dsampler.telemetry._probe"] = MODULES["dsampler.telemetry._metrics"]
     try:
