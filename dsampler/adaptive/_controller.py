@@ -80,7 +80,6 @@ class AdaptiveController:
         self._observed = Observations()
         self._guard = _fork.ModuleLock()  # fresh in a forked child
         self._overlay: Overlay | None = None
-        self._engine: weakref.ref[Engine] | None = None  # what it is bound to
         self._publisher: weakref.ref[Publisher] | None = None  # where reconfigure() publishes
         self._poller: Poller | None = None
         self._host = HostShare(clock)  # its slot on this host (share: host)
@@ -106,7 +105,7 @@ class AdaptiveController:
             self._share(None)
             if self._overlay is not None:
                 self._overlay.retire()
-            self._overlay = self._engine = self._publisher = None
+            self._overlay = self._publisher = None
             if self._poller is not None:
                 self._poller.stop(timeout_s=0.0)  # may be called under its sampler's lock: no waiting
             return
@@ -114,7 +113,7 @@ class AdaptiveController:
         if self._overlay is None or held is not self._overlay or held.retired:
             if held is not None:
                 held.retire()
-            self._overlay, self._engine = engine.overlay(ADAPTIVE, tap=self.tap), weakref.ref(engine)
+            self._overlay = engine.overlay(ADAPTIVE, tap=self.tap)
         self._publisher = weakref.ref(engine if publisher is None else publisher)
         self._share(engine)
         self._publish()

@@ -134,10 +134,7 @@ class ControllerCore:
         target, sketch = self.settings.p99_target_s, self._sketch
         before = sketch.count
         sketch.add_all(latencies)
-        exceeded = 0
-        for latency in latencies:
-            if latency > target:
-                exceeded += 1
+        exceeded = sum(latency > target for latency in latencies)
         return self.tail.update(now, sketch.count - before, exceeded)
 
     def _close(self, now: float, reason: str | None) -> str:

@@ -34,12 +34,9 @@ class History:
 
     def p99(self) -> float | None:
         """P99 of the newest windows holding enough observations, else None."""
-        merged: LatencySketch | None = None
+        merged = LatencySketch()
         for _, sketch, _ in reversed(self._windows):
-            if merged is None:
-                merged = sketch.copy()
-            else:
-                merged.merge(sketch)
+            merged.merge(sketch)
             if merged.count >= P99_OBSERVATIONS:
                 return merged.quantile(0.99)
         return None

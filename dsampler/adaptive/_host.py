@@ -149,7 +149,6 @@ class HostShare:
             return own
         dt, self._last = now - self._last, now
         self._count += own
-        recent = self._recent
         own_recent, _, seconds = self._sums()
         qps = (own_recent + own) / (seconds + dt) if seconds + dt > 0 else 0.0
         table.write(self._index, self._pid, self._claimed, now, self._count, qps, rate)
@@ -163,7 +162,7 @@ class HostShare:
             seen[slot.index] = (slot.pid, slot.claimed, slot.count)
             live += slot.fresh(now)
         self.live = max(1, live)
-        recent.append((dt, own, max(host, own)))
+        self._recent.append((dt, own, max(host, own)))
         return max(host, own)
 
     def _sums(self) -> tuple[int, int, float]:

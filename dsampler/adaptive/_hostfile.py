@@ -129,16 +129,12 @@ def open_table(path: Path) -> SlotTable:
     raise RefusedError(f"{path} kept being removed while opened")
 
 
-def remove_if_unused(table: SlotTable, path: Path, now: float) -> bool:
+def remove_if_unused(table: SlotTable, path: Path, now: float) -> None:
     """Remove ``path`` when no live process holds a slot of it (the caller holds its
-    ``flock``, so no process claims one meanwhile). True when removed."""
-    if table.anyone(now) or not _same_file(table.fd, path):
-        return False
-    try:
-        path.unlink()
-    except OSError:
-        return False
-    return True
+    ``flock``, so no process claims one meanwhile)."""
+    if not table.anyone(now) and _same_file(table.fd, path):
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def sweep(folder: Path) -> int:

@@ -39,17 +39,10 @@ class LatencySketch:
 
     def add(self, value: float, count: int = 1) -> None:
         """Count ``value`` (seconds) ``count`` times; NaN is ignored."""
-        if value > self.min_s:
-            i = self._index(value) if value < self.max_s else self._max_index
-        elif value <= self.min_s:
-            i = self._low
-        else:  # NaN
-            return
-        self._buckets[i] = self._buckets.get(i, 0) + count
-        self.count += count
+        self.add_all((value,), count)
 
-    def add_all(self, values: Iterable[float]) -> None:
-        """Count each of ``values`` once (the per-tick path: one loop, locals only)."""
+    def add_all(self, values: Iterable[float], count: int = 1) -> None:
+        """Count each of ``values`` ``count`` times (the per-tick path: one loop, locals only)."""
         buckets, get, log, ceil = self._buckets, self._buckets.get, math.log, math.ceil
         low, high, top, inv, lowest = self.min_s, self.max_s, self._max_index, self._inv_log_gamma, self._low
         added = 0
@@ -60,8 +53,8 @@ class LatencySketch:
                 i = lowest
             else:  # NaN
                 continue
-            buckets[i] = get(i, 0) + 1
-            added += 1
+            buckets[i] = get(i, 0) + count
+            added += count
         self.count += added
 
     def merge(self, other: LatencySketch) -> None:

@@ -47,10 +47,8 @@ class Slot:
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)  # a system call: only when claiming, never on the request path
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: alive, not ours to judge
-        return True
+    except OSError as exc:  # another user's process (no permission): alive, not ours to judge
+        return not isinstance(exc, ProcessLookupError)
     return True
 
 

@@ -142,12 +142,17 @@ class CompositeSampler(Sampler):
         links: Sequence[Link] | None,
         trace_state: TraceState | None,
     ) -> SamplingResult:
-        """numpy's integers are decided as ints; anything else drops the span, counted and logged once."""
+        """numpy's integers are decided as ints; anything else drops the span, counted and logged
+        once: a drop that still hands the parent's tracestate on, without ``th``."""
         as_int = integer_value(trace_id)
         if as_int is not None:
             return self.should_sample(parent_context, as_int, name, kind, attributes, links, trace_state)
         self._log.record(_FAULT, "dropped a span after an internal fault", trace=True)
-        return self._fallback(parent_context)
+        try:
+            ts = parent_trace_state(parent_context)
+            return make_result(Decision.DROP, EMPTY, erase_th(ts)) if isinstance(ts, TraceState) else DROPPED
+        except Exception:
+            return DROPPED
 
     def _parent_of(self, ts: TraceState) -> _Parent:
         """The memo of the parent tracestate ``ts``: its ``ot``, ``rv`` and results built for it."""
@@ -230,14 +235,6 @@ class CompositeSampler(Sampler):
         if ot is None and carried is base:
             return carried, "the tracestate has 32 entries, none of them ot: th left out"
         return carried, ""
-
-    def _fallback(self, parent_context: Context | None) -> SamplingResult:
-        """A drop that still hands the parent's tracestate on, without ``th``."""
-        try:
-            ts = parent_trace_state(parent_context)
-            return make_result(Decision.DROP, EMPTY, erase_th(ts)) if isinstance(ts, TraceState) else DROPPED
-        except Exception:
-            return DROPPED
 
     def get_description(self) -> str:
         try:

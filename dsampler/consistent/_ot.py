@@ -19,7 +19,6 @@ MAX_OT_LENGTH: Final = 256
 _MEMBER = r"[a-z][a-z0-9]*:[A-Za-z0-9._\-]*"
 _GRAMMAR: Final = re.compile(rf"{_MEMBER}(?:;{_MEMBER})*")
 _RV_DIGITS: Final = 14
-_HEX: Final = frozenset("0123456789abcdef")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +47,6 @@ class OtValue:
         return tuple(m for m in self.value.split(";") if not m.startswith(("th:", "rv:")))
 
 
-def _randomness(rv: str | None) -> int | None:
-    if rv is None or len(rv) != _RV_DIGITS or not _HEX.issuperset(rv):
-        return None
-    return int(rv, 16)
-
-
 @lru_cache(maxsize=512)
 def _parse(value: str) -> OtValue | None:
     # Cached: siblings, and a composite and its parent-threshold delegate, read one value.
@@ -70,7 +63,8 @@ def _parse(value: str) -> OtValue | None:
             th_at = at + 3
         at += len(member) + 1
     th, rv = found.get("th"), found.get("rv")
-    return OtValue(value, th, rv, decode_th(th), _randomness(rv), th_at)
+    randomness = decode_th(rv) if len(rv or "") == _RV_DIGITS else None  # 14 hex digits, shifted by none
+    return OtValue(value, th, rv, decode_th(th), randomness, th_at)
 
 
 def parse_ot(value: object) -> OtValue | None:
@@ -80,9 +74,7 @@ def parse_ot(value: object) -> OtValue | None:
     return _parse(value)
 
 
-@lru_cache(maxsize=64)
-def _th(threshold: int) -> str:
-    return encode_th(threshold)
+_th: Final = lru_cache(maxsize=64)(encode_th)
 
 
 def ot_with_threshold(value: str | None, threshold: int) -> str | None:
@@ -106,10 +98,8 @@ def ot_with_threshold(value: str | None, threshold: int) -> str | None:
 def ot_without_threshold(value: str | None) -> str | None:
     """``value`` without its ``th`` member: ``value`` itself when it has none, None when
     nothing would be left (or ``value`` is None or malformed)."""
-    if value is None:
-        return None
     parsed = parse_ot(value)
-    if parsed is None:
+    if parsed is None or value is None:
         return None
     if parsed.th_at < 0:
         return value

@@ -39,10 +39,6 @@ def _texts(values: object, field: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(check_text(v, f"{field}[{i}]") for i, v in enumerate(values)))
 
 
-def _never(name: str, kind: SpanKind | None, attributes: Attributes) -> bool:
-    return False
-
-
 class MatchPredicate:
     """A :class:`~dsampler.config.Match` with OpenTelemetry's predicate signature."""
 
@@ -128,7 +124,7 @@ class SpanKindPredicate(MatchPredicate):
         names = tuple(kind.name.lower() for kind in kinds)
         super().__init__(Match(span_kind=names), f"span_kind in [{','.join(names)}]")
         if not kinds:  # no kind at all: a Match without kinds would match every one
-            self._test = _never
+            self._test = lambda name, kind, attributes: False
 
 
 class AllPredicate:

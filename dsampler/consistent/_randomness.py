@@ -48,8 +48,7 @@ def parent_threshold(parent: SpanContext) -> int | None:
     """
     if not parent.trace_flags.sampled:
         return None
-    value = ot_of(parent.trace_state)
-    parsed = None if value is None else parse_ot(value)
+    parsed = parse_ot(ot_of(parent.trace_state))
     if parsed is None or parsed.threshold is None:
         return None
     rv = parsed.randomness

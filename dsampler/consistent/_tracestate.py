@@ -29,19 +29,13 @@ def ot_entry(trace_state: TraceState) -> str | None:
 
 def explicit_randomness(trace_state: object) -> int | None:
     """The parent's valid ``rv``, None when none (``R`` is then the trace ID's low 56 bits)."""
-    value = ot_of(trace_state)
-    if value is None:
-        return None
-    parsed = parse_ot(value)
+    parsed = parse_ot(ot_of(trace_state))
     return None if parsed is None else parsed.randomness
 
 
 def threshold_of(trace_state: object) -> int | None:
     """The valid ``th`` a span's tracestate states, None when none (adjusted count unknown)."""
-    value = ot_of(trace_state)
-    if value is None:
-        return None
-    parsed = parse_ot(value)
+    parsed = parse_ot(ot_of(trace_state))
     return None if parsed is None else parsed.threshold
 
 
