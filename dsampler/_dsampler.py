@@ -103,7 +103,8 @@ class DSampler(EngineSampler):
         )
         _fork.register(self._reset_after_fork, self._restart_after_fork)  # after the engine's
         self._write(None)
-        track(self.engine, self)
+        self.engine.keep(self)  # an engine handed on alone is still driven
+        track(self)
 
     @classmethod
     def from_file(

@@ -6,7 +6,7 @@ sampler's ``adaptive`` overlay: it writes the overlay, it never calls the sample
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 from dsampler import _fork
 from dsampler._poller import Poller
@@ -16,6 +16,7 @@ from dsampler.adaptive._host import HostShare
 from dsampler.adaptive._tap import Observations, Tap
 from dsampler.clock import SYSTEM_CLOCK, Clock
 from dsampler.config import AdaptiveSettings, Overlay, settings_with
+from dsampler.engine import EngineSampler
 from dsampler.errors import ConfigError
 from dsampler.telemetry import AdjustedCounts
 
@@ -94,13 +95,16 @@ class AdaptiveController:
 
     # -- where the rate goes -------------------------------------------------------------
 
-    def bind(self, engine: Engine | None, publisher: Publisher | None = None) -> None:
+    def bind(self, engine: Engine | EngineSampler | None, publisher: Publisher | None = None) -> None:
         """Own ``engine``'s default rate from now on: its rate, now and at every change,
         is the engine's ``adaptive`` overlay, which carries :attr:`tap` (the engine
         counts the offered load and applies the hard cap). An overlay of another owner
         that holds the name is retired; its fields stay until this one's are in force.
-        :meth:`reconfigure` publishes through ``publisher`` (default the engine). None:
-        nowhere (the rate is still :attr:`rate`; the ticker stops)."""
+        :meth:`reconfigure` publishes through ``publisher`` (default the engine; given a
+        DSampler, its engine, published through it). None: nowhere (the rate is still
+        :attr:`rate`; the ticker stops)."""
+        if isinstance(engine, EngineSampler):
+            engine, publisher = engine.engine, cast("Publisher", engine) if publisher is None else publisher
         if engine is None:
             self._share(None)
             if self._overlay is not None:

@@ -181,6 +181,11 @@ class Engine(RequestPath):
         """The overlay that holds ``name``, if any."""
         return self._store.holder(name)
 
+    def keep(self, holder: object) -> None:
+        """Hold ``holder`` (what drives this engine: a DSampler and its owners) while the
+        engine lives, so an engine handed on alone is still driven."""
+        self._kept = holder
+
     def adopt_controller(self, controller: Any) -> None:
         """An engine alone refuses a controller (a :class:`~dsampler.DSampler` adopts one).
 

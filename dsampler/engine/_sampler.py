@@ -50,7 +50,8 @@ class EngineSampler(Sampler):
 
     @property
     def faults(self) -> int:
-        """How many decisions fell back after an internal fault (bad input included)."""
+        """How many decisions fell back after an internal fault (bad input included; a
+        JaegerRemoteSampler's initial sampler's faults too)."""
         return self.engine.faults
 
     def get_description(self) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from dsampler.engine import CAPPED, DEFAULT, KEPT, NOT_KEPT, STRATEGIES
+from dsampler.engine import CAPPED, DEFAULT, KEPT, NOT_KEPT, STRATEGIES, EngineSampler
 from dsampler.telemetry import _drift, _registry
 
 if TYPE_CHECKING:
@@ -21,10 +21,13 @@ if TYPE_CHECKING:
 _RECORD, _DROP = "RECORD_AND_SAMPLE", "DROP"
 
 
-def track(sampler: Observed, owner: object = None) -> None:
-    """Report on ``sampler`` (an engine) from now on; the first one of the process
-    registers dsampler's instruments on the global MeterProvider. ``owner``: the sampler
-    the user holds (a DSampler), whose ``controller`` is reported; held weakly."""
+def track(sampler: Observed | EngineSampler, owner: object = None) -> None:
+    """Report on ``sampler`` (an engine, or a DSampler: its engine) from now on; the first
+    one of the process registers dsampler's instruments on the global MeterProvider.
+    ``owner``: the sampler the user holds (a DSampler), whose ``controller`` is
+    reported; held weakly."""
+    if isinstance(sampler, EngineSampler):
+        sampler, owner = sampler.engine, sampler
     if _registry.register(sampler, owner):
         instrument(None, automatic=True)
 

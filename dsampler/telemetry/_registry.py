@@ -29,13 +29,14 @@ _state = {"counting": False, "instrumented": False}
 
 
 def register(sampler: Observed, owner: object = None) -> bool:
-    """A new sampler (and the sampler that holds it, if any): numbered and counted if
-    telemetry is on. True for the first sampler of the process (which instruments the
+    """A new sampler (and the sampler that holds it, if any): numbered once and counted
+    if telemetry is on. True for the first sampler of the process (which instruments the
     global MeterProvider)."""
     with _guard.lock:
-        number = next(_numbers)
-        _samplers[number] = sampler
-        _numbers_of[sampler] = number
+        if sampler not in _numbers_of:
+            number = next(_numbers)
+            _samplers[number] = sampler
+            _numbers_of[sampler] = number
         if owner is not None:
             _owners[sampler] = weakref.ref(owner)
         first = not _state["instrumented"]

@@ -84,7 +84,7 @@ def test_the_telemetry_module_locks_are_fresh_in_the_child(module: str) -> None:
         dsampler.telemetry.enable(MeterProvider(metric_readers=[reader]), audit_interval_s=None)
         s = DSampler(rate=1.0, resource={}, parent_based=False)
         s.should_sample(None, 5, "x")
-        dsampler.telemetry.audit(s.engine)
+        dsampler.telemetry.audit(s)
         return s.engine.decision_counts is not None and reader.get_metrics_data() is not None
         """
     assert forked(parent, child) == "0"

@@ -59,7 +59,7 @@ remote.poll_once()
 remote.poll_once()
 adaptive = DSampler(adaptive={"target_traces_per_second": 50}, resource={})
 from dsampler.telemetry._registry import sampler_id
-mine, its = sampler_id(s), sampler_id(adaptive.engine)
+mine, its = sampler_id(s), sampler_id(adaptive)
 out = {}
 for metric in reader.get_metrics_data().resource_metrics[0].scope_metrics[0].metrics:
     for point in metric.data.data_points:

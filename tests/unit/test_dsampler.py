@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import random
+import weakref
 from typing import Any
 
 import pytest
@@ -12,9 +14,10 @@ from opentelemetry.sdk.trace.sampling import Decision, Sampler
 from opentelemetry.trace import SpanKind
 from opentelemetry.trace.span import TraceState
 
-from dsampler import ConfigError, DSampler, ManualClock, RatioSampler, SamplingConfig
+from dsampler import AdaptiveController, ConfigError, DSampler, ManualClock, RatioSampler, SamplingConfig
 from dsampler.config import AttributeMatch, OperationStrategy, Pattern
 from dsampler.engine import Engine
+from dsampler.telemetry import sampler_id, track
 from tests.forking import in_child
 from tests.parents import ExplodingContext, remote_parent
 
@@ -561,3 +564,36 @@ def test_a_forked_child_decides_and_updates_with_the_engines_should_sample() -> 
     expected = (True, kept(RatioSampler(0.3)), kept(RatioSampler(0.6)), kept(RatioSampler(0.1)), 4)
     assert in_child(child).decode() == repr(expected)
     assert (sampler.config.rate, sampler.config.version) == (0.3, 2)  # the parent's own
+
+
+def test_an_engine_handed_on_alone_keeps_its_dsampler_and_owners_driving_it() -> None:
+    """Only ``sampler.engine`` kept (given to a provider, say): the DSampler, its
+    controller and its writes live on, so the engine is still driven."""
+    sampler = DSampler(rate=0.1, resource={}, clock=ManualClock(), adaptive={"target_traces_per_second": 10})
+    held, engine = weakref.ref(sampler), sampler.engine
+    del sampler
+    gc.collect()
+    alive = held()
+    assert alive is not None
+    try:
+        assert alive.controller is not None
+        alive.controller.reconfigure(target_traces_per_second=50)
+        assert engine.config.adaptive is not None
+        assert engine.config.adaptive.target_traces_per_second == 50
+    finally:
+        alive.close()
+
+
+def test_a_dsampler_is_tracked_and_bound_as_its_engine() -> None:
+    """The public functions that took a DSampler when it was an engine still take it:
+    telemetry's track and sampler_id, and a controller's bind (published through it)."""
+    sampler = DSampler(rate=0.1, resource={}, clock=ManualClock())
+    first = sampler_id(sampler)
+    track(sampler)  # again: the same series, not a second one
+    assert sampler_id(sampler) == sampler_id(sampler.engine) == first != ""
+    controller = AdaptiveController(5, clock=ManualClock(), start=False)
+    controller.bind(sampler)
+    controller.reconfigure(target_traces_per_second=7)
+    assert sampler.config.adaptive is not None
+    assert sampler.config.adaptive.target_traces_per_second == 7
+    sampler.close()
