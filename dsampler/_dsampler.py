@@ -102,9 +102,9 @@ class DSampler(EngineSampler):
             )
         )
         _fork.register(self._reset_after_fork, self._restart_after_fork)  # after the engine's
-        self._write(None)
         self.engine.keep(self)  # an engine handed on alone is still driven
-        track(self)
+        self._write(None)
+        track(self.engine)
 
     @classmethod
     def from_file(
@@ -241,7 +241,7 @@ class DSampler(EngineSampler):
         with self._owning:
             if publish is not None:
                 publish(*args, **kwargs)
-            self._controller = running_controller(self._controller, self.engine, self)
+            self._controller = running_controller(self._controller, self.engine)
             self._follower = running_follower(self._follower, self.engine)
             if not self._closed:  # started once assigned: a fork before leaves nothing running
                 for owner in (self._controller, self._follower, self._watcher):

@@ -33,8 +33,8 @@ ADAPTIVE: Final = "adaptive"
 
 
 class Publisher(Protocol):
-    """Where a bound controller's ``adaptive:`` section is published: its sampler (a
-    DSampler, whose update also steps the owners), else the engine itself."""
+    """Where a bound controller's ``adaptive:`` section is published: its engine's driver
+    (a DSampler, whose update also steps the owners), else the engine itself."""
 
     def update(self, **changes: Unpack[SettingsKeywords]) -> SamplingConfig: ...
 
@@ -81,7 +81,7 @@ class AdaptiveController:
         self._observed = Observations()
         self._guard = _fork.ModuleLock()  # fresh in a forked child
         self._overlay: Overlay | None = None
-        self._publisher: weakref.ref[Publisher] | None = None  # where reconfigure() publishes
+        self._engine: weakref.ref[Engine] | None = None  # what it is bound to
         self._poller: Poller | None = None
         self._host = HostShare(clock)  # its slot on this host (share: host)
         self.adjusted = AdjustedCounts()  # sampled roots by their th (span_processor)
@@ -95,21 +95,20 @@ class AdaptiveController:
 
     # -- where the rate goes -------------------------------------------------------------
 
-    def bind(self, engine: Engine | EngineSampler | None, publisher: Publisher | None = None) -> None:
+    def bind(self, engine: Engine | EngineSampler | None) -> None:
         """Own ``engine``'s default rate from now on: its rate, now and at every change,
         is the engine's ``adaptive`` overlay, which carries :attr:`tap` (the engine
         counts the offered load and applies the hard cap). An overlay of another owner
         that holds the name is retired; its fields stay until this one's are in force.
-        :meth:`reconfigure` publishes through ``publisher`` (default the engine; given a
-        DSampler, its engine, published through it). None: nowhere (the rate is still
-        :attr:`rate`; the ticker stops)."""
+        A DSampler: its engine. None: nowhere (the rate is still :attr:`rate`; the
+        ticker stops)."""
         if isinstance(engine, EngineSampler):
-            engine, publisher = engine.engine, cast("Publisher", engine) if publisher is None else publisher
+            engine = engine.engine
         if engine is None:
             self._share(None)
             if self._overlay is not None:
                 self._overlay.retire()
-            self._overlay = self._publisher = None
+            self._overlay = self._engine = None
             if self._poller is not None:
                 self._poller.stop(timeout_s=0.0)  # may be called under its sampler's lock: no waiting
             return
@@ -118,7 +117,7 @@ class AdaptiveController:
             if held is not None:
                 held.retire()
             self._overlay = engine.overlay(ADAPTIVE, tap=self.tap)
-        self._publisher = weakref.ref(engine if publisher is None else publisher)
+        self._engine = weakref.ref(engine)
         self._share(engine)
         self._publish()
 
@@ -199,9 +198,9 @@ class AdaptiveController:
             ConfigError: an invalid value; the settings in force stay.
         """
         settings = settings_with(self.settings, changes)
-        publisher = None if self._publisher is None else self._publisher()
-        if publisher is not None:
-            publisher.update(adaptive=settings)  # the section in force configures this controller
+        engine = None if self._engine is None else self._engine()
+        if engine is not None:  # the section in force configures this controller
+            cast("Publisher", engine.driver or engine).update(adaptive=settings)
         else:
             self.configure(settings)
         return self.settings
@@ -269,14 +268,11 @@ class AdaptiveController:
         }
 
 
-def running_controller(
-    controller: AdaptiveController | None, engine: Engine, publisher: Publisher | None = None
-) -> AdaptiveController | None:
+def running_controller(controller: AdaptiveController | None, engine: Engine) -> AdaptiveController | None:
     """The controller of ``engine``'s ``adaptive:`` section in force, from ``controller``
     (the one it has, if any): made if missing (at ``max_rate``, its overlay published),
-    reconfigured if the section changed, unbound if the section is gone; ``publisher``:
-    where its :meth:`~AdaptiveController.reconfigure` publishes (default the engine).
-    Idempotent; starting its thread is the caller's."""
+    reconfigured if the section changed, unbound if the section is gone. Idempotent;
+    starting its thread is the caller's."""
     settings = engine.config.adaptive
     if settings is None:
         if controller is not None:
@@ -286,5 +282,5 @@ def running_controller(
         controller = AdaptiveController(settings, clock=engine.clock, start=False)
     elif settings != controller.settings:
         controller.configure(settings)
-    controller.bind(engine, publisher)
+    controller.bind(engine)
     return controller

@@ -71,6 +71,7 @@ class Engine(RequestPath):
         )
         self._fault_log = FaultLog(name)
         self._name = name
+        self._driver: object = None
         _fork.register(self._reset_after_fork, self._restart_after_fork)
         LOADER.ensure_started()
 
@@ -181,10 +182,16 @@ class Engine(RequestPath):
         """The overlay that holds ``name``, if any."""
         return self._store.holder(name)
 
-    def keep(self, holder: object) -> None:
-        """Hold ``holder`` (what drives this engine: a DSampler and its owners) while the
-        engine lives, so an engine handed on alone is still driven."""
-        self._kept = holder
+    @property
+    def driver(self) -> object:
+        """What drives this engine (its DSampler, with the owners), None for an engine alone."""
+        return self._driver
+
+    def keep(self, driver: object) -> None:
+        """Hold ``driver`` as :attr:`driver` while the engine lives, so an engine handed
+        on alone is still driven; telemetry reports its controller, and a controller's
+        :meth:`~dsampler.AdaptiveController.reconfigure` publishes through it."""
+        self._driver = driver
 
     def adopt_controller(self, controller: Any) -> None:
         """An engine alone refuses a controller (a :class:`~dsampler.DSampler` adopts one).

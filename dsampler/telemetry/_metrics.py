@@ -21,14 +21,12 @@ if TYPE_CHECKING:
 _RECORD, _DROP = "RECORD_AND_SAMPLE", "DROP"
 
 
-def track(sampler: Observed | EngineSampler, owner: object = None) -> None:
+def track(sampler: Observed | EngineSampler) -> None:
     """Report on ``sampler`` (an engine, or a DSampler: its engine) from now on; the first
-    one of the process registers dsampler's instruments on the global MeterProvider.
-    ``owner``: the sampler the user holds (a DSampler), whose ``controller`` is
-    reported; held weakly."""
+    one of the process registers dsampler's instruments on the global MeterProvider."""
     if isinstance(sampler, EngineSampler):
-        sampler, owner = sampler.engine, sampler
-    if _registry.register(sampler, owner):
+        sampler = sampler.engine
+    if _registry.register(sampler):
         instrument(None, automatic=True)
 
 
@@ -125,7 +123,7 @@ def _of_controller(attribute: str) -> Any:
     """A callback observing one attribute of each adaptive controller."""
 
     def value(sampler: Observed) -> float | None:
-        controller = getattr(_registry.owner(sampler), "controller", None)  # a DSampler's, with adaptive:
+        controller = getattr(sampler.driver, "controller", None)  # a DSampler's, with adaptive:
         return None if controller is None else getattr(controller, attribute)
 
     return _each(value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import sys
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dsampler import _fork
 from dsampler.engine import EngineSampler
@@ -22,23 +22,19 @@ if TYPE_CHECKING:
 _guard = _fork.ModuleLock()  # a metrics reader may hold it at a fork
 _samplers: weakref.WeakValueDictionary[int, Observed] = weakref.WeakValueDictionary()
 _numbers_of: weakref.WeakKeyDictionary[Observed, int] = weakref.WeakKeyDictionary()
-_owners: weakref.WeakKeyDictionary[Observed, weakref.ref[Any]] = weakref.WeakKeyDictionary()
 _pollers: weakref.WeakSet[ObservedPoller] = weakref.WeakSet()
 _numbers = itertools.count(1)
 _state = {"counting": False, "instrumented": False}
 
 
-def register(sampler: Observed, owner: object = None) -> bool:
-    """A new sampler (and the sampler that holds it, if any): numbered once and counted
-    if telemetry is on. True for the first sampler of the process (which instruments the
-    global MeterProvider)."""
+def register(sampler: Observed) -> bool:
+    """A new sampler: numbered once and counted if telemetry is on. True for the first
+    sampler of the process (which instruments the global MeterProvider)."""
     with _guard.lock:
         if sampler not in _numbers_of:
             number = next(_numbers)
             _samplers[number] = sampler
             _numbers_of[sampler] = number
-        if owner is not None:
-            _owners[sampler] = weakref.ref(owner)
         first = not _state["instrumented"]
         _state["instrumented"] = True
         counting = _state["counting"]
@@ -69,13 +65,6 @@ def sampler_id(sampler: object) -> str:
     with _guard.lock:
         number = _numbers_of.get(sampler)  # type: ignore[call-overload]
     return "" if number is None else str(number)
-
-
-def owner(sampler: Observed) -> object:
-    """The sampler that holds ``sampler`` (None if none was registered, or it is gone)."""
-    with _guard.lock:
-        ref = _owners.get(sampler)
-    return None if ref is None else ref()
 
 
 def register_poller(poller: ObservedPoller) -> None:

@@ -575,6 +575,8 @@ def test_an_engine_handed_on_alone_keeps_its_dsampler_and_owners_driving_it() ->
     gc.collect()
     alive = held()
     assert alive is not None
+    assert engine.driver is alive
+    assert Engine(SamplingConfig(), resource={}).driver is None
     try:
         assert alive.controller is not None
         alive.controller.reconfigure(target_traces_per_second=50)
