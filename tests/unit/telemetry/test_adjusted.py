@@ -87,3 +87,17 @@ def test_the_adaptive_controller_reads_th_from_the_spans_it_observes() -> None:
     assert stats["offered_by_th"] == 2.0 * controller.adjusted.stated  # th:8 both: p = 1/2
     assert stats["sampled_without_th"] == 0
     provider.shutdown()
+
+
+def test_it_flushes_as_a_span_processor_must() -> None:
+    """Its force_flush answers True (the SDK 1.20 base answers None, and a
+    provider's force_flush then reports a failure); shutdown and a span start are no-ops."""
+    counts = AdjustedCounts()
+    provider = TracerProvider()
+    provider.add_span_processor(counts)
+    with provider.get_tracer("t").start_as_current_span("root"):
+        pass
+    assert counts.force_flush() is True
+    assert provider.force_flush() is True
+    provider.shutdown()
+    assert counts.unstated + counts.stated == 1
