@@ -264,3 +264,33 @@ def test_dsamplers_composables_inside_opentelemetry_pythons_composite() -> None:
         trace_id = rng.getrandbits(128)
         a, b = theirs_over_ours.should_sample(None, trace_id, "s"), theirs.should_sample(None, trace_id, "s")
         assert (a.decision, ot_of(a.trace_state)) == (b.decision, ot_of(b.trace_state))
+
+
+class Raising(Fixed):
+    """A composable sampler that fails on every span."""
+
+    def sampling_intent(self, *args: object, **kwargs: object) -> object:
+        raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize(
+    ("sampler", "trace_id"),
+    [
+        (composite_sampler(Raising(None)), HIGH_R),  # the delegate raises
+        (composite_sampler(composable_traceid_ratio_based(0.5)), "not an id"),  # a trace ID no integer
+    ],
+)
+def test_a_fault_drops_the_span_and_hands_the_parents_tracestate_on_without_th(
+    sampler: Sampler, trace_id: object
+) -> None:
+    """Whatever goes wrong drops the span, counted; the parent's other entries and ot
+    members are handed on, its th erased (a parent with no tracestate: nothing)."""
+    ts = TraceState([("vendor", "v"), ("ot", "a:1;th:8")])  # no rv: the ID's randomness decides
+    result = sampler.should_sample(remote_parent(ts), trace_id, "child")  # type: ignore[arg-type]
+    assert result.decision is Decision.DROP
+    assert result.trace_state is not None
+    assert (ot_of(result.trace_state), result.trace_state.get("vendor")) == ("a:1", "v")
+    bare = sampler.should_sample(remote_parent(None), trace_id, "child")  # type: ignore[arg-type]
+    assert bare.decision is Decision.DROP
+    assert not bare.trace_state
+    assert sampler.faults == 2  # type: ignore[attr-defined]
