@@ -52,9 +52,6 @@ class HealthPolicy:
         check_fields(self, _HEALTH_CHECKS)
 
 
-#: Whose budget the target is: each ``process``'s, or that of every process on this
-#: ``host`` that descends from one master (docs/adaptive.md, "One budget per host").
-SHARES: Final = ("process", "host")
 #: Each field's check; a duration's is its range in seconds (the file form checks it as written).
 _HEALTH_CHECKS: Final[dict[str, Check]] = {
     "error_ratio": check_rate,
@@ -128,8 +125,14 @@ def _positive_per_second(value: object, name: str) -> float:
     return number
 
 
+#: Whose budget the target is: each ``process``'s, or that of every process on this
+#: ``host`` that descends from one master (docs/adaptive.md, "One budget per process,
+#: per host or per fleet").
+SHARES: Final = ("process", "host")
+
+
 def _share(value: object, name: str) -> str:
-    if value not in SHARES or not isinstance(value, str):
+    if not isinstance(value, str) or value not in SHARES:  # the type first: no user __eq__ runs
         raise ConfigError(name, f"expected one of {', '.join(SHARES)}, got {show(value)}")
     return value
 

@@ -1,6 +1,8 @@
 """The parser's toolkit, shared by every reader of configuration mappings and of
 ``OTEL_TRACES_SAMPLER_ARG``: field paths, collected problems, shape checks, durations,
-times and ``key=value`` arguments.
+times and ``key=value`` arguments; and the settings sections' field tables (``Check``):
+``check_fields`` for a section built in code, ``parse_section`` and ``dump_section``
+for its file form.
 """
 
 from __future__ import annotations

@@ -79,6 +79,19 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"target_traces_per_second": 50, "windw": "5s"}, "adaptive.windw"),
     ({"target_traces_per_second": 50, "share": "fleet"}, "adaptive.share"),
     ({"target_traces_per_second": 50, "share": None}, "adaptive.share"),
+    ({"target_traces_per_second": 50, "share": 1}, "adaptive.share"),
+    (
+        {"target_traces_per_second": 5, "health": {"error_multiplier": 1.5}},
+        "adaptive.health.error_multiplier",
+    ),
+    (
+        {"target_traces_per_second": 5, "health": {"latency_multiplier": -1}},
+        "adaptive.health.latency_multiplier",
+    ),
+    ({"target_traces_per_second": 50, "health": {"error_ratio": 1.5}}, "adaptive.health.error_ratio"),
+    ({"target_traces_per_second": 1, "hard_cap_factor": 1001}, "adaptive.hard_cap_factor"),
+    ({"target_traces_per_second": 50, "alpha": 101}, "adaptive.alpha"),
+    ({"target_traces_per_second": 50, "hysteresis": 0.95}, "adaptive.hysteresis"),
 ]
 
 
