@@ -79,10 +79,8 @@ def with_lines(exc: ConfigError, root: Any) -> ConfigError:
     lines = field_lines(root, (problem.field for problem in exc.errors))
     out = []
     for problem in exc.errors:
-        field = problem.field
-        while field and field not in lines:
-            cut = max(field.rfind("."), field.rfind("["))
-            field = field[:cut] if cut > 0 else ""
+        above = [problem.field[: m.start()] for m in _CUT.finditer(problem.field)]  # as field_lines
+        field = next((f for f in (problem.field, *reversed(above)) if f and f in lines), "")
         suffix = f" (line {lines[field]})" if field else ""
         out.append(ConfigError(problem.field, problem.problem + suffix))
     return ConfigError.of(out)

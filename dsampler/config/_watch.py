@@ -166,7 +166,8 @@ class FileWatcher(Watched):
         """The new configuration, published and told (as ``publish`` returned it, when
         that is a configuration or a snapshot of one)."""
         config = parse_config_bytes(data, self.path)
-        in_force = getattr(published := self._publish(config), "config", published)
+        published = self._publish(config)
+        in_force = getattr(published, "config", published)
         in_force = in_force if isinstance(in_force, SamplingConfig) else config
         self._tell(config, in_force)
         return in_force
